@@ -1,0 +1,31 @@
+/**
+ * The contract's types, named once. Everything in src/ takes its types from here, and
+ * this file takes them from generated/, so an edit to openapi.yaml reaches every user
+ * through the compiler.
+ */
+import type { components, operations, paths } from '../../generated/openapi';
+
+export type { components, operations, paths };
+
+type Schemas = components['schemas'];
+
+export type Event = Schemas['Event'];
+export type EventKind = Event['kind'];
+export type EventOfKind<K extends EventKind> = Extract<Event, { kind: K }>;
+export type EventPage = Schemas['EventPage'];
+export type EventSource = Schemas['EventSource'];
+export type EventSortOrder = Schemas['EventSortOrder'];
+export type TextContent = Schemas['TextContent'];
+export type Message = Schemas['Message'];
+export type Action = Schemas['Action'];
+export type Observation = Schemas['Observation'];
+export type ToolDefinition = Schemas['ToolDefinition'];
+export type ValidationError = Schemas['ValidationError'];
+export type HTTPValidationError = Schemas['HTTPValidationError'];
+export type NotFoundError = Schemas['NotFoundError'];
+
+export type SearchOperation = operations['searchConversationEvents'];
+/** Query parameters of the search operation, as the contract declares them. */
+export type SearchQuery = NonNullable<SearchOperation['parameters']['query']>;
+export type SearchPath = SearchOperation['parameters']['path'];
+export const SEARCH_PATH = '/api/conversations/{conversation_id}/events/search' satisfies keyof paths;
