@@ -1,0 +1,73 @@
+import createClient from 'openapi-fetch';
+import type { Event, EventPage, SearchQuery, paths } from '../contract';
+import { AgentServerError, PagingError, detailOf } from './errors';
+
+export interface AgentServerClientOptions {
+  /** Where the server is, such as `http://127.0.0.1:8000`. */
+  baseUrl: string;
+  /** Sent as `X-Session-API-Key` when the server requires session keys. */
+  sessionApiKey?: string;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+  /** A fetch implementation; the global one by default. */
+  fetch?: typeof fetch;
+}
+
+/** The filters of a search, without the cursor: what an iteration repeats on every page. */
+export type SearchFilters = Omit<SearchQuery, 'page_id'>;
+
+export type SearchResult =
+  | { ok: true; page: EventPage; response: Response }
+  | { ok: false; error: AgentServerError; response: Response };
+
+/**
+ * Creates a typed client of the search operation. `searchEvents` returns errors as
+ * values; `iterateEvents` walks every page and throws an `AgentServerError` when a
+ * request fails.
+ */
+export function createAgentServerClient(options: AgentServerClientOptions) {
+  const http = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: requestHeaders(options),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+
+  async function searchEvents(conversationId: string, query: SearchQuery = {}): Promise<SearchResult> {
+    const { data, error, response } = await http.GET('/api/conversations/{conversation_id}/events/search', {
+      params: { path: { conversation_id: conversationId }, query },
+    });
+    if (data !== undefined) return { ok: true, page: data, response };
+    return { ok: false, error: new AgentServerError(response.status, detailOf(error), response.url), response };
+  }
+
+  async function* iterateEvents(conversationId: string, filters: SearchFilters = {}): AsyncGenerator<Event> {
+    const seenCursors = new Set<string>();
+    let pageId: string | undefined;
+    do {
+      const result = await searchEvents(conversationId, { ...filters, page_id: pageId });
+      if (!result.ok) throw result.error;
+      yield* result.page.items;
+      pageId = result.page.next_page_id ?? undefined;
+      if (pageId !== undefined && seenCursors.has(pageId)) {
+        throw new PagingError(`the server returned next_page_id ${JSON.stringify(pageId)} twice; stopping instead of looping forever`);
+      }
+      if (pageId !== undefined) seenCursors.add(pageId);
+    } while (pageId);
+  }
+
+  async function listEvents(conversationId: string, filters: SearchFilters = {}): Promise<Event[]> {
+    const events: Event[] = [];
+    for await (const event of iterateEvents(conversationId, filters)) events.push(event);
+    return events;
+  }
+
+  return { searchEvents, iterateEvents, listEvents };
+}
+
+export type AgentServerClient = ReturnType<typeof createAgentServerClient>;
+
+function requestHeaders(options: AgentServerClientOptions): Record<string, string> {
+  const headers = { ...options.headers };
+  if (options.sessionApiKey !== undefined) headers['X-Session-API-Key'] = options.sessionApiKey;
+  return headers;
+}
