@@ -1,0 +1,6 @@
+export * from './event-index';
+export * from './search';
+export * from './timestamps';
+export * from './uuid';
+export * from './kinds';
+export * from './message-text';

@@ -1,0 +1,84 @@
+import type { EventKind, EventSortOrder } from '../contract';
+import { EventIndex, IndexedEvent, firstAtOrAfter, lowerBound } from './event-index';
+import type { Micros } from './timestamps';
+
+/** A validated search: every filter already parsed, `body` already lower-cased. */
+export interface SearchCriteria {
+  /** `null` when the filter named no known kind: nothing matches. */
+  kind?: EventKind | null;
+  source?: string;
+  body?: string;
+  gte?: Micros;
+  lt?: Micros;
+  sortOrder: EventSortOrder;
+  pageId?: string;
+  limit: number;
+}
+
+export interface SearchPage<Payload> {
+  events: IndexedEvent<Payload>[];
+  nextPageId: string | null;
+}
+
+/**
+ * One page of a search (seed section 4.1, REFERENCE.md section 2). The walk starts on the
+ * smallest list that every match must be in (the kind's, the source's, or message events
+ * for `body`), narrowed to the timestamp window and the cursor by binary search, so a
+ * page costs O(log n + events skipped by the remaining filters), not a pass from the start.
+ * `nextPageId` is the id of the first match that did not fit.
+ */
+export function searchEvents<Payload>(index: EventIndex<Payload>, criteria: SearchCriteria): SearchPage<Payload> {
+  if (criteria.kind === null) return { events: [], nextPageId: null };
+  const list = candidateList(index, criteria);
+  const window = timeWindow(list, criteria);
+  const cursor = criteria.pageId === undefined ? undefined : index.findById(criteria.pageId);
+  const descending = criteria.sortOrder === 'TIMESTAMP_DESC';
+  const matches = (event: IndexedEvent<Payload>) => satisfies(event, criteria);
+
+  const events: IndexedEvent<Payload>[] = [];
+  if (!descending) {
+    const start = cursor ? Math.max(window.start, lowerBound(list, cursor)) : window.start;
+    for (let i = start; i < window.end; i++) {
+      const event = list[i]!;
+      if (!matches(event)) continue;
+      if (events.length === criteria.limit) return { events, nextPageId: event.id };
+      events.push(event);
+    }
+  } else {
+    const end = cursor ? Math.min(window.end, upperBound(list, cursor)) : window.end;
+    for (let i = end - 1; i >= window.start; i--) {
+      const event = list[i]!;
+      if (!matches(event)) continue;
+      if (events.length === criteria.limit) return { events, nextPageId: event.id };
+      events.push(event);
+    }
+  }
+  return { events, nextPageId: null };
+}
+
+function candidateList<Payload>(index: EventIndex<Payload>, criteria: SearchCriteria): readonly IndexedEvent<Payload>[] {
+  const lists: (readonly IndexedEvent<Payload>[])[] = [index.ordered];
+  if (criteria.kind) lists.push(index.byKind.get(criteria.kind) ?? []);
+  if (criteria.body !== undefined) lists.push(index.byKind.get('MessageEvent') ?? []);
+  if (criteria.source !== undefined) lists.push(index.bySource.get(criteria.source) ?? []);
+  return lists.reduce((smallest, list) => (list.length < smallest.length ? list : smallest));
+}
+
+function timeWindow(list: readonly IndexedEvent<unknown>[], criteria: SearchCriteria): { start: number; end: number } {
+  const start = criteria.gte === undefined ? 0 : firstAtOrAfter(list, criteria.gte);
+  const end = criteria.lt === undefined ? list.length : firstAtOrAfter(list, criteria.lt);
+  return { start, end: Math.max(start, end) };
+}
+
+function satisfies(event: IndexedEvent<unknown>, criteria: SearchCriteria): boolean {
+  if (criteria.kind !== undefined && event.kind !== criteria.kind) return false;
+  if (criteria.source !== undefined && event.source !== criteria.source) return false;
+  if (criteria.body !== undefined && (event.text === undefined || !event.text.includes(criteria.body))) return false;
+  return true;
+}
+
+/** First index whose event is after `probe` in search order (positions are unique). */
+function upperBound(list: readonly IndexedEvent<unknown>[], probe: IndexedEvent<unknown>): number {
+  const at = lowerBound(list, probe);
+  return list[at] === probe ? at + 1 : at;
+}

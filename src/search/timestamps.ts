@@ -1,0 +1,131 @@
+/**
+ * Instants as integers of microseconds since the epoch. JavaScript's Date keeps only
+ * milliseconds, and the reference compares stored timestamps such as `.701247` and
+ * `.701900` exactly (REFERENCE.md section 2), so the fraction is carried separately.
+ *
+ * Naive values (no zone) are server local time, as the reference stores them; zoned
+ * values are converted, which is the same as comparing instants.
+ */
+export type Micros = number;
+
+export type TimestampParse = { ok: true; micros: Micros } | { ok: false; message: string };
+
+interface Fields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  micro: number;
+  /** Minutes east of UTC; undefined for a naive value. */
+  offsetMinutes: number | undefined;
+}
+
+/**
+ * Reads a stored event's timestamp (`2026-06-16T05:39:48.701247`, possibly zoned).
+ * Returns undefined for anything that is not a date-time; such events sort first.
+ */
+export function storedTimestampMicros(value: unknown): Micros | undefined {
+  if (typeof value !== 'string') return undefined;
+  const parsed = parseDateTimeFields(value);
+  return 'fields' in parsed ? toMicros(parsed.fields) : undefined;
+}
+
+/**
+ * Reads a filter value the way pydantic reads a `datetime` query parameter: a date-time
+ * with `T`, `t`, `_` or a space, seconds and fraction optional, an optional `Z` or
+ * offset; a bare date (midnight); or unix seconds (milliseconds above 2e10). Failures
+ * carry the message pydantic gives after "Input should be a valid datetime or date, ".
+ */
+export function parseFilterTimestamp(value: string): TimestampParse {
+  if (/^-?\d+(\.\d+)?$/.test(value)) return fromUnixNumber(Number(value));
+  const parsed = parseDateTimeFields(value);
+  if ('fields' in parsed) return { ok: true, micros: toMicros(parsed.fields) };
+  return { ok: false, message: parsed.error };
+}
+
+function fromUnixNumber(seconds: number): TimestampParse {
+  const asSeconds = Math.abs(seconds) > 2e10 ? seconds / 1000 : seconds;
+  return { ok: true, micros: Math.round(asSeconds * 1e6) };
+}
+
+function toMicros(f: Fields): Micros {
+  const wholeMillis =
+    f.offsetMinutes === undefined
+      ? new Date(f.year, f.month - 1, f.day, f.hour, f.minute, f.second).getTime()
+      : Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second) - f.offsetMinutes * 60_000;
+  return wholeMillis * 1000 + f.micro;
+}
+
+type FieldsParse = { fields: Fields } | { error: string };
+
+const DIGITS = (text: string) => /^\d+$/.test(text);
+
+function parseDateTimeFields(value: string): FieldsParse {
+  if (value.length < 10) return { error: 'input is too short' };
+  const date = parseDate(value);
+  if ('error' in date) return date;
+  const fields: Fields = { ...date, hour: 0, minute: 0, second: 0, micro: 0, offsetMinutes: undefined };
+  if (value.length === 10) return { fields };
+  if (!'Tt_ '.includes(value[10]!)) return { error: 'invalid datetime separator, expected `T`, `t`, `_` or space' };
+  return parseTime(value, 11, fields);
+}
+
+function parseDate(value: string): { year: number; month: number; day: number } | { error: string } {
+  if (!DIGITS(value.slice(0, 4))) return { error: 'invalid character in year' };
+  if (value[4] !== '-') return { error: 'invalid date separator, expected `-`' };
+  if (!DIGITS(value.slice(5, 7))) return { error: 'invalid character in month' };
+  if (value[7] !== '-') return { error: 'invalid date separator, expected `-`' };
+  if (!DIGITS(value.slice(8, 10))) return { error: 'invalid character in day' };
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  if (month < 1 || month > 12) return { error: 'month value is outside expected range' };
+  if (day < 1 || day > daysInMonth(year, month)) return { error: 'day value is outside expected range' };
+  return { year, month, day };
+}
+
+function parseTime(value: string, start: number, fields: Fields): FieldsParse {
+  if (value.length < start + 5) return { error: 'input is too short' };
+  if (!DIGITS(value.slice(start, start + 2))) return { error: 'invalid character in hour' };
+  if (value[start + 2] !== ':') return { error: 'invalid time separator, expected `:`' };
+  if (!DIGITS(value.slice(start + 3, start + 5))) return { error: 'invalid character in minute' };
+  fields.hour = Number(value.slice(start, start + 2));
+  fields.minute = Number(value.slice(start + 3, start + 5));
+  if (fields.hour > 23) return { error: 'hour value is outside expected range' };
+  if (fields.minute > 59) return { error: 'minute value is outside expected range' };
+  let at = start + 5;
+  if (value[at] === ':') {
+    if (!DIGITS(value.slice(at + 1, at + 3)) || value.length < at + 3) return { error: 'invalid character in second' };
+    fields.second = Number(value.slice(at + 1, at + 3));
+    if (fields.second > 59) return { error: 'second value is outside expected range' };
+    at += 3;
+    if (value[at] === '.' || value[at] === ',') {
+      const digits = /^\d*/.exec(value.slice(at + 1))![0];
+      if (digits.length === 0) return { error: 'invalid character in second fraction' };
+      if (digits.length > 6) return { error: 'second fraction value is more than 6 digits long' };
+      fields.micro = Number(digits.padEnd(6, '0'));
+      at += 1 + digits.length;
+    }
+  }
+  return parseOffset(value, at, fields);
+}
+
+function parseOffset(value: string, at: number, fields: Fields): FieldsParse {
+  const rest = value.slice(at);
+  if (rest === '') return { fields };
+  if (rest === 'Z' || rest === 'z') return { fields: { ...fields, offsetMinutes: 0 } };
+  if (rest[0] !== '+' && rest[0] !== '-') return { error: 'invalid timezone sign' };
+  const match = /^([+-])(\d{2}):?(\d{2})?$/.exec(rest);
+  if (!match) return { error: 'invalid timezone hour' };
+  const hours = Number(match[2]);
+  const minutes = Number(match[3] ?? '0');
+  if (hours >= 24 || minutes > 59) return { error: 'timezone offset must be less than 24 hours' };
+  const sign = match[1] === '-' ? -1 : 1;
+  return { fields: { ...fields, offsetMinutes: sign * (hours * 60 + minutes) } };
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
