@@ -1,0 +1,57 @@
+import express, { type Express } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import { loadOpenApiDocument } from '../contract';
+import type { Logger } from '../log';
+import type { EventStore } from '../store/event-store';
+import { HttpError, errorHandler } from './errors';
+import { searchParameters } from './parameters';
+import { normalizeQuery, openApiValidator } from './request-validation';
+import { searchRoute } from './search-route';
+
+export interface AppOptions {
+  store: EventStore;
+  logger: Logger;
+  /** Check every response against the contract: on in tests, off by default (it costs time per page). */
+  validateResponses?: boolean;
+}
+
+/**
+ * The HTTP application: the contract's search operation, validated from openapi.yaml,
+ * plus `/alive`, `/health`, `/openapi.json` and `/docs`. It does not listen; the
+ * caller does (see src/cli/start.ts).
+ */
+export function createApp({ store, logger, validateResponses = false }: AppOptions): Express {
+  const document = loadOpenApiDocument();
+  const parameters = searchParameters(document);
+  const app = express();
+  app.disable('x-powered-by');
+  // An ETag would hash every page body; clients of this API page forward and do not revalidate.
+  app.set('etag', false);
+
+  app.get('/alive', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/health', (_req, res) => {
+    const health = store.health();
+    res.json({
+      status: 'ok',
+      conversations_loaded: health.conversationsLoaded,
+      events_loaded: health.eventsLoaded,
+      events_skipped_invalid: health.eventsSkipped,
+    });
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(document as swaggerUi.JsonObject, { customSiteTitle: 'Agent Server' }));
+
+  app.use('/api', normalizeQuery(parameters));
+  app.use(openApiValidator(document, validateResponses));
+  app.get('/api/conversations/:conversation_id/events/search', searchRoute(store, { validateResponses }));
+
+  app.use(() => {
+    throw new HttpError(404, { detail: 'Not Found' });
+  });
+  app.use(errorHandler(parameters, logger));
+  return app;
+}

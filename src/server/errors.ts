@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, Request } from 'express';
+import type { ValidationError } from '../contract';
+import type { Logger } from '../log';
+import type { ParameterSpec } from './parameters';
+import { describeInvalidParameter } from './pydantic-errors';
+import { RAW_QUERY, RequestWithRawQuery } from './request-validation';
+
+/** A failure the client caused or asked about, with the status and body to send. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: { detail: string | ValidationError[] },
+  ) {
+    super(typeof body.detail === 'string' ? body.detail : 'validation failed');
+  }
+}
+
+type AnnotatedRequest = Request & { openapi?: { pathParams?: Record<string, string> } };
+
+interface ValidatorError {
+  status?: number;
+  errors?: { path?: string; message?: string }[];
+}
+
+/**
+ * The one error path: validator errors become the contract's 422, `HttpError`s are sent
+ * as they are, and anything else is a fault of ours, logged with a correlation id that
+ * the 500 body repeats so an operator can find it.
+ */
+export function errorHandler(parameters: ParameterSpec[], logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const known = toHttpError(error, req, parameters);
+    if (known) {
+      res.status(known.status).json(known.body);
+      return;
+    }
+    const correlationId = randomUUID();
+    logger.error('request failed', {
+      correlation_id: correlationId,
+      method: req.method,
+      path: req.path,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    res.status(500).json({ detail: 'Internal Server Error', correlation_id: correlationId });
+  };
+}
+
+function toHttpError(error: unknown, req: Request, parameters: ParameterSpec[]): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  const status = (error as ValidatorError | undefined)?.status;
+  if (status === 400) {
+    const detail = validationDetail(error as ValidatorError, req, parameters);
+    if (detail.length > 0) return new HttpError(422, { detail });
+  }
+  if (status === 404) return new HttpError(404, { detail: 'Not Found' });
+  if (status === 405) return new HttpError(405, { detail: 'Method Not Allowed' });
+  if (status === 413 || status === 414 || status === 431) return new HttpError(status, { detail: 'Request Too Large' });
+  return undefined;
+}
+
+/** One item per failing parameter: path first, then query parameters in declaration order. */
+function validationDetail(error: ValidatorError, req: Request, parameters: ParameterSpec[]): ValidationError[] {
+  const failing = new Set((error.errors ?? []).map((item) => parameterNameOf(item.path)));
+  const raw = (req as RequestWithRawQuery)[RAW_QUERY] ?? {};
+  return parameters
+    .filter((parameter) => failing.has(parameter.name))
+    .map((parameter) => describeInvalidParameter(parameter, rawValue(parameter, req, raw)));
+}
+
+function parameterNameOf(path: string | undefined): string | undefined {
+  return path?.split('/').filter(Boolean)[1];
+}
+
+function rawValue(parameter: ParameterSpec, req: Request, rawQuery: Record<string, string>): string {
+  // Path parameters are matched by the validator before any route runs, so they are on
+  // its request annotation rather than in req.params when validation fails.
+  if (parameter.in === 'path') return String((req as AnnotatedRequest).openapi?.pathParams?.[parameter.name] ?? '');
+  return rawQuery[parameter.name] ?? '';
+}

@@ -1,0 +1,40 @@
+import type { OpenApiDocument } from '../contract';
+import { SEARCH_PATH } from '../contract';
+
+/** A parameter of the search operation as the contract declares it. */
+export interface ParameterSpec {
+  name: string;
+  in: 'path' | 'query';
+  schema: ParameterSchema;
+  allowReserved?: boolean;
+  allowEmptyValue?: boolean;
+}
+
+export interface ParameterSchema {
+  type?: string | string[];
+  format?: string;
+  enum?: string[];
+  exclusiveMinimum?: number;
+  maximum?: number;
+  default?: unknown;
+  $ref?: string;
+}
+
+/**
+ * The search operation's parameters in declaration order, `$ref`s resolved, read from
+ * the contract so that bounds, enums and formats have one source.
+ */
+export function searchParameters(document: OpenApiDocument): ParameterSpec[] {
+  const operation = document.paths[SEARCH_PATH]?.['get'] as { parameters: ParameterSpec[] };
+  return operation.parameters.map((parameter) => ({ ...parameter, schema: resolveSchema(document, parameter.schema) }));
+}
+
+function resolveSchema(document: OpenApiDocument, schema: ParameterSchema): ParameterSchema {
+  if (!schema.$ref) return schema;
+  const name = schema.$ref.replace('#/components/schemas/', '');
+  return { ...(document.components.schemas[name] as ParameterSchema), ...schema, $ref: undefined };
+}
+
+export function isIntegerParameter(parameter: ParameterSpec): boolean {
+  return parameter.schema.type === 'integer';
+}
