@@ -51,10 +51,16 @@ function fromUnixNumber(seconds: number): TimestampParse {
 }
 
 function toMicros(f: Fields): Micros {
-  const wholeMillis =
-    f.offsetMinutes === undefined
-      ? new Date(f.year, f.month - 1, f.day, f.hour, f.minute, f.second).getTime()
-      : Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second) - f.offsetMinutes * 60_000;
+  // setFullYear, not the Date constructor or Date.UTC: those read years 0-99 as 1900-1999.
+  const date = new Date(0);
+  if (f.offsetMinutes === undefined) {
+    date.setFullYear(f.year, f.month - 1, f.day);
+    date.setHours(f.hour, f.minute, f.second, 0);
+  } else {
+    date.setUTCFullYear(f.year, f.month - 1, f.day);
+    date.setUTCHours(f.hour, f.minute, f.second, 0);
+  }
+  const wholeMillis = date.getTime() - (f.offsetMinutes ?? 0) * 60_000;
   return wholeMillis * 1000 + f.micro;
 }
 
