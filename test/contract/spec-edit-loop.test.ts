@@ -1,0 +1,172 @@
+/**
+ * The regeneration loop, end to end, on a copy of the project: an edit to openapi.yaml is
+ * reported as drift until `npm run generate` runs, and then the compiler names the files
+ * that must change. node_modules is linked, not copied.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse, parseDocument, type Document, YAMLMap, YAMLSeq } from 'yaml';
+import { SEARCH_PATH, type OpenApiDocument } from '../../src/contract';
+
+const ROOT = path.resolve(__dirname, '../..');
+const EXAMPLES = 'test/contract/examples.ts';
+/** What generation and type-checking need; tsconfig.json is written, not copied. */
+const COPIED = ['openapi.yaml', 'redocly.yaml', 'package.json', 'scripts', 'generated', 'src', EXAMPLES];
+const TIMEOUT_MS = 120_000;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Diagnostic {
+  file: string;
+  line: number;
+  code: string;
+  message: string;
+}
+
+const copies: string[] = [];
+// Others edit src/ while this runs: both cases copy one snapshot, whose errors before any
+// edit are the baseline.
+let snapshot = ROOT;
+let baseline: Diagnostic[] = [];
+
+beforeAll(() => {
+  snapshot = copyProject(ROOT);
+  baseline = typecheck(snapshot).diagnostics;
+}, TIMEOUT_MS);
+
+afterAll(() => {
+  for (const directory of copies) rmSync(directory, { recursive: true, force: true });
+});
+
+test('a new required EventPage field: drift until regenerated, then the compiler names the files that build pages', () => {
+  const project = copyProject(snapshot);
+  expect(generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
+
+  editSpec(project, (spec, before) => {
+    expect(before.components.schemas['EventPage']?.['required']).toEqual(['items']);
+    spec.setIn(['components', 'schemas', 'EventPage', 'properties', 'total'], spec.createNode({ type: 'integer', minimum: 0, description: 'How many events match the filters.' }));
+    spec.setIn(['components', 'schemas', 'EventPage', 'required'], spec.createNode(['items', 'total']));
+  });
+
+  expect(generate(project, '--check')).toEqual({
+    status: 1,
+    stdout: '',
+    stderr: 'generated/ is out of date with openapi.yaml: generated/openapi.ts, generated/openapi.json.\nRun `npm run generate` and commit the result.\n',
+  });
+  expect(generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+  expect(generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
+
+  const introduced = introducedBy(typecheck(project).diagnostics);
+  expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'total'"))).toEqual([]);
+  expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
+    { file: EXAMPLES, line: lineOf(project, EXAMPLES, 'export const EXAMPLE_PAGE: EventPage'), code: 'TS2741', message: expect.stringContaining("Property 'total' is missing") },
+  ]);
+  const pageBuilders = sourceFiles(project).filter((file) => /(:\s*EventPage\s*=|satisfies\s+EventPage\b)/.test(read(project, file)));
+  expect(pageBuilders).toContain(EXAMPLES);
+  expect(filesNamed(introduced)).toEqual(expect.arrayContaining(pageBuilders));
+}, TIMEOUT_MS);
+
+test('a renamed query parameter (page_id to cursor): the compiler names the client that sends page_id', () => {
+  const project = copyProject(snapshot);
+
+  editSpec(project, (spec, before) => {
+    const operation = before.paths[SEARCH_PATH]?.['get'] as { parameters: Array<{ name: string }> };
+    expect(operation.parameters.filter((parameter) => parameter.name === 'page_id')).toHaveLength(1);
+    const parameters = spec.getIn(['paths', SEARCH_PATH, 'get', 'parameters']) as YAMLSeq<YAMLMap<string, unknown>>;
+    parameters.items.find((parameter) => parameter.get('name') === 'page_id')?.set('name', 'cursor');
+  });
+
+  expect(generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+
+  const introduced = introducedBy(typecheck(project).diagnostics);
+  expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'page_id'"))).toEqual([]);
+  expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
+    { file: EXAMPLES, line: lineOf(project, EXAMPLES, '  page_id: terminalObservation.id,', 'export const EXAMPLE_SEARCH_QUERY'), code: 'TS2353', message: expect.stringContaining("'page_id' does not exist") },
+  ]);
+  // The client sends page_id in the query of its requests (an object property `page_id:`).
+  const clientSenders = sourceFiles(project).filter((file) => file.startsWith('src/client/') && /\bpage_id\s*:/.test(read(project, file)));
+  expect(clientSenders).not.toEqual([]);
+  expect(filesNamed(introduced)).toEqual(expect.arrayContaining([EXAMPLES, ...clientSenders]));
+}, TIMEOUT_MS);
+
+/** Copies what generation and tsc need from `from` into a fresh temporary directory. */
+function copyProject(from: string): string {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'spec-edit-loop-'));
+  copies.push(directory);
+  for (const entry of COPIED) cpSync(path.join(from, entry), path.join(directory, entry), { recursive: true });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(directory, 'node_modules'), 'dir');
+  const tsconfig = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+  // Only what the two cases need, so tsc stays fast: the sources, the generated types and the
+  // examples, which hold a typed EventPage and SearchQuery of their own.
+  const narrowed = { ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, types: ['node'] }, include: ['src', 'generated', EXAMPLES] };
+  writeFileSync(path.join(directory, 'tsconfig.json'), JSON.stringify(narrowed, null, 2));
+  return directory;
+}
+
+function editSpec(project: string, edit: (spec: Document, before: OpenApiDocument) => void): void {
+  const file = path.join(project, 'openapi.yaml');
+  const text = readFileSync(file, 'utf8');
+  const spec = parseDocument(text);
+  edit(spec, parse(text) as OpenApiDocument);
+  writeFileSync(file, spec.toString());
+}
+
+function run(project: string, args: string[]): Run {
+  const { status, stdout, stderr } = spawnSync(process.execPath, args, { cwd: project, encoding: 'utf8' });
+  return { status, stdout, stderr };
+}
+
+function generate(project: string, ...flags: string[]): Run {
+  return run(project, ['scripts/generate.mjs', ...flags]);
+}
+
+/** `tsc --noEmit -p tsconfig.json`, run with the linked TypeScript, and its errors parsed. */
+function typecheck(project: string): Run & { diagnostics: Diagnostic[] } {
+  const result = run(project, [path.join(project, 'node_modules/typescript/bin/tsc'), '--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']);
+  const diagnostics: Diagnostic[] = [];
+  for (const line of result.stdout.split('\n')) {
+    const match = /^(.+)\((\d+),\d+\): error (TS\d+): (.*)$/.exec(line);
+    const last = diagnostics.at(-1);
+    if (match) diagnostics.push({ file: match[1] ?? '', line: Number(match[2]), code: match[3] ?? '', message: match[4] ?? '' });
+    else if (last && /^\s/.test(line)) last.message += ` ${line.trim()}`;
+  }
+  return { ...result, diagnostics };
+}
+
+/** The errors that the unedited copy did not have: others' unfinished work is not counted. */
+function introducedBy(diagnostics: Diagnostic[]): Diagnostic[] {
+  const key = (diagnostic: Diagnostic) => `${diagnostic.file}:${diagnostic.line}:${diagnostic.code}:${diagnostic.message}`;
+  const before = new Set(baseline.map(key));
+  return diagnostics.filter((diagnostic) => !before.has(key(diagnostic)));
+}
+
+function filesNamed(diagnostics: Diagnostic[]): string[] {
+  return [...new Set(diagnostics.map((diagnostic) => diagnostic.file))].sort();
+}
+
+/** The TypeScript files the copied tsconfig type-checks, relative to the project. */
+function sourceFiles(project: string): string[] {
+  const underSrc = readdirSync(path.join(project, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => path.posix.join('src', file.split(path.sep).join('/')));
+  return [...underSrc, EXAMPLES].sort();
+}
+
+function read(project: string, file: string): string {
+  return readFileSync(path.join(project, file), 'utf8');
+}
+
+/** The 1-based number of the first line equal to (or starting with) `text`, after the line starting with `after`. */
+function lineOf(project: string, file: string, text: string, after?: string): number {
+  const lines = read(project, file).split('\n');
+  const start = after === undefined ? 0 : lines.findIndex((line) => line.startsWith(after));
+  const index = lines.findIndex((line, position) => position >= start && line.startsWith(text));
+  if (start < 0 || index < 0) throw new Error(`${file} has no line ${JSON.stringify(text)}`);
+  return index + 1;
+}
