@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createAgentServerClient, type AgentServerClient } from '../../src/client';
+import type { Event } from '../../src/contract';
+import { writeConversation } from '../../src/fixture/layout';
+import { createMemoryLogger } from '../../src/log';
+import { createApp } from '../../src/server/app';
+import { listen } from '../../src/server/listen';
+import { createDirectoryStore } from '../../src/store/directory-store';
+
+export interface TestConversation {
+  id: string;
+  events: readonly Event[];
+}
+
+export interface LiveServer {
+  /** The conversations directory the server reads. */
+  root: string;
+  url: string;
+  client: AgentServerClient;
+  /** Everything the server logged, one JSON line each. */
+  logs: string[];
+  /** GET a path of this server, for requests the typed client cannot express. */
+  get(pathAndQuery: string, headers?: Record<string, string>): Promise<{ status: number; body: unknown; text: string }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real server on 127.0.0.1, port 0, over a fresh temporary conversations
+ * directory, with response validation on so every response the suite receives is
+ * checked against the contract.
+ */
+export async function startLiveServer(
+  conversations: readonly TestConversation[] = [],
+  options: { sessionApiKeys?: string[] } = {},
+): Promise<LiveServer> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'agent-server-test-'));
+  for (const conversation of conversations) writeConversation(root, conversation.id, conversation.events);
+  const logger = createMemoryLogger();
+  const store = createDirectoryStore(root, { logger });
+  const app = createApp({ store, logger, validateResponses: true, sessionApiKeys: options.sessionApiKeys ?? [] });
+  const running = await listen(app, '127.0.0.1', 0);
+  return {
+    root,
+    url: running.url,
+    client: createAgentServerClient({ baseUrl: running.url, sessionApiKey: options.sessionApiKeys?.[0] }),
+    logs: logger.lines,
+    async get(pathAndQuery, headers = {}) {
+      const response = await fetch(running.url + pathAndQuery, { headers });
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      return { status: response.status, body, text };
+    },
+    async stop() {
+      await running.stop();
+      await store.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
