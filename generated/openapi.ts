@@ -1147,14 +1147,26 @@ export interface operations {
                 body?: string | null;
                 /** @description Order of the events by timestamp; events with equal timestamps keep their storage order (reversed for `TIMESTAMP_DESC`). */
                 sort_order?: components["schemas"]["EventSortOrder"];
-                /** @description Keep events with a timestamp at or after this instant. A value without a zone is taken as the server's local time. */
+                /**
+                 * @description Keep events with a timestamp at or after this instant. Servers that follow the reference
+                 *     also accept a value without a zone (taken as the server's local time), a bare
+                 *     date (midnight) and unix seconds.
+                 */
                 timestamp__gte?: string | null;
-                /** @description Keep events with a timestamp strictly before this instant. A value without a zone is taken as the server's local time. */
+                /**
+                 * @description Keep events with a timestamp strictly before this instant. Servers that follow the reference
+                 *     also accept a value without a zone (taken as the server's local time), a bare
+                 *     date (midnight) and unix seconds.
+                 */
                 timestamp__lt?: string | null;
             };
             header?: never;
             path: {
-                /** @description The conversation's UUID. The 32-digit hex form without hyphens is accepted too. */
+                /**
+                 * @description The conversation's UUID. Servers that follow the reference also accept the
+                 *     32-digit hex form without hyphens (which the OpenHands app sends), upper case,
+                 *     `{...}` braces and a `urn:uuid:` prefix.
+                 */
                 conversation_id: string;
             };
             cookie?: never;

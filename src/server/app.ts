@@ -7,12 +7,15 @@ import { HttpError, errorHandler } from './errors';
 import { searchParameters } from './parameters';
 import { normalizeQuery, openApiValidator } from './request-validation';
 import { searchRoute } from './search-route';
+import { requireSessionKey } from './session-keys';
 
 export interface AppOptions {
   store: EventStore;
   logger: Logger;
   /** Check every response against the contract: on in tests, off by default (it costs time per page). */
   validateResponses?: boolean;
+  /** When any is given, every `/api` request must carry one in `X-Session-API-Key`. */
+  sessionApiKeys?: readonly string[];
 }
 
 /**
@@ -20,7 +23,7 @@ export interface AppOptions {
  * plus `/alive`, `/health`, `/openapi.json` and `/docs`. It does not listen; the
  * caller does (see src/cli/start.ts).
  */
-export function createApp({ store, logger, validateResponses = false }: AppOptions): Express {
+export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [] }: AppOptions): Express {
   const document = loadOpenApiDocument();
   const parameters = searchParameters(document);
   const app = express();
@@ -45,6 +48,8 @@ export function createApp({ store, logger, validateResponses = false }: AppOptio
   });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(document as swaggerUi.JsonObject, { customSiteTitle: 'Agent Server' }));
 
+  // /alive, /health, /openapi.json and /docs stay open: they hold no conversation data.
+  if (sessionApiKeys.length > 0) app.use('/api', requireSessionKey(sessionApiKeys));
   app.use('/api', normalizeQuery(parameters));
   app.use(openApiValidator(document, validateResponses));
   app.get('/api/conversations/:conversation_id/events/search', searchRoute(store, { validateResponses }));
