@@ -1,0 +1,131 @@
+/**
+ * The reference's exact 422 and 404 bodies (REFERENCE.md sections 2 and 3): pydantic's
+ * `type`, `loc`, `msg` and, where the table gives it, `ctx`; several invalid parameters
+ * reported path first, then query parameters in declaration order.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { verdict, type Check, type Finding } from '../types';
+import type { Exchange } from '../http';
+import { exchangeOrOutcome, statusAndBody, validationItems } from './support';
+
+interface WantedItem {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  ctx?: Record<string, unknown>;
+}
+
+interface ReferenceRejection {
+  id: string;
+  title: string;
+  query?: string;
+  conversationId?: string;
+  want: WantedItem[];
+}
+
+const GREATER_THAN = { type: 'greater_than', loc: ['query', 'limit'], msg: 'Input should be greater than 0', ctx: { gt: 0 } };
+const INT_PARSING = { type: 'int_parsing', loc: ['query', 'limit'], msg: 'Input should be a valid integer, unable to parse string as an integer' };
+const SORT_ENUM = {
+  type: 'enum',
+  loc: ['query', 'sort_order'],
+  msg: "Input should be 'TIMESTAMP' or 'TIMESTAMP_DESC'",
+  ctx: { expected: "'TIMESTAMP' or 'TIMESTAMP_DESC'" },
+};
+const datetimeError = (parameter: string, error: string): WantedItem => ({
+  type: 'datetime_from_date_parsing',
+  loc: ['query', parameter],
+  msg: `Input should be a valid datetime or date, ${error}`,
+});
+const uuidError = (error: string): WantedItem => ({ type: 'uuid_parsing', loc: ['path', 'conversation_id'], msg: `Input should be a valid UUID, ${error}` });
+
+const REFERENCE_REJECTIONS: ReferenceRejection[] = [
+  { id: 'ref.errors.uuid-invalid-character', title: 'conversation id not-a-uuid: uuid_parsing, invalid character', conversationId: 'not-a-uuid', want: [uuidError('invalid character: found `n` at 1')] },
+  { id: 'ref.errors.uuid-invalid-length', title: 'conversation id 123: uuid_parsing, invalid length', conversationId: '123', want: [uuidError('invalid length: expected length 32 for simple format, found 3')] },
+  { id: 'ref.errors.limit-zero', title: 'limit=0: greater_than with ctx {gt: 0}', query: 'limit=0', want: [GREATER_THAN] },
+  { id: 'ref.errors.limit-negative', title: 'limit=-1: greater_than with ctx {gt: 0}', query: 'limit=-1', want: [GREATER_THAN] },
+  {
+    id: 'ref.errors.limit-above-max',
+    title: 'limit=101: less_than_equal with ctx {le: 100}',
+    query: 'limit=101',
+    want: [{ type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100', ctx: { le: 100 } }],
+  },
+  { id: 'ref.errors.limit-not-a-number', title: 'limit=abc: int_parsing', query: 'limit=abc', want: [INT_PARSING] },
+  { id: 'ref.errors.limit-fraction', title: 'limit=1.5: int_parsing', query: 'limit=1.5', want: [INT_PARSING] },
+  { id: 'ref.errors.limit-exponent', title: 'limit=1e2: int_parsing', query: 'limit=1e2', want: [INT_PARSING] },
+  { id: 'ref.errors.limit-empty', title: 'limit= (empty): int_parsing', query: 'limit=', want: [INT_PARSING] },
+  { id: 'ref.errors.sort-order-invalid', title: "sort_order=BAD: enum with ctx expected", query: 'sort_order=BAD', want: [SORT_ENUM] },
+  { id: 'ref.errors.sort-order-lower-case', title: 'sort_order=timestamp: enum (values are case-sensitive)', query: 'sort_order=timestamp', want: [SORT_ENUM] },
+  { id: 'ref.errors.timestamp-garbage', title: 'timestamp__gte=garbage: datetime_from_date_parsing, input is too short', query: 'timestamp__gte=garbage', want: [datetimeError('timestamp__gte', 'input is too short')] },
+  { id: 'ref.errors.timestamp-empty', title: 'timestamp__lt= (empty): datetime_from_date_parsing, input is too short', query: 'timestamp__lt=', want: [datetimeError('timestamp__lt', 'input is too short')] },
+  {
+    id: 'ref.errors.timestamp-impossible-date',
+    title: 'timestamp__gte=2024-02-30T00:00:00: datetime_from_date_parsing, day value is outside expected range',
+    query: 'timestamp__gte=2024-02-30T00%3A00%3A00',
+    want: [datetimeError('timestamp__gte', 'day value is outside expected range')],
+  },
+  {
+    id: 'ref.errors.order-of-items',
+    title: 'several invalid parameters: one item each, path first, then query parameters in declaration order',
+    conversationId: 'not-a-uuid',
+    // Sent in an order that differs from the declaration order on purpose.
+    query: 'timestamp__lt=garbage&sort_order=BAD&limit=0',
+    want: [uuidError('invalid character: found `n` at 1'), GREATER_THAN, SORT_ENUM, datetimeError('timestamp__lt', 'input is too short')],
+  },
+];
+
+function referenceRejectionCheck(rejection: ReferenceRejection): Check {
+  return {
+    id: rejection.id,
+    level: 'reference',
+    title: rejection.title,
+    async run(context) {
+      const path = context.searchPath(rejection.conversationId) + (rejection.query !== undefined ? `?${rejection.query}` : '');
+      const sent = exchangeOrOutcome(await context.get(path), 'the request');
+      if ('outcome' in sent) return sent.outcome;
+      return verdict(validationBodyFindings(sent.exchange, rejection.want));
+    },
+  };
+}
+
+/** Compares a 422's `detail` item by item; `input` is not compared (the reference strips secrets from it). */
+export function validationBodyFindings(exchange: Exchange, want: WantedItem[]): Finding[] {
+  const expected = `422 with detail ${JSON.stringify(want)}`;
+  if (exchange.status !== 422) return [{ message: `answered ${statusAndBody(exchange)}`, expected, exchange }];
+  const items = validationItems(exchange);
+  if (!items) return [{ message: 'the 422 body has no detail array', expected, exchange }];
+  if (items.length !== want.length) {
+    return [{ message: `detail has ${items.length} items, expected ${want.length}: ${statusAndBody(exchange, 600)}`, expected, exchange }];
+  }
+  const findings: Finding[] = [];
+  want.forEach((wanted, index) => {
+    const item = items[index]!;
+    const wrong = (['type', 'loc', 'msg', 'ctx'] as const).filter((field) => wanted[field] !== undefined && !isDeepStrictEqual(item[field], wanted[field]));
+    if (wrong.length === 0) return;
+    const got = wrong.map((field) => `${field} ${JSON.stringify(item[field])}`).join(', ');
+    const wantedText = wrong.map((field) => `${field} ${JSON.stringify(wanted[field])}`).join(', ');
+    findings.push({ message: `detail[${index}] has ${got}`, expected: wantedText, exchange });
+  });
+  return findings;
+}
+
+const notFoundBody: Check = {
+  id: 'ref.errors.not-found-body',
+  level: 'reference',
+  title: 'the 404 body is {"detail": "Conversation not found: <hyphenated lower-case uuid>"}, whatever form the id was sent in',
+  async run(context) {
+    const id = randomUUID();
+    // Sent as upper-case 32 hex, the form the OpenHands app server uses, so the echo must be normalised.
+    const sent = exchangeOrOutcome(await context.get(context.searchPath(id.replaceAll('-', '').toUpperCase())), 'the request');
+    if ('outcome' in sent) return sent.outcome;
+    const { exchange } = sent;
+    const want = { detail: `Conversation not found: ${id}` };
+    const body = exchange.json.ok ? exchange.json.value : undefined;
+    if (exchange.status === 404 && isDeepStrictEqual(body, want)) return verdict([]);
+    return verdict([{ message: `answered ${statusAndBody(exchange)}`, expected: `404 ${JSON.stringify(want)}`, exchange }]);
+  },
+};
+
+export function referenceErrorChecks(): Check[] {
+  return [...REFERENCE_REJECTIONS.map(referenceRejectionCheck), notFoundBody];
+}

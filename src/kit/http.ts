@@ -1,0 +1,156 @@
+/**
+ * Every request the kit sends goes through one transport: it applies the per-request
+ * timeout and the total request budget, attributes each exchange to the check that caused
+ * it, and tells observers (the schema audit, the `--compare` mirror) about it. Requests
+ * are GETs only; the kit never changes a server.
+ */
+
+export interface TransportOptions {
+  /** Where the server is, such as `http://127.0.0.1:8000`; a path prefix is kept. */
+  baseUrl: string;
+  /** Sent as `X-Session-API-Key`; never recorded. */
+  sessionApiKey?: string;
+  timeoutMs: number;
+  /** Requests the whole run may send; past it every request fails with `budget`. */
+  maxRequests: number;
+  fetch?: typeof fetch;
+}
+
+export type JsonBody = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** One request and its response, as received. */
+export interface Exchange {
+  seq: number;
+  /** The check that sent it (`discovery` before the checks run). */
+  checkId: string;
+  /** Path and query, relative to the base URL, exactly as sent. */
+  path: string;
+  url: string;
+  status: number;
+  contentType: string | null;
+  /** The body, cut to its first characters once the exchange is kept (see `slim`). */
+  bodyText: string;
+  bodyLength: number;
+  json: JsonBody;
+  durationMs: number;
+}
+
+export type FailureReason = 'unreachable' | 'timeout' | 'budget';
+
+/** A request that got no response. */
+export interface RequestFailure {
+  reason: FailureReason;
+  path: string;
+  url: string;
+  message: string;
+}
+
+export type GetResult = { ok: true; exchange: Exchange } | { ok: false; failure: RequestFailure };
+
+export type ExchangeObserver = (exchange: Exchange) => void | Promise<void>;
+
+export const SESSION_KEY_HEADER = 'X-Session-API-Key';
+
+export interface Transport {
+  readonly baseUrl: string;
+  /** Sends a GET of `path` (path and query, already encoded as wanted) relative to the base URL. */
+  get(path: string): Promise<GetResult>;
+  /** Sends a GET of an absolute URL built by someone else (the typed client), with its headers. */
+  getUrl(url: string, headers?: Headers): Promise<GetResult>;
+  /** Names the check whose requests follow. */
+  setCheck(checkId: string): void;
+  /** Called after every exchange, in order. */
+  observe(observer: ExchangeObserver): void;
+  readonly sent: number;
+  readonly maxRequests: number;
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+  const observers: ExchangeObserver[] = [];
+  let sent = 0;
+  let checkId = 'discovery';
+
+  async function getUrl(url: string, headers: Headers = new Headers()): Promise<GetResult> {
+    const path = url.startsWith(baseUrl) ? url.slice(baseUrl.length) : url;
+    if (sent >= options.maxRequests) {
+      return { ok: false, failure: { reason: 'budget', path, url, message: `request budget of ${options.maxRequests} used up` } };
+    }
+    sent += 1;
+    if (options.sessionApiKey !== undefined) headers.set(SESSION_KEY_HEADER, options.sessionApiKey);
+    const started = performance.now();
+    try {
+      const response = await doFetch(url, { method: 'GET', headers, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) });
+      const bodyText = await response.text();
+      const exchange: Exchange = {
+        seq: sent,
+        checkId,
+        path,
+        url,
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        bodyText,
+        bodyLength: bodyText.length,
+        json: parseJson(bodyText),
+        durationMs: Math.round(performance.now() - started),
+      };
+      for (const observer of observers) await observer(exchange);
+      return { ok: true, exchange };
+    } catch (error) {
+      return { ok: false, failure: describeFailure(error, path, url, options.timeoutMs) };
+    }
+  }
+
+  return {
+    baseUrl,
+    get: (path) => getUrl(baseUrl + path),
+    getUrl,
+    setCheck: (id) => {
+      checkId = id;
+    },
+    observe: (observer) => {
+      observers.push(observer);
+    },
+    get sent() {
+      return sent;
+    },
+    maxRequests: options.maxRequests,
+  };
+}
+
+export function parseJson(text: string): JsonBody {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+function describeFailure(error: unknown, path: string, url: string, timeoutMs: number): RequestFailure {
+  const name = (error as { name?: string } | undefined)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return { reason: 'timeout', path, url, message: `no response within ${timeoutMs} ms` };
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return { reason: 'unreachable', path, url, message: `request failed (${detail})` };
+}
+
+const KEPT_BODY_CHARACTERS = 2000;
+
+/**
+ * The exchange without most of its body, for keeping: findings and walks outlive the
+ * request, and whole pages of a few hundred events would add up over a run.
+ */
+export function slim(exchange: Exchange): Exchange {
+  if (exchange.bodyText.length <= KEPT_BODY_CHARACTERS) return exchange;
+  return { ...exchange, bodyText: exchange.bodyText.slice(0, KEPT_BODY_CHARACTERS), json: { ok: false, error: 'body not kept' } };
+}
+
+/** The first `max` characters of a response body, on one line, for reports. */
+export function excerptOf(exchange: Pick<Exchange, 'bodyText' | 'bodyLength'>, max = 400): string {
+  const flat = exchange.bodyText.slice(0, max + 200).replace(/\s*\n\s*/g, ' ');
+  if (flat.length <= max && exchange.bodyLength <= exchange.bodyText.length) return flat;
+  return `${flat.slice(0, max)}... (${exchange.bodyLength} characters)`;
+}

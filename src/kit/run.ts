@@ -1,0 +1,257 @@
+/**
+ * One run of the kit: discover the conversation, run the selected checks one after the
+ * other (so every request is attributed to one check and traffic stays sequential and
+ * bounded), then the audits, then the `--compare` verdicts. Returns plain data; deciding
+ * the exit code and printing are the CLI's job.
+ */
+import { loadOpenApiDocument } from '../contract';
+import { parseUuid } from '../search';
+import type { AllowEntry } from './allow-list';
+import { allChecks } from './checks';
+import { createMirror, type Difference, type Mirror } from './compare';
+import { createCheckContext, type RunSettings } from './context';
+import { curlLine } from './curl';
+import { discover } from './discovery';
+import type { FixtureManifest } from './fixture-manifest';
+import { createTransport, excerptOf, type Exchange, type Transport } from './http';
+import { createResponseValidator } from './schema-validator';
+import { createSearch } from './search-request';
+import { createTrafficAudit } from './traffic-audit';
+import type { Check, CheckOutcome, Finding, Level, SuiteName } from './types';
+
+export interface RunOptions {
+  baseUrl: string;
+  conversationId: string;
+  levels: readonly Level[];
+  allow?: readonly AllowEntry[];
+  sessionApiKey?: string;
+  manifest?: FixtureManifest;
+  compareUrl?: string;
+  seed: number;
+  runs: number;
+  maxRequests: number;
+  timeoutMs: number;
+  propertyTimeLimitMs: number;
+  /** Only checks whose id starts with one of these prefixes (all when absent). */
+  only?: readonly string[];
+  fetch?: typeof fetch;
+}
+
+export const DEFAULT_RUN_OPTIONS = {
+  levels: ['seed', 'reference'] as readonly Level[],
+  runs: 20,
+  maxRequests: 2000,
+  timeoutMs: 10_000,
+  propertyTimeLimitMs: 15_000,
+} as const;
+
+export type CheckStatus = 'passed' | 'failed' | 'allowed' | 'skipped';
+
+export interface ReportedFinding {
+  message: string;
+  expected?: string;
+  request?: { method: 'GET'; url: string; curl: string };
+  response?: { status: number; excerpt: string };
+}
+
+export interface CheckResult {
+  id: string;
+  suite: SuiteName;
+  title: string;
+  status: CheckStatus;
+  details?: string;
+  findings: ReportedFinding[];
+  /** Why a failure is accepted, from the allow file. */
+  allowedReason?: string;
+  durationMs: number;
+  requests: number;
+}
+
+export interface SuiteResult {
+  name: SuiteName;
+  checks: CheckResult[];
+}
+
+export interface RunResult {
+  target: { baseUrl: string; conversationId: string; compareUrl?: string; fixture?: boolean };
+  seed: number;
+  runs: number;
+  levels: Level[];
+  startedAt: string;
+  durationMs: number;
+  requests: { sent: number; max: number; mirrored?: number };
+  /** `cannot-run` means exit 2: `problem` says what happened and what to do. */
+  outcome: 'passed' | 'failed' | 'cannot-run';
+  problem?: string;
+  suites: SuiteResult[];
+  notes: string[];
+}
+
+export async function runContract(options: RunOptions): Promise<RunResult> {
+  const started = Date.now();
+  const transport = createTransport({ baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxRequests: options.maxRequests, ...optional('sessionApiKey', options.sessionApiKey), ...optional('fetch', options.fetch) });
+  const result: RunResult = {
+    target: { baseUrl: transport.baseUrl, conversationId: options.conversationId, ...optional('compareUrl', options.compareUrl), ...(options.manifest ? { fixture: true } : {}) },
+    seed: options.seed,
+    runs: options.runs,
+    levels: [...options.levels],
+    startedAt: new Date(started).toISOString(),
+    durationMs: 0,
+    requests: { sent: 0, max: options.maxRequests },
+    outcome: 'passed',
+    suites: [],
+    notes: [],
+  };
+  let second: Transport | undefined;
+  const finish = () => {
+    result.durationMs = Date.now() - started;
+    result.requests.sent = transport.sent;
+    if (second) result.requests.mirrored = second.sent;
+    return redactSecret(result, options.sessionApiKey);
+  };
+  const giveUp = (problem: string) => {
+    result.outcome = 'cannot-run';
+    result.problem = problem;
+    return finish();
+  };
+
+  const argumentProblem = checkTarget(options);
+  if (argumentProblem) return giveUp(argumentProblem);
+
+  const audit = createTrafficAudit(createResponseValidator(loadOpenApiDocument()));
+  transport.observe(audit.observe);
+  second = options.compareUrl ? createTransport({ baseUrl: options.compareUrl, timeoutMs: options.timeoutMs, maxRequests: options.maxRequests, ...optional('sessionApiKey', options.sessionApiKey), ...optional('fetch', options.fetch) }) : undefined;
+  let mirror: Mirror | undefined;
+  if (second) {
+    const reachable = await second.get(`/api/conversations/${options.conversationId}/events/search?limit=1`);
+    if (!reachable.ok) return giveUp(`Cannot reach the --compare server (${reachable.failure.message}) at ${reachable.failure.url}. Is it running?`);
+    mirror = createMirror(second);
+    transport.observe(mirror.observe);
+  }
+
+  const search = createSearch(transport, options.conversationId);
+  const discovery = await discover(search, `Conversation ${options.conversationId} on ${transport.baseUrl}`);
+  if (!discovery.ok && 'cannotRun' in discovery) return giveUp(discovery.cannotRun);
+
+  const withKey = options.sessionApiKey !== undefined;
+  const allow = new Map((options.allow ?? []).map((entry) => [entry.id, entry.reason]));
+  const results: CheckResult[] = [];
+  if (!discovery.ok) {
+    results.push(toResult({ id: 'discovery', level: 'seed', title: 'the unfiltered search of the conversation returns pages' }, { status: 'failed', findings: discovery.findings }, 0, 0, allow, withKey));
+  } else {
+    const settings: RunSettings = { seed: options.seed, runs: options.runs, propertyTimeLimitMs: options.propertyTimeLimitMs };
+    const context = createCheckContext({ conversationId: options.conversationId, data: discovery.data, transport, search, settings, audit, ...(options.manifest ? { manifest: options.manifest } : {}) });
+    const selected = selectChecks(options);
+    for (const check of [...selected.filter((candidate) => !candidate.audit), ...selected.filter((candidate) => candidate.audit)]) {
+      transport.setCheck(check.id);
+      const sentBefore = transport.sent;
+      const checkStarted = Date.now();
+      const outcome = await runSafely(check, context);
+      results.push(toResult(check, outcome, Date.now() - checkStarted, transport.sent - sentBefore, allow, withKey));
+    }
+  }
+
+  result.suites = options.levels.map((level) => ({ name: level, checks: results.filter((check) => check.suite === level) }));
+  if (mirror) result.suites.push({ name: 'compare', checks: compareResults(mirror, allow, withKey) });
+  result.notes.push(...allowNotes(allow, result.suites));
+  result.outcome = result.suites.some((suite) => suite.checks.some((check) => check.status === 'failed')) ? 'failed' : 'passed';
+  return finish();
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function checkTarget(options: RunOptions): string | undefined {
+  if (!parseUuid(options.conversationId).ok) {
+    return `--conversation-id ${JSON.stringify(options.conversationId)} is not a UUID; pass the conversation's id (hyphenated, or the 32 hex digits of its directory name).`;
+  }
+  const manifestId = options.manifest?.conversationId;
+  if (manifestId !== undefined && hexOf(manifestId) !== hexOf(options.conversationId)) {
+    return `--conversation-id ${options.conversationId} is not the manifest's conversation (${manifestId}); leave --conversation-id out to use the manifest's.`;
+  }
+  return undefined;
+}
+
+function hexOf(id: string): string | undefined {
+  const parsed = parseUuid(id);
+  return parsed.ok ? parsed.hex : undefined;
+}
+
+function selectChecks(options: RunOptions): Check[] {
+  return allChecks().filter((check) => options.levels.includes(check.level) && (!options.only || options.only.some((prefix) => check.id.startsWith(prefix))));
+}
+
+async function runSafely(check: Check, context: Parameters<Check['run']>[0]): Promise<CheckOutcome> {
+  try {
+    return await check.run(context);
+  } catch (error) {
+    // A crash is a bug of the kit, not a verdict on the server; it still fails the run so it gets seen.
+    return { status: 'failed', findings: [{ message: `the check crashed (a bug in the kit, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}` }] };
+  }
+}
+
+function toResult(check: Pick<Check, 'id' | 'level' | 'title'>, outcome: CheckOutcome, durationMs: number, requests: number, allow: Map<string, string>, withKey: boolean): CheckResult {
+  const allowedReason = allow.get(check.id);
+  const status: CheckStatus = outcome.status === 'failed' && allowedReason !== undefined ? 'allowed' : outcome.status;
+  return {
+    id: check.id,
+    suite: check.level,
+    title: check.title,
+    status,
+    ...(outcome.details !== undefined ? { details: outcome.details } : {}),
+    findings: outcome.status === 'failed' ? outcome.findings.map((finding) => reportFinding(finding, withKey)) : [],
+    ...(status === 'allowed' ? { allowedReason } : {}),
+    durationMs,
+    requests,
+  };
+}
+
+export function reportFinding(finding: Finding, withKey: boolean): ReportedFinding {
+  const reported: ReportedFinding = { message: finding.message };
+  if (finding.expected !== undefined) reported.expected = finding.expected;
+  if (finding.exchange) {
+    reported.request = { method: 'GET', url: finding.exchange.url, curl: curlLine(finding.exchange.url, withKey) };
+    reported.response = { status: finding.exchange.status, excerpt: excerptOf(finding.exchange) };
+  }
+  return reported;
+}
+
+function compareResults(mirror: Mirror, allow: Map<string, string>, withKey: boolean): CheckResult[] {
+  return mirror.checkIds.map((checkId) => {
+    const differences = mirror.differences.filter((difference) => difference.checkId === checkId);
+    const outcome: CheckOutcome = differences.length === 0 ? { status: 'passed' } : { status: 'failed', findings: differences.map(differenceFinding) };
+    const result = toResult({ id: `compare.${checkId}`, level: 'seed', title: `the requests of ${checkId} get the same responses from both servers` }, outcome, 0, 0, allow, withKey);
+    return { ...result, suite: 'compare' as const };
+  });
+}
+
+function differenceFinding(difference: Difference): Finding {
+  const first: Exchange = difference.first;
+  return {
+    message: `${difference.description}; first server: ${first.status} ${excerptOf(first, 160)}`,
+    expected: 'the same status and body from both servers',
+    ...(difference.second ? { exchange: difference.second } : { exchange: first }),
+  };
+}
+
+function allowNotes(allow: Map<string, string>, suites: SuiteResult[]): string[] {
+  const byId = new Map(suites.flatMap((suite) => suite.checks.map((check) => [check.id, check] as const)));
+  const notes: string[] = [];
+  for (const id of allow.keys()) {
+    const check = byId.get(id);
+    if (!check && !isKnownCheckId(id)) notes.push(`the allow file names ${id}, which is not a check of this kit: a typo?`);
+    else if (check?.status === 'passed') notes.push(`${id} is allowed to fail but passed: remove it from the allow file`);
+  }
+  return notes;
+}
+
+function isKnownCheckId(id: string): boolean {
+  return id.startsWith('compare.') || id === 'discovery' || allChecks().some((check) => check.id === id);
+}
+
+/** The key never appears in a result, whatever a server echoed back. */
+function redactSecret<T>(value: T, secret: string | undefined): T {
+  if (!secret || secret.length < 4) return value;
+  return JSON.parse(JSON.stringify(value).replaceAll(JSON.stringify(secret).slice(1, -1), '$SESSION_API_KEY')) as T;
+}
