@@ -110,8 +110,8 @@ function parseTime(value: string, start: number, fields: Fields): FieldsParse {
     if (value[at] === '.' || value[at] === ',') {
       const digits = /^\d*/.exec(value.slice(at + 1))![0];
       if (digits.length === 0) return { error: 'invalid character in second fraction' };
-      if (digits.length > 6) return { error: 'second fraction value is more than 6 digits long' };
-      fields.micro = Number(digits.padEnd(6, '0'));
+      // pydantic's datetime default is microseconds_precision='truncate': `.1234567` is `.123456`.
+      fields.micro = Number(digits.slice(0, 6).padEnd(6, '0'));
       at += 1 + digits.length;
     }
   }

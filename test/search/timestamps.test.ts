@@ -27,6 +27,9 @@ describe('parseFilterTimestamp: what the reference accepts (REFERENCE.md section
     ['lower-case t and underscore separators', { given: '2024-01-01t10:20:30', want: { ok: true, micros: localMicros('2024-01-01T10:20:30') } }],
     ['underscore separator', { given: '2024-01-01_10:20:30', want: { ok: true, micros: localMicros('2024-01-01T10:20:30') } }],
     ['a leap day', { given: '2024-02-29T00:00:00Z', want: { ok: true, micros: utcMicros('2024-02-29T00:00:00') } }],
+    // pydantic's datetime_schema defaults to microseconds_precision='truncate'.
+    ['7 fraction digits (.NET round-trip format) are truncated, not rounded', { given: '2026-06-16T05:39:48.7012479', want: { ok: true, micros: localMicros('2026-06-16T05:39:48', 701247) } }],
+    ['9 fraction digits with a zone', { given: '2024-01-01T10:20:30.999999999Z', want: { ok: true, micros: utcMicros('2024-01-01T10:20:30', 999999) } }],
   ];
   it.each(cases)('accepts %s', (_name, { given, want }) => {
     expect(parseFilterTimestamp(given)).toEqual(want);

@@ -67,6 +67,8 @@ const cases: Array<[string, { given: Query; want: Event[] }]> = [
   ['gte between .701247 and .701900, same millisecond', { given: { timestamp__gte: '2026-06-16T05:39:48.7015' }, want: [e2, e3, e4, e5, e6, e7, e8, e9] }],
   ['lt equal to a timestamp excludes it (and its tie)', { given: { timestamp__lt: '2026-06-16T05:39:48.701900' }, want: [e10, e0, e1] }],
   ['lt one microsecond later includes it', { given: { timestamp__lt: '2026-06-16T05:39:48.701901' }, want: [e10, e0, e1, e2, e3] }],
+  ['fraction digits beyond 6 are truncated, not rounded (gte)', { given: { timestamp__gte: '2026-06-16T05:39:48.7018999' }, want: [e2, e3, e4, e5, e6, e7, e8, e9] }],
+  ['fraction digits beyond 6 are truncated, not rounded (lt)', { given: { timestamp__lt: '2026-06-16T05:39:48.701900999' }, want: [e10, e0, e1] }],
   ['gte .701247 and lt .701900: a window inside one millisecond', { given: { timestamp__gte: '2026-06-16T05:39:48.701247', timestamp__lt: '2026-06-16T05:39:48.701900' }, want: [e0, e1] }],
   ['lt at a whole second vs a stored .000001', { given: { timestamp__gte: '2026-06-16T05:39:49', timestamp__lt: '2026-06-16T05:39:50' }, want: [e4, e5] }],
   ['gte after lt: empty', { given: { timestamp__gte: '2026-06-16T05:39:50', timestamp__lt: '2026-06-16T05:39:49' }, want: [] }],
