@@ -30,6 +30,10 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   app.disable('x-powered-by');
   // An ETag would hash every page body; clients of this API page forward and do not revalidate.
   app.set('etag', false);
+  // Paths are case-sensitive, as in the reference (Starlette). Express matches routes
+  // case-insensitively by default, so `/API/...` reached the search route while the
+  // validator, which only looks at `/api/`, let it through unvalidated.
+  app.set('case sensitive routing', true);
 
   app.get('/alive', (_req, res) => {
     res.json({ status: 'ok' });

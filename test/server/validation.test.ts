@@ -242,6 +242,18 @@ describe('404', () => {
     expect(await statusAndBody(server.get('/nothing-here'))).toEqual({ status: 404, body: { detail: 'Not Found' } });
   });
 
+  // Express matches routes case-insensitively by default, while the validator only checked
+  // `/api/`: `/API/...` used to reach the search unvalidated (limit ignored, a bad id a 500).
+  it.each([
+    ['/API/...', `/API/conversations/${CONVERSATION}/events/search?limit=1`],
+    ['/Api/... with an invalid id', '/Api/conversations/not-a-uuid/events/search'],
+    ['/api/Conversations/...', `/api/Conversations/${CONVERSATION}/events/search?limit=1`],
+    ['.../EVENTS/search', `/api/conversations/${CONVERSATION}/EVENTS/search?limit=0`],
+    ['/ALIVE', '/ALIVE'],
+  ])('paths are case-sensitive, as in the reference: %s is a plain 404', async (_name, given) => {
+    expect(await statusAndBody(server.get(given))).toEqual({ status: 404, body: { detail: 'Not Found' } });
+  });
+
   it('another method on the search path is a 405', async () => {
     const response = await fetch(`${server.url}${searchPath(CONVERSATION)}`, { method: 'POST' });
     expect({ status: response.status, body: await response.json() }).toEqual({ status: 405, body: { detail: 'Method Not Allowed' } });
