@@ -28,18 +28,18 @@ export interface LiveServer {
 
 /**
  * Starts the real server on 127.0.0.1, port 0, over a fresh temporary conversations
- * directory, with response validation on so every response the suite receives is
- * checked against the contract.
+ * directory, with response validation on (unless turned off to test the production
+ * path) so every response the suite receives is checked against the contract.
  */
 export async function startLiveServer(
   conversations: readonly TestConversation[] = [],
-  options: { sessionApiKeys?: string[] } = {},
+  options: { sessionApiKeys?: string[]; validateResponses?: boolean } = {},
 ): Promise<LiveServer> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'agent-server-test-'));
   for (const conversation of conversations) writeConversation(root, conversation.id, conversation.events);
   const logger = createMemoryLogger();
   const store = createDirectoryStore(root, { logger });
-  const app = createApp({ store, logger, validateResponses: true, sessionApiKeys: options.sessionApiKeys ?? [] });
+  const app = createApp({ store, logger, validateResponses: options.validateResponses ?? true, sessionApiKeys: options.sessionApiKeys ?? [] });
   const running = await listen(app, '127.0.0.1', 0);
   return {
     root,
