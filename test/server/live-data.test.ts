@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Event } from '../../src/contract';
 import { eventFileName, serializeEvent, writeConversation } from '../../src/fixture';
@@ -41,7 +42,7 @@ describe('changes while the server runs', () => {
   let next = 50;
   let CONVERSATION: string;
   beforeAll(async () => {
-    server = await startLiveServer(Array.from({ length: 8 }, (_, i) => ({ id: conversationId(50 + i), events: BASE })));
+    server = await startLiveServer(Array.from({ length: 10 }, (_, i) => ({ id: conversationId(50 + i), events: BASE })));
   });
   afterAll(() => server.stop());
   beforeEach(async () => {
@@ -79,6 +80,30 @@ describe('changes while the server runs', () => {
     rmSync(rewrittenFile);
     await eventually(async () => expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody(BASE.slice(0, 3)) }));
     expect(await page(server, CONVERSATION, { page_id: rewritten.id! })).toEqual({ status: 200, body: pageBody(BASE.slice(0, 3)) });
+  });
+
+  it('an events directory replaced while the conversation is held is read afresh', async () => {
+    const replacement = pause(at(9, '2026-06-16T05:40:09'));
+    const directory = eventsDirectory(server, CONVERSATION);
+    rmSync(directory, { recursive: true });
+    mkdirSync(directory);
+    writeEvent(server, CONVERSATION, 0, replacement);
+    await eventually(async () => expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody([replacement]) }));
+  });
+
+  it('an event file linking outside the conversations directory is never served, and is named in a warning', async () => {
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'outside-events-'));
+    try {
+      const secret = pause(at(8, '2026-06-16T05:40:08'));
+      writeFileSync(path.join(outside, 'secret.json'), serializeEvent(secret));
+      const link = path.join(eventsDirectory(server, CONVERSATION), eventFileName(4, secret.id!));
+      symlinkSync(path.join(outside, 'secret.json'), link);
+      const warned = () => server.logs.some((line) => line.includes('"level":"warn"') && line.includes(JSON.stringify(link)));
+      await eventually(async () => expect(warned()).toBe(true));
+      expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody(BASE) });
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('a conversation created after the server started is found', async () => {
