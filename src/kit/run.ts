@@ -14,7 +14,8 @@ import { curlLine } from './curl';
 import { discover } from './discovery';
 import type { FixtureManifest } from './fixture-manifest';
 import { createTransport, excerptOf, type Exchange, type Transport } from './http';
-import { createResponseValidator } from './schema-validator';
+import { createResponseValidator, type ResponseValidator } from './schema-validator';
+import { summarizeResponse } from './response-summary';
 import { createSearch } from './search-request';
 import { createTrafficAudit } from './traffic-audit';
 import type { Check, CheckOutcome, Finding, Level, SuiteName } from './types';
@@ -118,7 +119,7 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   const argumentProblem = checkTarget(options);
   if (argumentProblem) return giveUp(argumentProblem);
 
-  const audit = createTrafficAudit(createResponseValidator(loadOpenApiDocument()));
+  const audit = createTrafficAudit(responseValidator());
   transport.observe(audit.observe);
   second = options.compareUrl ? createTransport({ baseUrl: options.compareUrl, timeoutMs: options.timeoutMs, maxRequests: options.maxRequests, ...optional('sessionApiKey', options.sessionApiKey), ...optional('fetch', options.fetch) }) : undefined;
   let mirror: Mirror | undefined;
@@ -158,6 +159,14 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   return finish();
 }
 
+let compiledValidator: ResponseValidator | undefined;
+
+/** Compiling the contract's schemas takes a few hundred milliseconds; the document does not change while the process runs. */
+function responseValidator(): ResponseValidator {
+  compiledValidator ??= createResponseValidator(loadOpenApiDocument());
+  return compiledValidator;
+}
+
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
@@ -179,7 +188,12 @@ function hexOf(id: string): string | undefined {
 }
 
 function selectChecks(options: RunOptions): Check[] {
-  return allChecks().filter((check) => options.levels.includes(check.level) && (!options.only || options.only.some((prefix) => check.id.startsWith(prefix))));
+  return allChecks().filter(
+    (check) =>
+      options.levels.includes(check.level) &&
+      (!check.needsManifest || options.manifest !== undefined) &&
+      (!options.only || options.only.some((prefix) => check.id.startsWith(prefix))),
+  );
 }
 
 async function runSafely(check: Check, context: Parameters<Check['run']>[0]): Promise<CheckOutcome> {
@@ -212,7 +226,7 @@ export function reportFinding(finding: Finding, withKey: boolean): ReportedFindi
   if (finding.expected !== undefined) reported.expected = finding.expected;
   if (finding.exchange) {
     reported.request = { method: 'GET', url: finding.exchange.url, curl: curlLine(finding.exchange.url, withKey) };
-    reported.response = { status: finding.exchange.status, excerpt: excerptOf(finding.exchange) };
+    reported.response = { status: finding.exchange.status, excerpt: summarizeResponse(finding.exchange) };
   }
   return reported;
 }

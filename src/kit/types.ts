@@ -34,6 +34,8 @@ export interface Check {
   title: string;
   /** Audits run after every other check, because they judge the traffic the others caused. */
   audit?: boolean;
+  /** Runs only with `--fixture`. */
+  needsManifest?: boolean;
   run(context: CheckContext): Promise<CheckOutcome>;
 }
 
@@ -41,6 +43,11 @@ export const passed = (details?: string): CheckOutcome => (details === undefined
 export const skipped = (details: string): CheckOutcome => ({ status: 'skipped', details });
 export const failed = (findings: Finding[], details?: string): CheckOutcome =>
   details === undefined ? { status: 'failed', findings } : { status: 'failed', findings, details };
+
+/** `1 event`, `2 events`. */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
 
 /** Passed when there are no findings, failed otherwise. */
 export function verdict(findings: Finding[], details?: string): CheckOutcome {

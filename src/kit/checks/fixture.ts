@@ -23,6 +23,7 @@ function withManifest(run: (context: CheckContext, manifest: FixtureManifest, or
 
 const eventsAsStored: Check = {
   id: 'fixture.events',
+  needsManifest: true,
   level: 'seed',
   title: "the conversation returns exactly the manifest's events, each equal to the manifest's copy",
   run: withManifest(async (context, manifest) => {
@@ -77,6 +78,7 @@ async function judgeAgainstManifest(context: CheckContext, ordered: ObservedEven
 
 const filtersExact: Check = {
   id: 'fixture.filters',
+  needsManifest: true,
   level: 'seed',
   title: "each kind, each source and several time windows return exactly the manifest's matching events",
   run: withManifest((context, _manifest, ordered) => judgeAgainstManifest(context, ordered, manifestFilterCases(ordered))),
@@ -84,6 +86,7 @@ const filtersExact: Check = {
 
 const orderExact: Check = {
   id: 'ref.fixture.order',
+  needsManifest: true,
   level: 'reference',
   title: 'the walks in both orders are the manifest sorted by timestamp then storage position (reversed for TIMESTAMP_DESC)',
   run: withManifest(async (context, _manifest, ordered) => {
@@ -116,6 +119,7 @@ function manifestWords(ordered: ObservedEvent[]): string[] {
 
 const bodyExact: Check = {
   id: 'ref.fixture.body',
+  needsManifest: true,
   level: 'reference',
   title: 'body filters (as typed and upper-cased) return exactly the messages whose text, as REFERENCE.md section 2 builds it, contains the value',
   run: withManifest((context, _manifest, ordered) => {

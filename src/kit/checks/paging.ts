@@ -9,7 +9,7 @@ import type { CheckContext } from '../context';
 import { MAX_PAGES_PER_WALK, pagesFor } from '../context';
 import { duplicatesOf, firstMismatch, listEvents } from '../expectations';
 import { describeEvent } from '../observed-event';
-import { skipped, verdict, type Check, type Finding } from '../types';
+import { count, skipped, verdict, type Check, type Finding } from '../types';
 import { describeIncompleteWalk, isComplete, type Walk } from '../walk';
 import { exchangeField, outcomeOfFailure, statusAndBody, unfinishedWalk } from './support';
 
@@ -52,7 +52,7 @@ const exactlyOnce: Check = {
       const missing = [...universe.values()].filter((event) => !seen.has(event.key));
       if (missing.length > 0) {
         findings.push({
-          message: `the walk with ${label} never returned ${missing.length} events that other walks did: ${listEvents(missing)}`,
+          message: `the walk with ${label} never returned ${count(missing.length, 'event')} that other walks did: ${listEvents(missing)}`,
           expected: 'every event of the conversation on exactly one page',
           ...exchangeField(pageBefore(walk, missing[0]!.key, context)),
         });
@@ -69,7 +69,7 @@ function duplicateFindings(label: string, walk: Walk): Finding[] {
   const pages = walk.pages.flatMap((page, index) => (page.items.some((event) => event.key === first.key) ? [index + 1] : []));
   return [
     {
-      message: `the walk with ${label} returned ${duplicates.length} events twice, first ${describeEvent(first)} on pages ${pages.join(' and ')}${duplicates.length > 1 ? `; also ${listEvents(duplicates.slice(1), 3)}` : ''}`,
+      message: `the walk with ${label} returned ${count(duplicates.length, 'event')} twice, first ${describeEvent(first)} on pages ${pages.join(' and ')}${duplicates.length > 1 ? `; also ${listEvents(duplicates.slice(1), 3)}` : ''}`,
       expected: 'each event on exactly one page',
       ...exchangeField(walk.pages[(pages[1] ?? pages[0] ?? 1) - 1]?.exchange),
     },

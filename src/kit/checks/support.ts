@@ -3,7 +3,7 @@ import type { EventSortOrder } from '../../contract';
 import { describeFilters, firstOrderViolation, listEvents, setDifference, duplicatesOf, type Filters } from '../expectations';
 import { excerptOf, type GetResult, type RequestFailure, type Exchange } from '../http';
 import { describeEvent, type ObservedEvent } from '../observed-event';
-import { failed, skipped, type CheckOutcome, type Finding } from '../types';
+import { count, failed, skipped, type CheckOutcome, type Finding } from '../types';
 import { describeIncompleteWalk, isComplete, type Walk } from '../walk';
 
 /** A request that got no response: a failure, except when the kit's own budget stopped it. */
@@ -42,7 +42,7 @@ export function resultFindings(walk: Walk, expected: readonly ObservedEvent[], f
   const duplicates = duplicatesOf(walk.events);
   if (missing.length > 0) {
     findings.push({
-      message: `${label}: ${missing.length} of ${expected.length} matching events are missing: ${listEvents(missing)}`,
+      message: `${label}: ${missing.length} of ${count(expected.length, 'matching event')} missing: ${listEvents(missing)}`,
       expected: 'every event that satisfies every filter is returned',
       ...(firstPage ? { exchange: firstPage } : {}),
     });
@@ -50,7 +50,7 @@ export function resultFindings(walk: Walk, expected: readonly ObservedEvent[], f
   if (unexpected.length > 0) {
     const first = unexpected[0]!;
     findings.push({
-      message: `${label}: ${unexpected.length} returned events do not satisfy the filters: ${listEvents(unexpected)}`,
+      message: `${label}: ${count(unexpected.length, 'returned event')} not satisfying the filters: ${listEvents(unexpected)}`,
       expected: 'only events that satisfy every filter',
       ...exchangeField(pageShowing(walk, first.key)),
     });

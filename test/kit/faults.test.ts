@@ -1,0 +1,52 @@
+import { FAULTS, startFaultInjector, type FaultName } from './support/fault-injector';
+import { startOurServer, type OurServer } from './support/our-server';
+import { allChecksOf, failedIds, notPassed, runKit } from './support/run-kit';
+
+/*
+ * Proof that the kit catches faults: our real server behind a proxy that breaks exactly
+ * one rule. Each fault must fail the check that names it, with a finding that carries the
+ * request and a curl line. Seed level only: every named check is a seed check, and the
+ * reference level adds run time, not proof.
+ */
+const CASES: [FaultName, string][] = [
+  ['duplicateAtPageSeam', 'paging.exactly-once'],
+  ['skippedEventBetweenPages', 'paging.exactly-once'],
+  ['caseSensitiveBody', 'filters.body-case-insensitive'],
+  ['exclusiveTimestampGte', 'filters.timestamp-gte-inclusive'],
+  ['limit101Accepted', 'errors.limit-above-max'],
+  ['serverErrorOnMalformedDate', 'errors.timestamp-gte-garbage'],
+  ['emptyStringAtEnd', 'paging.ends-with-null'],
+  ['unsortedDescending', 'sort.descending'],
+  ['extraPropertyOnEvent', 'schema.responses'],
+  ['okForUnknownConversation', 'errors.not-found'],
+];
+
+let ours: OurServer;
+beforeAll(async () => {
+  ours = await startOurServer({ events: 100, seed: 'kit-faults' });
+});
+afterAll(() => ours.stop());
+
+async function runBehind(fault: FaultName) {
+  const proxy = await startFaultInjector(ours.url, FAULTS[fault]);
+  try {
+    return await runKit({ baseUrl: proxy.url, conversationId: ours.conversationId, levels: ['seed'] });
+  } finally {
+    await proxy.stop();
+  }
+}
+
+it('the proxy alone changes nothing: every seed check passes through it', async () => {
+  const result = await runBehind('none');
+  expect(notPassed(result)).toEqual([]);
+});
+
+it.each(CASES)('%s is caught by %s', async (fault, checkId) => {
+  const result = await runBehind(fault);
+  expect(result.outcome).toBe('failed');
+  expect(failedIds(result)).toContain(checkId);
+  const check = allChecksOf(result).find((candidate) => candidate.id === checkId)!;
+  const withRequest = check.findings.find((finding) => finding.request);
+  expect(withRequest?.request?.curl).toMatch(/^curl -sS -g '.*\/api\/conversations\/.*\/events\/search/);
+  expect(withRequest?.response?.status).toEqual(expect.any(Number));
+});

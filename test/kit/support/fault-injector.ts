@@ -1,0 +1,170 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseFilterTimestamp, storedTimestampMicros } from '../../../src/search';
+
+export interface UpstreamResponse {
+  status: number;
+  /** Parsed JSON when the body is JSON, otherwise the text. */
+  body: unknown;
+}
+
+/** One broken rule. Each hook sees the request URL (path and query) and may change one thing. */
+export interface Fault {
+  /** Rewrites the request before it goes upstream, or answers it without asking upstream. */
+  request?(url: URL): URL | UpstreamResponse;
+  /** Changes the upstream response. */
+  response?(url: URL, response: UpstreamResponse): UpstreamResponse;
+}
+
+export interface FaultInjector {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A proxy in front of our real server that breaks exactly one rule, so a faulty server
+ * is "our server with one bug" rather than a hand-written fake that could differ in ten
+ * other ways.
+ */
+export async function startFaultInjector(upstream: string, fault: Fault): Promise<FaultInjector> {
+  const server = http.createServer((req, res) => {
+    void forward(upstream, fault, req).then(
+      ({ status, body }) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(typeof body === 'string' ? body : JSON.stringify(body));
+      },
+      (error: unknown) => {
+        res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end(String(error));
+      },
+    );
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function forward(upstream: string, fault: Fault, req: http.IncomingMessage): Promise<UpstreamResponse> {
+  const incoming = new URL(req.url ?? '/', 'http://injector');
+  const rewritten = fault.request ? fault.request(incoming) : incoming;
+  if (!(rewritten instanceof URL)) return rewritten;
+  const headers = new Headers();
+  const key = req.headers['x-session-api-key'];
+  if (typeof key === 'string') headers.set('X-Session-API-Key', key);
+  const response = await fetch(upstream + rewritten.pathname + rewritten.search, { headers });
+  const text = await response.text();
+  const received = { status: response.status, body: parseOrText(text) };
+  return fault.response ? fault.response(incoming, received) : received;
+}
+
+function parseOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+// ---- the faults ---------------------------------------------------------------------------
+
+type Page = { items: Record<string, unknown>[]; next_page_id?: unknown };
+
+function isPage(response: UpstreamResponse): response is { status: number; body: Page } {
+  return response.status === 200 && typeof response.body === 'object' && response.body !== null && Array.isArray((response.body as Page).items);
+}
+
+/** Changes pages only; everything else passes through. */
+function onPages(change: (url: URL, page: Page) => Page): Fault['response'] {
+  return (url, response) => (isPage(response) ? { status: 200, body: change(url, structuredClone(response.body)) } : response);
+}
+
+/** The message text as written, not lower-cased: what a case-sensitive server would search. */
+function textAsWritten(item: Record<string, unknown>): string {
+  const message = item['llm_message'] as { content?: { text?: string }[]; reasoning_content?: string } | undefined;
+  const extended = (item['extended_content'] as { text?: string }[] | undefined) ?? [];
+  return [...(message?.content ?? []), ...extended].map((part) => part.text ?? '').join(' ') + (message?.reasoning_content ?? '');
+}
+
+export const FAULTS = {
+  /** Passes everything through: proves the proxy itself changes nothing. */
+  none: {},
+
+  /** The next page starts with the last event of this one. */
+  duplicateAtPageSeam: {
+    response: onPages((_url, page) => {
+      const last = page.items[page.items.length - 1];
+      return typeof page.next_page_id === 'string' && last ? { ...page, next_page_id: last['id'] } : page;
+    }),
+  },
+
+  /** Every page fetched with a page_id loses its first event. */
+  skippedEventBetweenPages: {
+    response: onPages((url, page) => (url.searchParams.has('page_id') ? { ...page, items: page.items.slice(1) } : page)),
+  },
+
+  /** `body` matched case-sensitively. */
+  caseSensitiveBody: {
+    response: onPages((url, page) => {
+      const body = url.searchParams.get('body');
+      return body === null ? page : { ...page, items: page.items.filter((item) => textAsWritten(item).includes(body)) };
+    }),
+  },
+
+  /** `timestamp__gte` treated as `>`. */
+  exclusiveTimestampGte: {
+    response: onPages((url, page) => {
+      const gte = url.searchParams.get('timestamp__gte');
+      const parsed = gte === null ? undefined : parseFilterTimestamp(gte);
+      if (!parsed?.ok) return page;
+      return { ...page, items: page.items.filter((item) => storedTimestampMicros(item['timestamp']) !== parsed.micros) };
+    }),
+  },
+
+  /** `limit=101` accepted (served as 100), as the reference once did with a 500. */
+  limit101Accepted: {
+    request: (url: URL) => {
+      if (url.searchParams.get('limit') !== '101') return url;
+      const changed = new URL(url);
+      changed.searchParams.set('limit', '100');
+      return changed;
+    },
+  },
+
+  /** A malformed date crashes the handler. */
+  serverErrorOnMalformedDate: {
+    request: (url: URL) => {
+      const values = ['timestamp__gte', 'timestamp__lt'].map((name) => url.searchParams.get(name)).filter((value): value is string => value !== null);
+      return values.some((value) => !parseFilterTimestamp(value).ok) ? { status: 500, body: { detail: 'Internal Server Error' } } : url;
+    },
+  },
+
+  /** The last page says `""` instead of `null`. */
+  emptyStringAtEnd: {
+    response: onPages((_url, page) => (page.next_page_id === null ? { ...page, next_page_id: '' } : page)),
+  },
+
+  /** TIMESTAMP_DESC pages come out ascending within each page. */
+  unsortedDescending: {
+    response: onPages((url, page) => (url.searchParams.get('sort_order') === 'TIMESTAMP_DESC' ? { ...page, items: [...page.items].reverse() } : page)),
+  },
+
+  /** An event carries a property the contract does not allow. */
+  extraPropertyOnEvent: {
+    response: onPages((_url, page) => (page.items[0] ? { ...page, items: [{ ...page.items[0], unexpected_field: 1 }, ...page.items.slice(1)] } : page)),
+  },
+
+  /** An unknown conversation answers 200 with an empty page. */
+  okForUnknownConversation: {
+    response: (_url: URL, response: UpstreamResponse) => (response.status === 404 ? { status: 200, body: { items: [], next_page_id: null } } : response),
+  },
+} satisfies Record<string, Fault>;
+
+export type FaultName = keyof typeof FAULTS;
