@@ -67,6 +67,7 @@ function toMicros(f: Fields): Micros {
 type FieldsParse = { fields: Fields } | { error: string };
 
 const DIGITS = (text: string) => /^\d+$/.test(text);
+const EXTRA_CHARACTERS = 'unexpected extra characters at the end of the input';
 
 function parseDateTimeFields(value: string): FieldsParse {
   if (value.length < 10) return { error: 'input is too short' };
@@ -74,8 +75,11 @@ function parseDateTimeFields(value: string): FieldsParse {
   if ('error' in date) return date;
   const fields: Fields = { ...date, hour: 0, minute: 0, second: 0, micro: 0, offsetMinutes: undefined };
   if (value.length === 10) return { fields };
-  if (!'Tt_ '.includes(value[10]!)) return { error: 'invalid datetime separator, expected `T`, `t`, `_` or space' };
-  return parseTime(value, 11, fields);
+  if (!'Tt_ '.includes(value[10]!)) return { error: EXTRA_CHARACTERS };
+  const parsed = parseTime(value, 11, fields);
+  // pydantic explains a failed date-time by re-reading the input as a date (its fallback
+  // for date-only values), so anything wrong after a valid date is reported this way.
+  return 'error' in parsed ? { error: EXTRA_CHARACTERS } : parsed;
 }
 
 function parseDate(value: string): { year: number; month: number; day: number } | { error: string } {
@@ -87,7 +91,7 @@ function parseDate(value: string): { year: number; month: number; day: number } 
   const year = Number(value.slice(0, 4));
   const month = Number(value.slice(5, 7));
   const day = Number(value.slice(8, 10));
-  if (month < 1 || month > 12) return { error: 'month value is outside expected range' };
+  if (month < 1 || month > 12) return { error: 'month value is outside expected range of 1-12' };
   if (day < 1 || day > daysInMonth(year, month)) return { error: 'day value is outside expected range' };
   return { year, month, day };
 }

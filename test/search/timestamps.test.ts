@@ -40,6 +40,17 @@ describe('parseFilterTimestamp: what the reference accepts (REFERENCE.md section
     ['empty', { given: '', want: { ok: false, message: 'input is too short' } }],
     ['February 30th', { given: '2024-02-30T00:00:00', want: { ok: false, message: 'day value is outside expected range' } }],
     ['February 29th of a common year', { given: '2023-02-29', want: { ok: false, message: 'day value is outside expected range' } }],
+    // The rows of pydantic's own test_datetime_parsing_from_str, and speedate's wording.
+    ['a one-digit month', { given: '2012-4-9 4:8:16', want: { ok: false, message: 'invalid character in month' } }],
+    ['a letter in the year', { given: 'x20120423091500', want: { ok: false, message: 'invalid character in year' } }],
+    ['day 56', { given: '2012-04-56T09:15:90', want: { ok: false, message: 'day value is outside expected range' } }],
+    ['an offset of 25 hours', { given: '2012-04-23T11:05:00-25:00', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
+    ['infinity', { given: 'infinity', want: { ok: false, message: 'input is too short' } }],
+    ['month 13', { given: '2024-13-01', want: { ok: false, message: 'month value is outside expected range of 1-12' } }],
+    ['hour 25 after a valid date', { given: '2024-01-01T25:00:00', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
+    ['a bare T after a valid date', { given: '2024-01-01T', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
+    ['a wrong separator after a valid date', { given: '2024-01-01X12:00:00', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
+    ['hours only', { given: '2024-01-01T10', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
   ];
   it.each(rejected)('rejects %s with pydantic\'s words', (_name, { given, want }) => {
     expect(parseFilterTimestamp(given)).toEqual(want);

@@ -106,6 +106,11 @@ describe('422: one row of REFERENCE.md section 3 each', () => {
     ['timestamp__gte garbage', { given: { conversation: CONVERSATION, query: 'timestamp__gte=garbage' }, want: timestampError('timestamp__gte', 'garbage', 'input is too short') }],
     ['timestamp__gte empty', { given: { conversation: CONVERSATION, query: 'timestamp__gte=' }, want: timestampError('timestamp__gte', '', 'input is too short') }],
     ['timestamp__gte 2024-02-30T00:00:00', { given: { conversation: CONVERSATION, query: 'timestamp__gte=2024-02-30T00:00:00' }, want: timestampError('timestamp__gte', '2024-02-30T00:00:00', 'day value is outside expected range') }],
+    ['timestamp__gte month 13', { given: { conversation: CONVERSATION, query: 'timestamp__gte=2024-13-01' }, want: timestampError('timestamp__gte', '2024-13-01', 'month value is outside expected range of 1-12') }],
+    [
+      'timestamp__gte with a bad time after a valid date',
+      { given: { conversation: CONVERSATION, query: 'timestamp__gte=2024-01-01T25:00:00' }, want: timestampError('timestamp__gte', '2024-01-01T25:00:00', 'unexpected extra characters at the end of the input') },
+    ],
     ['timestamp__lt garbage', { given: { conversation: CONVERSATION, query: 'timestamp__lt=garbage' }, want: timestampError('timestamp__lt', 'garbage', 'input is too short') }],
     ['timestamp__lt empty', { given: { conversation: CONVERSATION, query: 'timestamp__lt=' }, want: timestampError('timestamp__lt', '', 'input is too short') }],
     ['timestamp__lt 2024-02-30T00:00:00', { given: { conversation: CONVERSATION, query: 'timestamp__lt=2024-02-30T00:00:00' }, want: timestampError('timestamp__lt', '2024-02-30T00:00:00', 'day value is outside expected range') }],
