@@ -60,8 +60,17 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
+/** The conversation with the most event files, so the printed example shows paging. */
 function exampleConversation(root: string): string | undefined {
-  return readdirSync(root).find((name) => /^[0-9a-f]{32}$/.test(name));
+  const eventCount = (id: string) => {
+    try {
+      return readdirSync(path.join(root, id, 'events')).length;
+    } catch {
+      return 0;
+    }
+  };
+  const ids = readdirSync(root).filter((name) => /^[0-9a-f]{32}$/.test(name));
+  return ids.sort((a, b) => eventCount(b) - eventCount(a))[0];
 }
 
 async function main(): Promise<void> {
