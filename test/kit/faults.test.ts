@@ -23,7 +23,7 @@ const CASES: [FaultName, string][] = [
 
 let ours: OurServer;
 beforeAll(async () => {
-  ours = await startOurServer({ events: 100, seed: 'kit-faults' });
+  ours = await startOurServer({ events: 80, seed: 'kit-faults' });
 });
 afterAll(() => ours.stop());
 
