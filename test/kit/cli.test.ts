@@ -22,7 +22,12 @@ interface Outcome {
   stderr: string;
 }
 
-function contract(args: string[], command: string[] = ['npx', 'tsx', 'src/cli/contract.ts']): Promise<Outcome> {
+// The CI command line goes through npx, as CI runs it; the other cases use the bin launcher,
+// which runs the same src/cli/contract.ts through tsx without npx's two seconds of start-up.
+const NPX = ['npx', 'tsx', 'src/cli/contract.ts'];
+const BIN = ['node', 'bin/agent-server-contract.js'];
+
+function contract(args: string[], command: string[] = BIN): Promise<Outcome> {
   return new Promise((resolve) => {
     execFile(command[0]!, [...command.slice(1), ...args], { cwd: REPO, timeout: CLI_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
@@ -51,7 +56,7 @@ const file = (name: string) => path.join(work, name);
 
 describe('against our own server (the CI command)', () => {
   it('passes every check at both levels on a fixture: exit 0, JUnit and JSON agree', async () => {
-    const outcome = await contract(['--base-url', ours.url, '--fixture', ours.manifestPath, '--seed', '7', '--runs', '10', '--junit', file('pass.xml'), '--json', file('pass.json')]);
+    const outcome = await contract(['--base-url', ours.url, '--fixture', ours.manifestPath, '--seed', '7', '--runs', '10', '--junit', file('pass.xml'), '--json', file('pass.json')], NPX);
     const result = JSON.parse(readFileSync(file('pass.json'), 'utf8')) as RunResult;
     const notPassed = result.suites.flatMap((suite) => suite.checks).filter((check) => check.status !== 'passed');
     expect(notPassed).toEqual([]);
@@ -122,14 +127,14 @@ describe('exit 2 when it cannot run, with what to do', () => {
 
   // Each bad-argument message is covered in arguments.test.ts; here, that one reaches the exit code.
   it('bad arguments', async () => {
-    const outcome = await contract(['--base-url', 'http://127.0.0.1:9', '--conversation-id', 'x', '--level', 'strict']);
+    const outcome = await contract(['--base-url', 'http://127.0.0.1:9', '--conversation-id', 'x', '--level', 'strict'], NPX);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toContain('contract: --level must be seed, reference or both, got "strict"');
   });
 });
 
 it('the bin launcher runs the same CLI', async () => {
-  const outcome = await contract(['--help'], ['node', 'bin/agent-server-contract.js']);
+  const outcome = await contract(['--help'], BIN);
   expect(outcome.code).toBe(0);
   expect(outcome.stdout).toContain('Usage: npm run contract -- --base-url URL --conversation-id ID [options]');
 });
