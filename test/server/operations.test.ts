@@ -11,11 +11,6 @@ const EVENTS = generateConversation({ events: 60, seed: 'operations' });
 const SECOND_EVENTS = generateConversation({ events: 12, seed: 'operations-second' });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const statusAndBody = async (response: Promise<{ status: number; body: unknown }>) => {
-  const { status, body } = await response;
-  return { status, body };
-};
-
 describe('/alive, /health, /openapi.json and /docs', () => {
   let server: LiveServer;
   beforeAll(async () => {
@@ -27,21 +22,21 @@ describe('/alive, /health, /openapi.json and /docs', () => {
   afterAll(() => server.stop());
 
   it('/alive answers ok', async () => {
-    expect(await statusAndBody(server.get('/alive'))).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await server.statusAndBody('/alive')).toEqual({ status: 200, body: { status: 'ok' } });
   });
 
   it('/health counts the conversations and events loaded so far', async () => {
-    expect(await statusAndBody(server.get('/health'))).toEqual({
+    expect(await server.statusAndBody('/health')).toEqual({
       status: 200,
       body: { status: 'ok', conversations_loaded: 0, events_loaded: 0, events_skipped_invalid: 0 },
     });
     expect((await server.get(searchPath(CONVERSATION, { limit: 1 }))).status).toBe(200);
-    expect(await statusAndBody(server.get('/health'))).toEqual({
+    expect(await server.statusAndBody('/health')).toEqual({
       status: 200,
       body: { status: 'ok', conversations_loaded: 1, events_loaded: 60, events_skipped_invalid: 0 },
     });
     expect((await server.get(searchPath(SECOND))).status).toBe(200);
-    expect(await statusAndBody(server.get('/health'))).toEqual({
+    expect(await server.statusAndBody('/health')).toEqual({
       status: 200,
       body: { status: 'ok', conversations_loaded: 2, events_loaded: 72, events_skipped_invalid: 0 },
     });
@@ -49,7 +44,7 @@ describe('/alive, /health, /openapi.json and /docs', () => {
 
   it('/openapi.json serves the generated contract document', async () => {
     const document = JSON.parse(readFileSync(path.join(__dirname, '../../generated/openapi.json'), 'utf8')) as unknown;
-    expect(await statusAndBody(server.get('/openapi.json'))).toEqual({ status: 200, body: document });
+    expect(await server.statusAndBody('/openapi.json')).toEqual({ status: 200, body: document });
   });
 
   it('/docs serves the Swagger UI page', async () => {
@@ -78,7 +73,7 @@ describe('500: an unexpected fault carries a correlation id that is in the logs'
     const server = await startLiveServer([{ id: CONVERSATION, events: EVENTS }]);
     try {
       rmSync(server.root, { recursive: true, force: true });
-      const response = await statusAndBody(server.get(searchPath(CONVERSATION)));
+      const response = await server.statusAndBody(searchPath(CONVERSATION));
       expect(response).toEqual({ status: 500, body: { detail: 'Internal Server Error', correlation_id: expect.stringMatching(UUID) } });
       const correlationId = (response.body as { correlation_id: string }).correlation_id;
       const lines = errorLines(server);
@@ -90,7 +85,7 @@ describe('500: an unexpected fault carries a correlation id that is in the logs'
         path: searchPath(CONVERSATION),
         error: expect.stringContaining(server.root),
       });
-      expect(await statusAndBody(server.get('/alive'))).toEqual({ status: 200, body: { status: 'ok' } });
+      expect(await server.statusAndBody('/alive')).toEqual({ status: 200, body: { status: 'ok' } });
     } finally {
       await server.stop();
     }
@@ -102,8 +97,8 @@ describe('500: an unexpected fault carries a correlation id that is in the logs'
       expect((await server.get(searchPath(SECOND))).status).toBe(404);
       rmSync(server.root, { recursive: true, force: true });
       symlinkSync(server.root, server.root);
-      const first = await statusAndBody(server.get(searchPath(SECOND)));
-      const second = await statusAndBody(server.get(searchPath(SECOND, { limit: 3 })));
+      const first = await server.statusAndBody(searchPath(SECOND));
+      const second = await server.statusAndBody(searchPath(SECOND, { limit: 3 }));
       for (const response of [first, second]) {
         expect(response).toEqual({ status: 500, body: { detail: 'Internal Server Error', correlation_id: expect.stringMatching(UUID) } });
       }
@@ -135,23 +130,23 @@ describe('session keys', () => {
     ['a prefix of a key', { 'X-Session-API-Key': KEYS[0]!.slice(0, -1) }],
     ['the key in another header', { Authorization: `Bearer ${KEYS[0]}` }],
   ])('/api without a right key: 401 (%s)', async (_name, headers) => {
-    expect(await statusAndBody(server.get(searchPath(CONVERSATION, { limit: 2 }), headers))).toEqual(unauthorized);
+    expect(await server.statusAndBody(searchPath(CONVERSATION, { limit: 2 }), headers)).toEqual(unauthorized);
   });
 
   it('the key is checked before anything else: unknown conversations, bad parameters and unknown /api paths are 401 too', async () => {
-    expect(await statusAndBody(server.get(searchPath(conversationId(99))))).toEqual(unauthorized);
-    expect(await statusAndBody(server.get(searchPath('not-a-uuid', { limit: 0 })))).toEqual(unauthorized);
-    expect(await statusAndBody(server.get('/api/anything'))).toEqual(unauthorized);
+    expect(await server.statusAndBody(searchPath(conversationId(99)))).toEqual(unauthorized);
+    expect(await server.statusAndBody(searchPath('not-a-uuid', { limit: 0 }))).toEqual(unauthorized);
+    expect(await server.statusAndBody('/api/anything')).toEqual(unauthorized);
   });
 
   it.each(KEYS)('any configured key is accepted (%s), the header name in any case', async (key) => {
-    expect(await statusAndBody(server.get(searchPath(CONVERSATION, { limit: 2 }), { 'X-Session-API-Key': key }))).toEqual(firstPage);
-    expect(await statusAndBody(server.get(searchPath(CONVERSATION, { limit: 2 }), { 'x-session-api-key': key }))).toEqual(firstPage);
+    expect(await server.statusAndBody(searchPath(CONVERSATION, { limit: 2 }), { 'X-Session-API-Key': key })).toEqual(firstPage);
+    expect(await server.statusAndBody(searchPath(CONVERSATION, { limit: 2 }), { 'x-session-api-key': key })).toEqual(firstPage);
   });
 
   it('with the right key, errors are the usual ones', async () => {
     const headers = { 'X-Session-API-Key': KEYS[1]! };
-    expect(await statusAndBody(server.get(searchPath(conversationId(99)), headers))).toEqual({ status: 404, body: { detail: `Conversation not found: ${conversationId(99)}` } });
+    expect(await server.statusAndBody(searchPath(conversationId(99)), headers)).toEqual({ status: 404, body: { detail: `Conversation not found: ${conversationId(99)}` } });
     expect((await server.get(searchPath(CONVERSATION, { limit: 0 }), headers)).status).toBe(422);
   });
 

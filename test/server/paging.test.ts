@@ -23,11 +23,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function statusAndBody(pathAndQuery: string) {
-  const { status, body } = await server.get(pathAndQuery);
-  return { status, body };
-}
-
 type Filter = { name: string; query: Query; keep: (event: Event) => boolean };
 
 const windowFrom = EVENTS[30]!.timestamp!;
@@ -85,9 +80,9 @@ describe.each(FILTERS)('walking filtered pages: $name', ({ query, keep }) => {
 describe('paging details', () => {
   it('next_page_id is the id of the first event that did not fit', async () => {
     const ordered = searchOrder(EVENTS);
-    const first = await statusAndBody(searchPath(MAIN, { limit: 7 }));
+    const first = await server.statusAndBody(searchPath(MAIN, { limit: 7 }));
     expect(first).toEqual({ status: 200, body: pageBody(ordered.slice(0, 7), ordered[7]!.id) });
-    const second = await statusAndBody(searchPath(MAIN, { limit: 7, page_id: ordered[7]!.id! }));
+    const second = await server.statusAndBody(searchPath(MAIN, { limit: 7, page_id: ordered[7]!.id! }));
     expect(second).toEqual({ status: 200, body: pageBody(ordered.slice(7, 14), ordered[14]!.id) });
   });
 
@@ -98,14 +93,14 @@ describe('paging details', () => {
   });
 
   it('the default limit is 100', async () => {
-    const response = await statusAndBody(searchPath(MAIN));
+    const response = await server.statusAndBody(searchPath(MAIN));
     const ordered = searchOrder(EVENTS);
     expect(response).toEqual({ status: 200, body: pageBody(ordered.slice(0, 100), ordered[100]!.id) });
   });
 
   it('conversations are kept apart: a cursor of one conversation restarts another', async () => {
     expect(await server.client.listEvents(OTHER, { limit: 100 })).toEqual(searchOrder(OTHER_EVENTS));
-    const response = await statusAndBody(searchPath(OTHER, { limit: 5, page_id: EVENTS[100]!.id! }));
+    const response = await server.statusAndBody(searchPath(OTHER, { limit: 5, page_id: EVENTS[100]!.id! }));
     const ordered = searchOrder(OTHER_EVENTS);
     expect(response).toEqual({ status: 200, body: pageBody(ordered.slice(0, 5), ordered[5]!.id) });
   });

@@ -50,12 +50,8 @@ describe('pages from stored bytes', () => {
   });
 
   it('errors have the same bodies as with response validation on', async () => {
-    const statusAndBody = async (pathAndQuery: string) => {
-      const { status, body } = await server.get(pathAndQuery);
-      return { status, body };
-    };
-    expect(await statusAndBody(searchPath(conversationId(71)))).toEqual({ status: 404, body: { detail: `Conversation not found: ${conversationId(71)}` } });
-    expect(await statusAndBody(searchPath(CONVERSATION, { limit: 0 }))).toEqual({
+    expect(await server.statusAndBody(searchPath(conversationId(71)))).toEqual({ status: 404, body: { detail: `Conversation not found: ${conversationId(71)}` } });
+    expect(await server.statusAndBody(searchPath(CONVERSATION, { limit: 0 }))).toEqual({
       status: 422,
       body: { detail: [{ type: 'greater_than', loc: ['query', 'limit'], msg: 'Input should be greater than 0', input: '0', ctx: { gt: 0 } }] },
     });

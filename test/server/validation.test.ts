@@ -27,12 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const search = (conversation: string, query = '') => server.get(`/api/conversations/${conversation}/events/search${query === '' ? '' : `?${query}`}`);
-const statusAndBody = async (response: Promise<{ status: number; body: unknown }>) => {
-  const { status, body } = await response;
-  return { status, body };
-};
-
+const search = (conversation: string, query = '') => server.statusAndBody(`/api/conversations/${conversation}/events/search${query === '' ? '' : `?${query}`}`);
 const limitError = (input: string, type: string, msg: string, ctx?: Record<string, unknown>): ValidationError => ({
   type,
   loc: ['query', 'limit'],
@@ -123,12 +118,12 @@ describe('422: one row of REFERENCE.md section 3 each', () => {
     ],
   ];
   it.each(cases)('%s', async (_name, { given, want }) => {
-    expect(await statusAndBody(search(given.conversation, given.query))).toEqual({ status: 422, body: { detail: [want] } });
+    expect(await search(given.conversation, given.query)).toEqual({ status: 422, body: { detail: [want] } });
   });
 
   it('several invalid parameters: one item each, path first, then query parameters in declaration order', async () => {
     const response = search('123', 'timestamp__lt=garbage&sort_order=BAD&foo=1&limit=0&timestamp__gte=2024-02-30T00:00:00&limit=abc');
-    expect(await statusAndBody(response)).toEqual({
+    expect(await response).toEqual({
       status: 422,
       body: {
         detail: [
@@ -149,7 +144,7 @@ describe('422: one row of REFERENCE.md section 3 each', () => {
   });
 
   it('validation comes before the existence check: an unknown conversation with a bad limit is a 422', async () => {
-    expect(await statusAndBody(search(MISSING, 'limit=0'))).toEqual({
+    expect(await search(MISSING, 'limit=0')).toEqual({
       status: 422,
       body: { detail: [limitError('0', 'greater_than', 'Input should be greater than 0', { gt: 0 })] },
     });
@@ -165,7 +160,7 @@ describe('accepted values (REFERENCE.md section 3)', () => {
     ['braces', `{${CONVERSATION}}`],
     ['urn:uuid: prefix', `urn:uuid:${CONVERSATION}`],
   ])('conversation_id, %s', async (_name, given) => {
-    expect(await statusAndBody(search(given))).toEqual({ status: 200, body: pageBody(EVENTS) });
+    expect(await search(given)).toEqual({ status: 200, body: pageBody(EVENTS) });
   });
 
   it.each([
@@ -175,7 +170,7 @@ describe('accepted values (REFERENCE.md section 3)', () => {
     ['"1" is the smallest', 'limit=1', pageBody(EVENTS.slice(0, 1), EVENTS[1]!.id)],
     ['"100" is the largest', 'limit=100', pageBody(EVENTS)],
   ])('limit %s', async (_name, query, want) => {
-    expect(await statusAndBody(search(CONVERSATION, query))).toEqual({ status: 200, body: want });
+    expect(await search(CONVERSATION, query)).toEqual({ status: 200, body: want });
   });
 
   it.each([
@@ -187,16 +182,16 @@ describe('accepted values (REFERENCE.md section 3)', () => {
     ['+05:00', '2024-01-01T00:00:00%2B05:00'],
     ['unix seconds', '1700000000'],
   ])('timestamp filter value: %s, read as an instant before every event', async (_name, value) => {
-    expect(await statusAndBody(search(CONVERSATION, `timestamp__gte=${value}`))).toEqual({ status: 200, body: pageBody(EVENTS) });
-    expect(await statusAndBody(search(CONVERSATION, `timestamp__lt=${value}`))).toEqual({ status: 200, body: pageBody([]) });
+    expect(await search(CONVERSATION, `timestamp__gte=${value}`)).toEqual({ status: 200, body: pageBody(EVENTS) });
+    expect(await search(CONVERSATION, `timestamp__lt=${value}`)).toEqual({ status: 200, body: pageBody([]) });
   });
 
   it('unknown query parameters are ignored, including a differently-cased known name', async () => {
-    expect(await statusAndBody(search(CONVERSATION, 'foo=bar&limit=2&Limit=0&LIMIT=abc&page=3'))).toEqual({ status: 200, body: pageBody(EVENTS.slice(0, 2), EVENTS[2]!.id) });
+    expect(await search(CONVERSATION, 'foo=bar&limit=2&Limit=0&LIMIT=abc&page=3')).toEqual({ status: 200, body: pageBody(EVENTS.slice(0, 2), EVENTS[2]!.id) });
   });
 
   it('an unencoded colon in a value is accepted', async () => {
-    expect(await statusAndBody(search(CONVERSATION, 'timestamp__gte=2026-06-16T05:40:04.250000&timestamp__lt=2026-06-16T05:40:06'))).toEqual({
+    expect(await search(CONVERSATION, 'timestamp__gte=2026-06-16T05:40:04.250000&timestamp__lt=2026-06-16T05:40:06')).toEqual({
       status: 200,
       body: pageBody(EVENTS.slice(3, 5)),
     });
@@ -208,7 +203,7 @@ describe('accepted values (REFERENCE.md section 3)', () => {
     ['body= keeps every message event and nothing else', 'body=', pageBody(MESSAGES)],
     ['page_id= starts from the first event', 'page_id=&limit=1', pageBody(EVENTS.slice(0, 1), EVENTS[1]!.id)],
   ])('empty values are values: %s', async (_name, query, want) => {
-    expect(await statusAndBody(search(CONVERSATION, query))).toEqual({ status: 200, body: want });
+    expect(await search(CONVERSATION, query)).toEqual({ status: 200, body: want });
   });
 });
 
@@ -221,7 +216,7 @@ describe('repeated parameters: the last value wins', () => {
     ['kind PauseEvent then MessageEvent', 'kind=PauseEvent&kind=MessageEvent', { status: 200, body: pageBody(MESSAGES) }],
     ['page_id twice', `limit=1&page_id=${EVENTS[1]!.id}&page_id=${EVENTS[4]!.id}`, { status: 200, body: pageBody(EVENTS.slice(4, 5), EVENTS[5]!.id) }],
   ])('%s', async (_name, query, want) => {
-    expect(await statusAndBody(search(CONVERSATION, query))).toEqual(want);
+    expect(await search(CONVERSATION, query)).toEqual(want);
   });
 });
 
@@ -237,14 +232,14 @@ describe('404', () => {
     ['braces, percent-encoded', `%7B${MISSING}%7D`],
     ['urn:uuid: prefix', `urn:uuid:${MISSING}`],
   ])('names the hyphenated lower-case id when the request used the %s form', async (_name, given) => {
-    expect(await statusAndBody(search(given))).toEqual(notFound);
-    expect(await statusAndBody(search(given, 'limit=5&kind=MessageEvent'))).toEqual(notFound);
+    expect(await search(given)).toEqual(notFound);
+    expect(await search(given, 'limit=5&kind=MessageEvent')).toEqual(notFound);
   });
 
   it('a path outside the API is a plain 404', async () => {
-    expect(await statusAndBody(server.get('/api/conversations'))).toEqual({ status: 404, body: { detail: 'Not Found' } });
-    expect(await statusAndBody(server.get(`/api/conversations/${CONVERSATION}/events`))).toEqual({ status: 404, body: { detail: 'Not Found' } });
-    expect(await statusAndBody(server.get('/nothing-here'))).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await server.statusAndBody('/api/conversations')).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await server.statusAndBody(`/api/conversations/${CONVERSATION}/events`)).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await server.statusAndBody('/nothing-here')).toEqual({ status: 404, body: { detail: 'Not Found' } });
   });
 
   // Express matches routes case-insensitively by default, while the validator only checked
@@ -256,7 +251,7 @@ describe('404', () => {
     ['.../EVENTS/search', `/api/conversations/${CONVERSATION}/EVENTS/search?limit=0`],
     ['/ALIVE', '/ALIVE'],
   ])('paths are case-sensitive, as in the reference: %s is a plain 404', async (_name, given) => {
-    expect(await statusAndBody(server.get(given))).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await server.statusAndBody(given)).toEqual({ status: 404, body: { detail: 'Not Found' } });
   });
 
   it('another method on the search path is a 405', async () => {

@@ -23,6 +23,8 @@ export interface LiveServer {
   logs: string[];
   /** GET a path of this server, for requests the typed client cannot express. */
   get(pathAndQuery: string, headers?: Record<string, string>): Promise<{ status: number; body: unknown; text: string }>;
+  /** GET, keeping only what whole-response assertions compare: the status and the parsed body. */
+  statusAndBody(pathAndQuery: string, headers?: Record<string, string>): Promise<{ status: number; body: unknown }>;
   stop(): Promise<void>;
 }
 
@@ -41,21 +43,26 @@ export async function startLiveServer(
   const store = createDirectoryStore(root, { logger });
   const app = createApp({ store, logger, validateResponses: options.validateResponses ?? true, sessionApiKeys: options.sessionApiKeys ?? [] });
   const running = await listen(app, '127.0.0.1', 0);
+  const get: LiveServer['get'] = async (pathAndQuery, headers = {}) => {
+    const response = await fetch(running.url + pathAndQuery, { headers });
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return { status: response.status, body, text };
+  };
   return {
     root,
     url: running.url,
     client: createAgentServerClient({ baseUrl: running.url, sessionApiKey: options.sessionApiKeys?.[0] }),
     logs: logger.lines,
-    async get(pathAndQuery, headers = {}) {
-      const response = await fetch(running.url + pathAndQuery, { headers });
-      const text = await response.text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      return { status: response.status, body, text };
+    get,
+    async statusAndBody(pathAndQuery, headers = {}) {
+      const { status, body } = await get(pathAndQuery, headers);
+      return { status, body };
     },
     async stop() {
       await running.stop();
