@@ -1,0 +1,191 @@
+/**
+ * The results of a run as a Markdown entry for bench/RESULTS.md, an append-only log: each
+ * run adds one dated section and never rewrites earlier ones.
+ */
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import type { LoadFigures } from './load';
+import type { ServerLoadFigures } from './side-by-side';
+import type { BenchResults, ConversationResults } from './run';
+import { type TargetCheck, mebibytes } from './targets';
+
+const RESULTS_HEADER = `# Benchmark results
+
+Append-only log of \`npm run bench\` runs; see README.md for what each figure means.
+`;
+
+/** Appends `entry` to the log, creating it with its header first if needed. */
+export function appendToResultsLog(file: string, entry: string): void {
+  if (!existsSync(file)) writeFileSync(file, RESULTS_HEADER);
+  appendFileSync(file, `\n${entry}`);
+}
+
+/** One run as a Markdown section. */
+export function renderReport(results: BenchResults, targets: readonly TargetCheck[]): string {
+  const main = results.conversations[results.conversations.length - 1]!;
+  return [
+    header(results),
+    searchTable(results),
+    openTable(results.conversations),
+    validationTable(results, main),
+    appendSection(results, main),
+    smallWaitSection(results, main),
+    targetTable(targets),
+  ].join('\n');
+}
+
+function header(results: BenchResults): string {
+  const { machine, plan } = results;
+  const when = results.startedAt.toISOString().replace('T', ' ').slice(0, 16);
+  return `## ${when} UTC, ${plan.mode} run
+
+- machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB.toFixed(0)} GiB, ${machine.system}, Node ${machine.nodeVersion}
+- other work on the machine (1-min load average): ${results.loadAverageAtStart.toFixed(1)} at start, ${results.loadAverageAtEnd.toFixed(1)} at end${busyWarning(results)}
+- commit: ${results.commit}
+- load: autocannon on loopback in the bench process, ${plan.load.connections} connections, ${plan.load.durationSeconds} s per measurement after a ${plan.load.warmupSeconds} s warm-up; servers in their own processes; run took ${results.elapsedSeconds.toFixed(0)} s
+`;
+}
+
+function busyWarning(results: BenchResults): string {
+  const busiest = Math.max(results.loadAverageAtStart, results.loadAverageAtEnd);
+  return busiest > results.machine.cores
+    ? ` (**busy**: more runnable work than cores, so req/s and latencies are noisy; CPU per request is the steadier figure)`
+    : '';
+}
+
+function searchTable(results: BenchResults): string {
+  const rows = results.conversations.flatMap((conversation) =>
+    conversation.scenarios.map((result) =>
+      row([
+        conversation.dataset.spec.label,
+        result.scenario.description,
+        String(result.items),
+        kilobytes(result.bodyBytes),
+        ...comparedFigures(result.ours, result.baseline),
+        result.ours.cpuMicrosPerRequest.toFixed(0),
+        result.baseline.cpuMicrosPerRequest.toFixed(0),
+        ratio(result.ours.cpuMicrosPerRequest, result.baseline.cpuMicrosPerRequest),
+        String(result.ours.failures + result.baseline.failures),
+      ]),
+    ),
+  );
+  return `### Search under load: ours vs baseline (ratio = ours / baseline)
+
+CPU = the server process's CPU time (all threads) per successful request.
+
+| conversation | scenario | items | body KiB | req/s | baseline req/s | ratio | p50 ms | baseline p50 | ratio | p99 ms | baseline p99 | ratio | CPU µs/req | baseline CPU | ratio | failures |
+|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|
+${rows.join('\n')}
+`;
+}
+
+function comparedFigures(ours: LoadFigures, baseline: LoadFigures): string[] {
+  return [
+    ours.requestsPerSecond.toFixed(0),
+    baseline.requestsPerSecond.toFixed(0),
+    ratio(ours.requestsPerSecond, baseline.requestsPerSecond),
+    ours.p50Ms.toFixed(2),
+    baseline.p50Ms.toFixed(2),
+    ratio(ours.p50Ms, baseline.p50Ms),
+    ours.p99Ms.toFixed(2),
+    baseline.p99Ms.toFixed(2),
+    ratio(ours.p99Ms, baseline.p99Ms),
+  ];
+}
+
+function openTable(conversations: readonly ConversationResults[]): string {
+  const rows = conversations.map(({ dataset, coldOpen, readFloor, baselineReadyMs, baselineResidentBytes }) =>
+    row([
+      dataset.spec.label,
+      mebibytes(coldOpen.diskBytes),
+      coldOpen.readyMs.toFixed(0),
+      baselineReadyMs.toFixed(0),
+      coldOpen.firstAnswerMs.toFixed(0),
+      (coldOpen.firstAnswerMs - coldOpen.readyMs).toFixed(0),
+      `${readFloor.readMs.toFixed(0)} / ${readFloor.readAndParseMs.toFixed(0)}`,
+      mebibytes(coldOpen.idleMemory.residentBytes),
+      mebibytes(baselineResidentBytes),
+      mebibytes(coldOpen.loadedMemory.residentBytes),
+      mebibytes(coldOpen.loadedMemory.peakResidentBytes),
+      ratio(coldOpen.loadedMemory.residentBytes, coldOpen.diskBytes),
+    ]),
+  );
+  return `### Opening a conversation (fresh server)
+
+Cold open = spawn to the first 200 of a search on the conversation; process ready = spawn to
+the first 200 of \`/alive\`, beside the baseline process's spawn to listening (same node and tsx);
+RSS idle = our server before it has read a conversation, beside the baseline process's RSS.
+The loading floor is the bench process listing and reading every event file, one after
+another from the page cache (then also parsing each as JSON).
+
+| conversation | on disk MiB | process ready ms | baseline ready ms | cold open ms | of which loading ms | loading floor: read / read+parse ms | RSS idle MiB | baseline RSS MiB | RSS loaded MiB | RSS peak MiB | RSS / disk |
+|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|
+${rows.join('\n')}
+`;
+}
+
+function validationTable(results: BenchResults, main: ConversationResults): string {
+  const firstPage = main.scenarios.find((result) => result.scenario.name === 'first-page')!;
+  const line = (mode: string, figures: ServerLoadFigures) =>
+    row([
+      mode,
+      figures.requestsPerSecond.toFixed(0),
+      ratio(figures.requestsPerSecond, firstPage.baseline.requestsPerSecond),
+      figures.p50Ms.toFixed(2),
+      figures.p99Ms.toFixed(2),
+      figures.cpuMicrosPerRequest.toFixed(0),
+      ratio(figures.cpuMicrosPerRequest, firstPage.baseline.cpuMicrosPerRequest),
+      String(figures.failures),
+    ]);
+  return `### Response validation (first page, ${main.dataset.spec.label})
+
+| mode | req/s | ratio to baseline | p50 ms | p99 ms | CPU µs/req | ratio to baseline | failures |
+|---|--:|--:|--:|--:|--:|--:|--:|
+${line('off (default)', firstPage.ours)}
+${line('--validate-responses', results.validatedFirstPage)}
+${line('baseline', firstPage.baseline)}
+`;
+}
+
+function appendSection(results: BenchResults, main: ConversationResults): string {
+  const { append } = results;
+  const visible =
+    append.visibleAfterLastWriteMs === undefined
+      ? `NOT all visible: ${append.visible} of ${append.appended} after ${results.plan.appendTimeoutMs} ms`
+      : `${append.visibleAfterLastWriteMs.toFixed(0)} ms after the last write`;
+  return `### ${append.appended} events appended while the first page is under load (${main.dataset.spec.label})
+
+- writing the files (one after another): ${append.writeMs.toFixed(0)} ms
+- all ${append.appended} visible to a search: ${visible}
+- first page meanwhile: ${append.load.requestsPerSecond.toFixed(0)} req/s, p50 ${append.load.p50Ms.toFixed(2)} ms, p99 ${append.load.p99Ms.toFixed(2)} ms, max ${append.load.maxMs.toFixed(1)} ms, ${append.load.failures} failures
+`;
+}
+
+function smallWaitSection(results: BenchResults, main: ConversationResults): string {
+  const wait = results.smallWait;
+  return `### A small conversation while ${main.dataset.spec.label} loads (fresh server, small one already loaded)
+
+- ${main.dataset.spec.label} first search answered after ${wait.bigOpenMs.toFixed(0)} ms
+- meanwhile ${wait.smallRequests} requests for the small conversation (${results.plan.smallWaitClients} clients): p50 ${wait.smallP50Ms.toFixed(1)} ms, p99 ${wait.smallP99Ms.toFixed(1)} ms, max ${wait.smallMaxMs.toFixed(1)} ms
+`;
+}
+
+function targetTable(targets: readonly TargetCheck[]): string {
+  return `### Targets
+
+| target | goal | measured | result |
+|---|---|---|---|
+${targets.map((target) => row([target.name, target.goal, target.measured, target.pass ? 'PASS' : '**MISS**'])).join('\n')}
+`;
+}
+
+function row(cells: readonly string[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+function ratio(ours: number, baseline: number): string {
+  return baseline > 0 && Number.isFinite(ours) ? (ours / baseline).toFixed(2) : 'n/a';
+}
+
+function kilobytes(bytes: number): string {
+  return (bytes / 1024).toFixed(1);
+}

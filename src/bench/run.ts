@@ -1,0 +1,130 @@
+/**
+ * One benchmark run, start to end: data, servers, every measurement. Returns the figures;
+ * report.ts turns them into text and targets.ts judges them.
+ */
+import path from 'node:path';
+import { type AppendFigures, measureAppendUnderLoad } from './append';
+import { type ColdOpenFigures, measureColdOpen } from './cold-open';
+import { type Dataset, ensureDataset } from './datasets';
+import { type Machine, describeCommit, describeMachine, loadAverage } from './environment';
+import { type BenchPlan, benchPlan } from './plan';
+import { type ReadFloorFigures, measureReadFloor } from './read-floor';
+import { type OurServerOptions, type ServerProcess, spawnOurServer } from './server-process';
+import { type ScenarioResult, type ServerLoadFigures, runSideBySide } from './side-by-side';
+import { type SmallWaitFigures, measureSmallWaitDuringOpen } from './small-wait';
+import { measureWithResponseValidation } from './validation';
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly repoRoot: string;
+  /** Generated conversations, markers and server logs go here (git-ignored). */
+  readonly dataDirectory: string;
+  /** Extra node flags for our server processes, for instance `--cpu-prof`. */
+  readonly serverNodeFlags: readonly string[];
+}
+
+export interface ConversationResults {
+  readonly dataset: Dataset;
+  readonly coldOpen: ColdOpenFigures;
+  readonly readFloor: ReadFloorFigures;
+  /** Spawn to listening of the bare baseline process: the floor under our server's start. */
+  readonly baselineReadyMs: number;
+  /** Resident memory of the baseline process (node, tsx and a few page bodies): the floor under our idle server. */
+  readonly baselineResidentBytes: number;
+  readonly scenarios: readonly ScenarioResult[];
+}
+
+/** Measured on the main conversation only. */
+interface MainOnlyResults {
+  readonly validatedFirstPage: ServerLoadFigures;
+  readonly append: AppendFigures;
+}
+
+export interface BenchResults extends MainOnlyResults {
+  readonly plan: BenchPlan;
+  readonly startedAt: Date;
+  readonly elapsedSeconds: number;
+  readonly machine: Machine;
+  /** 1-minute load average when the run started and when it ended: other work on the machine. */
+  readonly loadAverageAtStart: number;
+  readonly loadAverageAtEnd: number;
+  readonly commit: string;
+  /** Smallest first; the last is the main conversation the remaining figures are about. */
+  readonly conversations: readonly ConversationResults[];
+  readonly smallWait: SmallWaitFigures;
+}
+
+/** Runs every measurement of the plan; `progress` hears what is happening. */
+export async function runBenchmark(options: BenchOptions, progress: (line: string) => void): Promise<BenchResults> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const loadAverageAtStart = loadAverage();
+  const commit = describeCommit(options.repoRoot);
+  const plan = benchPlan(options.quick);
+  const conversationsRoot = path.join(options.dataDirectory, 'conversations');
+  const markers = path.join(options.dataDirectory, 'markers');
+  const small = ensureDataset(plan.small, conversationsRoot, markers, progress);
+  const datasets = plan.conversations.map((spec) => ensureDataset(spec, conversationsRoot, markers, progress));
+  const main = datasets[datasets.length - 1]!;
+
+  const logs = path.join(options.dataDirectory, 'logs');
+  const serverOptions = (name: string): Omit<OurServerOptions, 'validateResponses'> => ({
+    repoRoot: options.repoRoot,
+    conversationsRoot,
+    nodeFlags: options.serverNodeFlags,
+    logFile: path.join(logs, `${name}.log`),
+  });
+  const startOurs = (name: string) => spawnOurServer(name, { ...serverOptions(name), validateResponses: false });
+
+  const conversations: ConversationResults[] = [];
+  let mainOnly: MainOnlyResults | undefined;
+  for (const dataset of datasets) {
+    const label = dataset.spec.label;
+    const measured = await withServer(startOurs(`ours-${label}`), async (ours) => {
+      progress(`${label}: cold open`);
+      const coldOpen = await measureColdOpen(ours, dataset);
+      const readFloor = measureReadFloor(dataset.directory);
+      progress(`${label}: search scenarios, ours and baseline`);
+      const baselineStart = { repoRoot: options.repoRoot, logFile: path.join(logs, `baseline-${label}.log`) };
+      const { scenarios, baselineReadyMs, baselineResidentBytes } = await runSideBySide(ours, dataset, plan.load, baselineStart, progress);
+      const conversation: ConversationResults = { dataset, coldOpen, readFloor, baselineReadyMs, baselineResidentBytes, scenarios };
+      if (dataset !== main) return { conversation, mainOnly: undefined };
+      progress(`${label}: first page with response validation`);
+      const validatedFirstPage = await measureWithResponseValidation(dataset, serverOptions(`ours-validating-${label}`), plan.load);
+      progress(`${label}: ${plan.appendCount} events appended under load`);
+      const append = await measureAppendUnderLoad(ours, dataset, {
+        count: plan.appendCount,
+        connections: plan.load.connections,
+        timeoutMs: plan.appendTimeoutMs,
+      });
+      return { conversation, mainOnly: { validatedFirstPage, append } };
+    });
+    conversations.push(measured.conversation);
+    mainOnly ??= measured.mainOnly;
+  }
+  if (!mainOnly) throw new Error('The main conversation was not measured.');
+  progress(`small conversation while ${main.spec.label} loads`);
+  const smallWait = await withServer(startOurs('ours-small-wait'), (server) => measureSmallWaitDuringOpen(server, main, small, plan.smallWaitClients));
+
+  return {
+    plan,
+    startedAt,
+    elapsedSeconds: (performance.now() - started) / 1000,
+    machine: describeMachine(),
+    loadAverageAtStart,
+    loadAverageAtEnd: loadAverage(),
+    commit,
+    conversations,
+    ...mainOnly,
+    smallWait,
+  };
+}
+
+async function withServer<T>(starting: Promise<ServerProcess>, use: (server: ServerProcess) => Promise<T>): Promise<T> {
+  const server = await starting;
+  try {
+    return await use(server);
+  } finally {
+    await server.stop();
+  }
+}

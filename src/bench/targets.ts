@@ -1,0 +1,81 @@
+/**
+ * The targets a run is judged against. They are printed beside the figures as PASS or MISS
+ * and never asserted in tests: a slow CI machine must not fail the build, and a MISS is a
+ * finding to explain, not a bug to hide.
+ */
+import type { ScenarioName } from './scenarios';
+import type { BenchResults, ConversationResults } from './run';
+
+export interface TargetCheck {
+  readonly name: string;
+  readonly goal: string;
+  readonly measured: string;
+  readonly pass: boolean;
+}
+
+const MIN_FIRST_PAGE_THROUGHPUT_RATIO = 0.5;
+const MAX_DEEP_TO_FIRST_P50_RATIO = 1.5;
+const MAX_BODY_NO_MATCH_P50_MS = 30;
+const MAX_COLD_OPEN_MS = 3_000;
+const MAX_RESIDENT_TO_DISK_RATIO = 2;
+const MAX_SMALL_WAIT_MS = 50;
+
+/** Every target, judged on the run's main conversation (100k in a full run, 10k in a quick one). */
+export function checkTargets(results: BenchResults): TargetCheck[] {
+  const main = results.conversations[results.conversations.length - 1]!;
+  const size = main.dataset.spec.label;
+  const firstPage = scenario(main, 'first-page');
+  const deepPage = scenario(main, 'deep-page');
+  const bodyNoMatch = scenario(main, 'body-no-match');
+  const throughputRatio = firstPage.ours.requestsPerSecond / firstPage.baseline.requestsPerSecond;
+  const deepRatio = deepPage.ours.p50Ms / firstPage.ours.p50Ms;
+  const residentRatio = main.coldOpen.loadedMemory.residentBytes / main.coldOpen.diskBytes;
+  return [
+    {
+      name: `first page throughput (${size})`,
+      goal: `>= ${MIN_FIRST_PAGE_THROUGHPUT_RATIO}x baseline`,
+      measured: `${throughputRatio.toFixed(2)}x (${firstPage.ours.requestsPerSecond.toFixed(0)} vs ${firstPage.baseline.requestsPerSecond.toFixed(0)} req/s)`,
+      pass: throughputRatio >= MIN_FIRST_PAGE_THROUGHPUT_RATIO,
+    },
+    {
+      name: `deep page p50 (${size})`,
+      goal: `<= ${MAX_DEEP_TO_FIRST_P50_RATIO}x first-page p50`,
+      measured: `${deepRatio.toFixed(2)}x (${deepPage.ours.p50Ms.toFixed(2)} vs ${firstPage.ours.p50Ms.toFixed(2)} ms)`,
+      pass: deepRatio <= MAX_DEEP_TO_FIRST_P50_RATIO,
+    },
+    {
+      name: `body no-match p50 (${size})`,
+      goal: `< ${MAX_BODY_NO_MATCH_P50_MS} ms over 100k`,
+      measured: `${bodyNoMatch.ours.p50Ms.toFixed(2)} ms`,
+      pass: bodyNoMatch.ours.p50Ms < MAX_BODY_NO_MATCH_P50_MS,
+    },
+    {
+      name: `cold open (${size})`,
+      goal: `< ${MAX_COLD_OPEN_MS / 1000} s for 100k`,
+      measured: `${(main.coldOpen.firstAnswerMs / 1000).toFixed(2)} s`,
+      pass: main.coldOpen.firstAnswerMs < MAX_COLD_OPEN_MS,
+    },
+    {
+      name: `resident memory (${size})`,
+      goal: `<= ${MAX_RESIDENT_TO_DISK_RATIO}x size on disk`,
+      measured: `${residentRatio.toFixed(2)}x (${mebibytes(main.coldOpen.loadedMemory.residentBytes)} vs ${mebibytes(main.coldOpen.diskBytes)} MiB)`,
+      pass: residentRatio <= MAX_RESIDENT_TO_DISK_RATIO,
+    },
+    {
+      name: `small-conversation wait while ${size} loads`,
+      goal: `<= ${MAX_SMALL_WAIT_MS} ms`,
+      measured: `max ${results.smallWait.smallMaxMs.toFixed(1)} ms over ${results.smallWait.smallRequests} requests`,
+      pass: results.smallWait.smallMaxMs <= MAX_SMALL_WAIT_MS,
+    },
+  ];
+}
+
+function scenario(conversation: ConversationResults, name: ScenarioName) {
+  const found = conversation.scenarios.find((result) => result.scenario.name === name);
+  if (!found) throw new Error(`The ${name} scenario was not measured on ${conversation.dataset.spec.label}.`);
+  return found;
+}
+
+export function mebibytes(bytes: number): string {
+  return (bytes / 2 ** 20).toFixed(0);
+}

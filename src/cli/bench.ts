@@ -1,0 +1,72 @@
+/**
+ * `npm run bench -- [--quick] [--profile] [--no-record]`
+ * Measures our server against a bare node:http baseline serving the same bytes, prints the
+ * report and appends it to bench/RESULTS.md. Exit code 0 whether targets PASS or MISS (they
+ * are findings, not failures); 1 when the benchmark itself could not run; 2 for bad flags.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { appendToResultsLog, renderReport } from '../bench/report';
+import { runBenchmark } from '../bench/run';
+import { checkTargets } from '../bench/targets';
+
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_BAD_ARGUMENTS = 2;
+
+const REPO_ROOT = path.resolve(__dirname, '../..');
+const DATA_DIRECTORY = path.join(REPO_ROOT, 'bench/data');
+const RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS.md');
+
+const USAGE = `usage: npm run bench -- [--quick] [--profile] [--no-record]
+  --quick      10k events only and shorter load runs (under two minutes)
+  --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
+  --no-record  print the report without appending it to bench/RESULTS.md
+`;
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        quick: { type: 'boolean', default: false },
+        profile: { type: 'boolean', default: false },
+        'no-record': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n\n${USAGE}`);
+    return EXIT_BAD_ARGUMENTS;
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+
+  const profileFlags = ['--cpu-prof', `--cpu-prof-dir=${path.join(DATA_DIRECTORY, 'profiles')}`];
+  try {
+    const results = await runBenchmark(
+      { quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, serverNodeFlags: values.profile ? profileFlags : [] },
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    const report = renderReport(results, checkTargets(results));
+    process.stdout.write(`\n${report}`);
+    if (!values['no-record']) {
+      appendToResultsLog(RESULTS_LOG, report);
+      process.stderr.write(`\nappended to ${path.relative(process.cwd(), RESULTS_LOG)}\n`);
+    }
+    return EXIT_OK;
+  } catch (error) {
+    process.stderr.write(`bench: the benchmark could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+void main().then((code) => {
+  // Exit explicitly: a server process or socket left behind by a failure must not keep the run alive.
+  process.exit(code);
+});
