@@ -3,7 +3,8 @@
  * kit against a server, prints the report, writes --junit/--json, and exits 0 (all
  * required checks passed), 1 (a check failed) or 2 (could not run).
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/arguments';
 import { renderJson, renderJunit, renderText } from '../kit/report';
@@ -45,12 +46,17 @@ async function main(): Promise<number> {
 /** Writes the report files; returns what went wrong, if anything. */
 function writeReports(result: RunResult, junitFile: string | undefined, jsonFile: string | undefined): string | undefined {
   try {
-    if (junitFile) writeFileSync(junitFile, renderJunit(result));
-    if (jsonFile) writeFileSync(jsonFile, renderJson(result));
+    if (junitFile) writeReport(junitFile, renderJunit(result));
+    if (jsonFile) writeReport(jsonFile, renderJson(result));
     return undefined;
   } catch (error) {
-    return `cannot write the report: ${(error as Error).message}. Check that the directory exists and is writable.`;
+    return `cannot write the report: ${(error as Error).message}. Check that the path is writable.`;
   }
+}
+
+function writeReport(file: string, content: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, content);
 }
 
 main().then(
