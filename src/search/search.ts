@@ -31,13 +31,13 @@ export function searchEvents<Payload>(index: EventIndex<Payload>, criteria: Sear
   if (criteria.kind === null) return { events: [], nextPageId: null };
   const list = candidateList(index, criteria);
   const window = timeWindow(list, criteria);
-  const cursor = criteria.pageId === undefined ? undefined : index.findById(criteria.pageId);
-  const descending = criteria.sortOrder === 'TIMESTAMP_DESC';
   const matches = (event: IndexedEvent<Payload>) => satisfies(event, criteria);
+  const cursor = usableCursor(index, criteria, matches);
+  const descending = criteria.sortOrder === 'TIMESTAMP_DESC';
 
   const events: IndexedEvent<Payload>[] = [];
   if (!descending) {
-    const start = cursor ? Math.max(window.start, lowerBound(list, cursor)) : window.start;
+    const start = cursor ? lowerBound(list, cursor) : window.start;
     for (let i = start; i < window.end; i++) {
       const event = list[i]!;
       if (!matches(event)) continue;
@@ -45,7 +45,7 @@ export function searchEvents<Payload>(index: EventIndex<Payload>, criteria: Sear
       events.push(event);
     }
   } else {
-    const end = cursor ? Math.min(window.end, upperBound(list, cursor)) : window.end;
+    const end = cursor ? upperBound(list, cursor) : window.end;
     for (let i = end - 1; i >= window.start; i--) {
       const event = list[i]!;
       if (!matches(event)) continue;
@@ -54,6 +54,27 @@ export function searchEvents<Payload>(index: EventIndex<Payload>, criteria: Sear
     }
   }
   return { events, nextPageId: null };
+}
+
+/**
+ * The event a page starts at. Like the reference, which looks `page_id` up among the
+ * events that pass the filters, a cursor that is unknown or filtered out restarts the
+ * walk from the first event of the order.
+ */
+function usableCursor<Payload>(
+  index: EventIndex<Payload>,
+  criteria: SearchCriteria,
+  matches: (event: IndexedEvent<Payload>) => boolean,
+): IndexedEvent<Payload> | undefined {
+  if (criteria.pageId === undefined) return undefined;
+  const cursor = index.findById(criteria.pageId);
+  if (!cursor || !matches(cursor) || !inWindow(cursor, criteria)) return undefined;
+  return cursor;
+}
+
+function inWindow(event: IndexedEvent<unknown>, criteria: SearchCriteria): boolean {
+  const micros = event.micros ?? -Infinity;
+  return (criteria.gte === undefined || micros >= criteria.gte) && (criteria.lt === undefined || micros < criteria.lt);
 }
 
 function candidateList<Payload>(index: EventIndex<Payload>, criteria: SearchCriteria): readonly IndexedEvent<Payload>[] {
