@@ -1,0 +1,323 @@
+/**
+ * One conversation held in memory: its search index, which file serves which position,
+ * which files are skipped and why, and the watch that keeps it current. All loading and
+ * updating runs on one queue, so the initial load, notified changes and rescans never
+ * interleave on the same index.
+ */
+import { lstat, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../log';
+import { EventIndex } from '../search';
+import { resolveLinkInsideRoot } from './contained-path';
+import { directoryIdentity } from './conversation-location';
+import { watchDirectory, type DirectoryChanges, type DirectoryWatch, type DirectoryWatchOptions } from './directory-watch';
+import { errorCode } from './error-code';
+import { decodeEventFile } from './event-decoder';
+import { EventFileBatches } from './event-file-batches';
+import { parseEventFileName, type EventFileName } from './event-file-name';
+import type { FileRead } from './event-file-reader';
+import { eventFilesOf, listDirectory } from './event-listing';
+import { PayloadSlab } from './payload-slab';
+import { ServedFiles } from './served-files';
+import { TimeSlice } from './time-slice';
+
+/** Files read, then decoded, per batch: bounds the bytes held before they reach the index. */
+const FILES_PER_BATCH = 256;
+/**
+ * Longest synchronous stretch of reading or decoding before other requests get a turn. A
+ * request needs a few turns of the event loop (connection, stat, response), each of which
+ * may wait behind one slice.
+ */
+const SLICE_MS = 5;
+
+export interface ConversationOptions {
+  hex: string;
+  /** The conversation's directory, with any symbolic link already resolved. */
+  directory: string;
+  realRoot: string;
+  logger: Logger;
+  /** Called when the watch sees the `events/` directory vanish or be replaced. */
+  onGone: () => void;
+  watch?: Omit<DirectoryWatchOptions, 'logger'>;
+}
+
+export class ConversationEvents {
+  readonly index = new EventIndex<Buffer>();
+  private readonly slab = new PayloadSlab();
+  private readonly servedFiles = new ServedFiles();
+  /** File name to the reason it is not served. */
+  private readonly skippedFiles = new Map<string, string>();
+  private readonly eventsPath: string;
+  /** The `events/` directory actually read (a link's target), once it exists. */
+  private eventsDirectory: { path: string; identity: string } | undefined;
+  private watch: DirectoryWatch | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private rescanQueued = false;
+  /** The `events/` directory's stamp at the last listing, when a change since would show in it. */
+  private trustedStamp: string | undefined;
+  private warnedAboutEventsLink = false;
+  /** Whether a load found reads slow enough to move them to the thread pool (event-file-batches.ts). */
+  private slowStorage = false;
+  private closed = false;
+
+  constructor(private readonly options: ConversationOptions) {
+    this.eventsPath = path.join(options.directory, 'events');
+  }
+
+  /**
+   * Reads every event file, in batches that yield to the event loop, and starts watching
+   * for changes. Rejects with an Error naming the path when the directory cannot be read.
+   * Resolves early, with the index partly filled, when the conversation is closed meanwhile.
+   */
+  async load(): Promise<void> {
+    const started = performance.now();
+    await this.enqueue(() => this.attach());
+    if (this.closed) return;
+    this.options.logger.info('conversation loaded', {
+      conversation: this.options.hex,
+      events: this.index.size,
+      skipped: this.skippedCount,
+      ms: Math.round(performance.now() - started),
+      slowStorage: this.slowStorage,
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  get skippedCount(): number {
+    return this.skippedFiles.size;
+  }
+
+  /** Picks up an `events/` directory created after the conversation was loaded (one stat while it is missing). */
+  async refresh(): Promise<void> {
+    if (!this.eventsDirectory && !this.closed) await this.enqueue(() => this.attach());
+  }
+
+  close(): void {
+    this.closed = true;
+    this.watch?.close();
+  }
+
+  /** Runs `task` after everything queued before it; its failure rejects the returned promise and does not stop the queue. */
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** For work nobody awaits: a failure is logged, and the next change or rescan tries again. */
+  private enqueueInBackground(task: () => Promise<void>): void {
+    this.enqueue(task).catch((error: unknown) => {
+      this.options.logger.warn('conversation update failed', { conversation: this.options.hex, error: (error as Error)?.message ?? String(error) });
+    });
+  }
+
+  /** Finds `events/`, watches it, then reads it whole. The watch starts first, so a file written during the read is not missed. */
+  private async attach(): Promise<void> {
+    if (this.eventsDirectory || this.closed) return;
+    const directory = await this.findEventsDirectory();
+    if (!directory) return;
+    this.eventsDirectory = directory;
+    this.watch = watchDirectory(directory.path, (changes) => this.onChanges(changes), { logger: this.options.logger, ...this.options.watch });
+    try {
+      // Stamped before listing: a file added after the stamp shows as a changed stamp.
+      const stamp = await listingStamp(directory.path);
+      const names = await listDirectory(directory.path);
+      if (names === undefined || stamp === undefined) return this.options.onGone();
+      this.trustedStamp = stamp.trustworthy ? stamp.value : undefined;
+      await this.loadFiles(await eventFilesOf(names, new TimeSlice(SLICE_MS)));
+    } catch (error) {
+      // Unreadable: detach, so the next open tries again from the start.
+      this.watch.close();
+      this.watch = undefined;
+      this.eventsDirectory = undefined;
+      throw error;
+    }
+  }
+
+  /** The `events/` directory, following a link only inside the root; undefined while there is none. */
+  private async findEventsDirectory(): Promise<{ path: string; identity: string } | undefined> {
+    let target = this.eventsPath;
+    const entry = await statOrUndefined(() => lstat(this.eventsPath));
+    if (!entry) return undefined;
+    if (entry.isSymbolicLink()) {
+      const link = await resolveLinkInsideRoot(this.options.realRoot, this.eventsPath);
+      if (!link.ok) {
+        if (link.reason === 'outside' && !this.warnedAboutEventsLink) {
+          this.warnedAboutEventsLink = true;
+          this.options.logger.warn('events directory links outside the conversations directory, not followed', { path: this.eventsPath });
+        }
+        return undefined;
+      }
+      target = link.target;
+    }
+    const stats = await statOrUndefined(() => stat(target));
+    return stats?.isDirectory() ? { path: target, identity: directoryIdentity(stats) } : undefined;
+  }
+
+  private onChanges(changes: DirectoryChanges): void {
+    if (this.closed) return;
+    if (changes === 'all') {
+      this.queueRescan();
+      return;
+    }
+    this.enqueueInBackground(() => this.applyChanges(changes));
+  }
+
+  private queueRescan(): void {
+    if (this.rescanQueued) return;
+    this.rescanQueued = true;
+    this.enqueueInBackground(() => this.rescan());
+  }
+
+  /**
+   * Re-reads the named files. Any other name may be the watched directory itself: when it
+   * is deleted, inotify reports its own name and the watch ends, so the conversation is
+   * dropped unless the directory is still the one watched.
+   */
+  private async applyChanges(names: ReadonlySet<string>): Promise<void> {
+    const files: EventFileName[] = [];
+    let otherNames = false;
+    for (const name of names) {
+      const file = parseEventFileName(name);
+      if (file) files.push(file);
+      else otherNames = true;
+    }
+    if (otherNames && !(await this.stillWatchingTheSameDirectory())) return this.options.onGone();
+    await this.loadFiles(files.sort((a, b) => a.position - b.position));
+  }
+
+  /**
+   * Compares the listing with what is held: the safety net when notifications are off or
+   * lost. Skipped when the directory's stamp is unchanged since a listing, since adding,
+   * removing or renaming a file changes it; skipped files are retried all the same, as
+   * completing a half-written file does not.
+   */
+  private async rescan(): Promise<void> {
+    this.rescanQueued = false;
+    const directory = this.eventsDirectory;
+    if (!directory || this.closed) return;
+    const stamp = await listingStamp(directory.path);
+    if (stamp === undefined) return this.options.onGone();
+    if (stamp.value === this.trustedStamp) return this.retrySkipped();
+    const names = await listDirectory(directory.path);
+    if (names === undefined) return this.options.onGone();
+    this.trustedStamp = stamp.trustworthy ? stamp.value : undefined;
+    const slice = new TimeSlice(SLICE_MS);
+    const files = await eventFilesOf(names, slice);
+    const unserved: EventFileName[] = [];
+    let servedAndListed = 0;
+    for (const file of files) {
+      if (this.servedFiles.isServing(file)) servedAndListed++;
+      else unserved.push(file);
+      if (slice.isOver()) await slice.yield();
+    }
+    if (servedAndListed < this.servedFiles.size) {
+      for (const position of this.servedFiles.positionsMissingFrom(files)) this.unservePosition(position);
+    }
+    if (this.skippedFiles.size > 0) {
+      const listed = new Set(names);
+      for (const name of [...this.skippedFiles.keys()]) if (!listed.has(name)) this.skippedFiles.delete(name);
+    }
+    // New files, and skipped ones again: a file caught half-written may be complete by now.
+    await this.loadFiles(unserved);
+  }
+
+  private async retrySkipped(): Promise<void> {
+    const skipped = [...this.skippedFiles.keys()].map(parseEventFileName).filter((file) => file !== undefined);
+    await this.loadFiles(skipped.sort((a, b) => a.position - b.position));
+  }
+
+  private async stillWatchingTheSameDirectory(): Promise<boolean> {
+    const current = await this.findEventsDirectory();
+    return current !== undefined && current.identity === this.eventsDirectory?.identity;
+  }
+
+  /**
+   * Reads and applies files in position order, in time slices (event-file-batches.ts).
+   * Position order keeps index inserts at the end (O(1)) for chronological files.
+   */
+  private async loadFiles(files: readonly EventFileName[]): Promise<void> {
+    const directory = this.eventsDirectory?.path;
+    if (!directory) return;
+    const slice = new TimeSlice(SLICE_MS);
+    const batches = new EventFileBatches(this.options.realRoot, slice, this.slab);
+    for (let start = 0; start < files.length && !this.closed; start += FILES_PER_BATCH) {
+      const batch = files.slice(start, start + FILES_PER_BATCH);
+      const reads = await batches.read(batch.map((file) => path.join(directory, file.name)));
+      for (let i = 0; i < batch.length && !this.closed; i++) {
+        this.apply(batch[i]!, reads[i]!, directory);
+        if (slice.isOver()) await slice.yield();
+      }
+    }
+    this.slowStorage ||= batches.onThreadPool;
+  }
+
+  private apply(file: EventFileName, read: FileRead, directory: string): void {
+    if (read.kind === 'gone') return this.forget(file);
+    if (read.kind === 'unreadable') return this.skip(file, read.reason, directory);
+    const decoded = decodeEventFile(read.bytes, file);
+    if (!decoded.ok) {
+      this.slab.release(read.bytes);
+      return this.skip(file, decoded.reason, directory);
+    }
+    if (this.servedFiles.isTakenByAnother(file)) {
+      return this.skip(file, `index ${file.position} is already served from another event file`, directory);
+    }
+    this.index.upsert(decoded.event);
+    this.servedFiles.serve(file);
+    if (this.skippedFiles.delete(file.name)) {
+      this.options.logger.info('event file served after being skipped', { conversation: this.options.hex, file: path.join(directory, file.name) });
+    }
+  }
+
+  /** Stops serving a file and records why; warns once per file, not on every retry. */
+  private skip(file: EventFileName, reason: string, directory: string): void {
+    this.unserve(file);
+    if (!this.skippedFiles.has(file.name)) {
+      this.options.logger.warn('event file skipped', { conversation: this.options.hex, file: path.join(directory, file.name), reason });
+    }
+    this.skippedFiles.set(file.name, reason);
+  }
+
+  private forget(file: EventFileName): void {
+    this.unserve(file);
+    this.skippedFiles.delete(file.name);
+  }
+
+  private unserve(file: EventFileName): void {
+    if (this.servedFiles.unserve(file)) this.index.remove(file.position);
+  }
+
+  private unservePosition(position: number): void {
+    this.servedFiles.unservePosition(position);
+    this.index.remove(position);
+  }
+}
+
+/**
+ * Modification and change times and inode of a directory: any file added, removed or
+ * renamed in it changes them. A stamp less than two seconds old is not trusted, since a
+ * change within the same clock tick as the listing would leave it as it was (the race Git
+ * calls "racy"); the next rescan lists again.
+ */
+async function listingStamp(directory: string): Promise<{ value: string; trustworthy: boolean } | undefined> {
+  const stats = await statOrUndefined(() => stat(directory));
+  if (!stats) return undefined;
+  return { value: `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`, trustworthy: Date.now() - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_STAMP_MS };
+}
+
+const RACY_STAMP_MS = 2000;
+
+/** The stats, or undefined when the path does not exist; other failures reject with the path named. */
+async function statOrUndefined<T>(get: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await get();
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new Error(`Cannot read ${(error as { path?: string }).path ?? 'a conversation path'} (${code ?? String(error)})`, { cause: error });
+  }
+}

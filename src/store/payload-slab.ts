@@ -1,0 +1,42 @@
+/**
+ * Packs a conversation's event bytes into shared slabs instead of one allocation per
+ * event. Node's own pool only takes buffers under 4 KB and wastes the tail of each 8 KB
+ * pool; larger events would each get their own allocation and its bookkeeping. Slabs
+ * start small, so a short conversation does not reserve a megabyte, and grow by doubling.
+ * A slab is freed when the last event in it is: conversations are dropped whole.
+ */
+const FIRST_SLAB_BYTES = 16 * 1024;
+const MAX_SLAB_BYTES = 1024 * 1024;
+/** Larger payloads get an allocation of their own rather than most of a slab. */
+const OWN_ALLOCATION_BYTES = MAX_SLAB_BYTES / 4;
+
+export class PayloadSlab {
+  private slab: Buffer = Buffer.allocUnsafeSlow(0);
+  private used = 0;
+  private nextSlabBytes = FIRST_SLAB_BYTES;
+
+  /** A copy of the first `length` bytes of `source`, kept in a slab. */
+  copy(source: Uint8Array, length: number): Buffer {
+    if (length >= OWN_ALLOCATION_BYTES) return Buffer.from(source.subarray(0, length));
+    if (this.used + length > this.slab.length) this.startSlab(length);
+    const start = this.used;
+    this.slab.set(source.subarray(0, length), start);
+    this.used += length;
+    return this.slab.subarray(start, this.used);
+  }
+
+  /** Gives back the most recent copy's bytes (a file that turned out not to be served); other copies stay where they are. */
+  release(copy: Buffer): void {
+    const end = copy.byteOffset + copy.length;
+    if (copy.buffer === this.slab.buffer && end === this.slab.byteOffset + this.used && copy.byteOffset >= this.slab.byteOffset) {
+      this.used = copy.byteOffset - this.slab.byteOffset;
+    }
+  }
+
+  private startSlab(atLeast: number): void {
+    const bytes = Math.max(this.nextSlabBytes, atLeast);
+    this.slab = Buffer.allocUnsafeSlow(bytes);
+    this.used = 0;
+    this.nextSlabBytes = Math.min(bytes * 2, MAX_SLAB_BYTES);
+  }
+}

@@ -1,0 +1,103 @@
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CONVERSATION, createConversation, eventFileName, eventually, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+
+let t: StoreUnderTest;
+afterEach(() => t.cleanUp());
+
+const sizeOf = async () => (await t.store.open(CONVERSATION))?.size;
+
+// Polling is what runs where notifications fail; its interval is shortened here only to
+// keep the suite quick (the default is once a second).
+describe.each([
+  ['notified by inotify', { watch: 'notify' as const }],
+  ['polling', { watch: 'poll' as const, pollMs: 200 }],
+])('changes while the server runs, %s', (_name, options) => {
+  beforeEach(() => (t = storeOverTemporaryRoot(options)));
+
+  it('serves an event file appended to a loaded conversation within a second', async () => {
+    const events = createConversation(t.root);
+    writeEvent(events, 0, userMessage(0));
+    expect(await sizeOf()).toBe(1);
+
+    writeEvent(events, 1, userMessage(1));
+
+    await eventually(async () => (await sizeOf()) === 2, 1000, 'the appended event being served');
+    const index = await t.store.open(CONVERSATION);
+    expect(index!.ordered.map((event) => event.position)).toEqual([0, 1]);
+  });
+
+  it('serves many files appended in a burst, each once', async () => {
+    const events = createConversation(t.root);
+    writeEvent(events, 0, userMessage(0));
+    await sizeOf();
+
+    for (let i = 1; i <= 200; i++) writeEvent(events, i, userMessage(i));
+
+    await eventually(async () => (await sizeOf()) === 201, 1000, 'all appended events being served');
+    expect(t.store.health()).toEqual({ conversationsLoaded: 1, eventsLoaded: 201, eventsSkipped: 0 });
+  });
+
+  it('serves a file caught half-written once it is complete, and stops counting it as skipped', async () => {
+    const events = createConversation(t.root);
+    writeEvent(events, 0, userMessage(0));
+    await sizeOf();
+    const message = JSON.stringify(userMessage(1));
+    const file = path.join(events, eventFileName(1, userMessage(1).id));
+
+    writeFileSync(file, message.slice(0, 40));
+    await eventually(() => t.store.health().eventsSkipped === 1, 1000, 'the truncated file being skipped');
+    appendFileSync(file, message.slice(40));
+
+    await eventually(async () => (await sizeOf()) === 2, 1000, 'the completed file being served');
+    expect(t.store.health()).toEqual({ conversationsLoaded: 1, eventsLoaded: 2, eventsSkipped: 0 });
+    expect(t.logged('warn', 'event file skipped')).toHaveLength(1);
+    expect(t.logged('info', 'event file served after being skipped')).toEqual([expect.objectContaining({ file })]);
+  });
+
+  it('serves an empty file once its content is written', async () => {
+    const events = createConversation(t.root);
+    await sizeOf();
+    const file = path.join(events, eventFileName(0, userMessage(0).id));
+
+    writeFileSync(file, '');
+    await eventually(() => t.store.health().eventsSkipped === 1, 1000, 'the empty file being skipped');
+    writeFileSync(file, JSON.stringify(userMessage(0)));
+
+    await eventually(async () => (await sizeOf()) === 1, 1000, 'the written file being served');
+    expect(t.store.health().eventsSkipped).toBe(0);
+  });
+
+  it('stops serving an event file that is deleted', async () => {
+    const events = createConversation(t.root);
+    writeEvent(events, 0, userMessage(0));
+    const doomed = writeEvent(events, 1, userMessage(1));
+    expect(await sizeOf()).toBe(2);
+
+    rmSync(doomed);
+
+    await eventually(async () => (await sizeOf()) === 1, 1000, 'the deleted event leaving the index');
+  });
+
+  it('picks up an events directory created after the conversation was loaded', async () => {
+    mkdirSync(path.join(t.root, CONVERSATION));
+    expect(await sizeOf()).toBe(0);
+
+    const events = createConversation(t.root);
+    writeEvent(events, 0, userMessage(0));
+    expect(await sizeOf()).toBe(1);
+
+    writeEvent(events, 1, userMessage(1));
+    await eventually(async () => (await sizeOf()) === 2, 1000, 'the next event being served');
+  });
+
+  it('drops a conversation from memory when its directory is deleted, without waiting for a request', async () => {
+    writeEvent(createConversation(t.root), 0, userMessage(0));
+    await sizeOf();
+
+    rmSync(path.join(t.root, CONVERSATION), { recursive: true });
+
+    await eventually(() => t.store.health().conversationsLoaded === 0, 1000, 'the conversation being dropped');
+    expect(await sizeOf()).toBeUndefined();
+  });
+});
