@@ -17,6 +17,7 @@ import { createTransport, excerptOf, type Exchange, type Transport } from './htt
 import { createResponseValidator, type ResponseValidator } from './schema-validator';
 import { summarizeResponse } from './response-summary';
 import { createSearch } from './search-request';
+import { localOffsetAt } from './timestamp-values';
 import { createTrafficAudit } from './traffic-audit';
 import type { Check, CheckOutcome, Finding, Level, SuiteName } from './types';
 
@@ -154,7 +155,7 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
 
   result.suites = options.levels.map((level) => ({ name: level, checks: results.filter((check) => check.suite === level) }));
   if (mirror) result.suites.push({ name: 'compare', checks: compareResults(mirror, allow, withKey) });
-  result.notes.push(...allowNotes(allow, result.suites));
+  result.notes.push(...allowNotes(allow, result.suites), ...timeZoneNotes(result.suites));
   result.outcome = result.suites.some((suite) => suite.checks.some((check) => check.status === 'failed')) ? 'failed' : 'passed';
   return finish();
 }
@@ -258,6 +259,14 @@ function allowNotes(allow: Map<string, string>, suites: SuiteResult[]): string[]
     else if (check?.status === 'passed') notes.push(`${id} is allowed to fail but passed: remove it from the allow file`);
   }
   return notes;
+}
+
+/** Timestamp failures are most often a zone mismatch between kit and server (see timestamp-values.ts). */
+function timeZoneNotes(suites: SuiteResult[]): string[] {
+  const timestampFailures = suites.flatMap((suite) => suite.checks).filter((check) => check.status === 'failed' && check.id.includes('timestamp'));
+  if (timestampFailures.length === 0) return [];
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return [`${timestampFailures.length} timestamp checks failed with the kit in time zone ${zone} (UTC${localOffsetAt(Date.now() * 1000)}); if the server runs in another zone, run the kit with TZ set to the server's (docs/contract-kit.md, Time zones)`];
 }
 
 function isKnownCheckId(id: string): boolean {

@@ -158,29 +158,13 @@ const naiveEqualsZoned: Check = {
 const qualifiedKind: Check = {
   id: 'ref.kind.qualified-name',
   level: 'reference',
-  title: 'kind accepts the fully qualified class path (openhands.sdk.event...) with the same result as the short name',
-  async run(context) {
+  title: 'kind accepts the fully qualified class path (openhands.sdk.event...) and returns exactly the events of that kind',
+  // Judged against the data, not against the short name: the reference itself matches only
+  // class paths (REFERENCE.md section 2), so its short-name results are not a yardstick.
+  run: (context) => {
     const kinds = context.data.kinds.filter(isEventKind);
-    if (kinds.length === 0) return skipped('no event of a contract kind');
-    const findings: Finding[] = [];
-    for (const kind of kinds) {
-      const short = await context.walk({ kind, limit: 100 });
-      const qualified = await context.walk({ kind: QUALIFIED_KIND[kind], limit: 100 });
-      const unfinished = unfinishedWalk(short, `kind=${kind}`) ?? unfinishedWalk(qualified, `kind=${QUALIFIED_KIND[kind]}`);
-      if (unfinished?.status === 'skipped') return unfinished;
-      if (unfinished?.status === 'failed') {
-        findings.push(...unfinished.findings);
-        continue;
-      }
-      if (firstMismatch(short.events, qualified.events) !== undefined) {
-        findings.push({
-          message: `kind=${QUALIFIED_KIND[kind]} returned ${qualified.events.length} events, kind=${kind} returned ${short.events.length}`,
-          expected: 'the same events',
-          ...exchangeField(qualified.pages[0]?.exchange),
-        });
-      }
-    }
-    return verdict(findings, `${kinds.length} kinds`);
+    if (kinds.length === 0) return Promise.resolve(skipped('no event of a contract kind'));
+    return judgeFilterCases(context, kinds.map((kind) => ({ kind: QUALIFIED_KIND[kind] })));
   },
 };
 
