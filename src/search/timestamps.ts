@@ -28,6 +28,8 @@ interface Fields {
  */
 export function storedTimestampMicros(value: unknown): Micros | undefined {
   if (typeof value !== 'string') return undefined;
+  const stored = STORED_FORM.exec(value);
+  if (stored) return storedFormMicros(stored);
   const parsed = parseDateTimeFields(value);
   return 'fields' in parsed ? toMicros(parsed.fields) : undefined;
 }
@@ -45,23 +47,60 @@ export function parseFilterTimestamp(value: string): TimestampParse {
   return { ok: false, message: parsed.error };
 }
 
+// What the reference writes: naive, seconds always, a fraction of up to six digits.
+const STORED_FORM = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
+
+// Loading a conversation reads one timestamp per event, so its usual form skips the
+// general parser. A match with a field out of range is not a date-time in either.
+function storedFormMicros(match: RegExpExecArray): Micros | undefined {
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((group) => Number(match[group]));
+  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth(year!, month!) || hour! > 23 || minute! > 59 || second! > 59) {
+    return undefined;
+  }
+  const micro = match[7] === undefined ? 0 : Number(match[7].padEnd(6, '0'));
+  return toMicros({ year: year!, month: month!, day: day!, hour: hour!, minute: minute!, second: second!, micro, offsetMinutes: undefined });
+}
+
 function fromUnixNumber(seconds: number): TimestampParse {
   const asSeconds = Math.abs(seconds) > 2e10 ? seconds / 1000 : seconds;
   return { ok: true, micros: Math.round(asSeconds * 1e6) };
 }
 
 function toMicros(f: Fields): Micros {
-  // setFullYear, not the Date constructor or Date.UTC: those read years 0-99 as 1900-1999.
-  const date = new Date(0);
-  if (f.offsetMinutes === undefined) {
-    date.setFullYear(f.year, f.month - 1, f.day);
-    date.setHours(f.hour, f.minute, f.second, 0);
-  } else {
-    date.setUTCFullYear(f.year, f.month - 1, f.day);
-    date.setUTCHours(f.hour, f.minute, f.second, 0);
+  const wallMillis = civilToEpochDays(f.year, f.month, f.day) * 86_400_000 + ((f.hour * 60 + f.minute) * 60 + f.second) * 1000;
+  const offsetMillis = f.offsetMinutes === undefined ? localOffsetMillis(f.year, f.month, f.day, f.hour) : f.offsetMinutes * 60_000;
+  return (wallMillis - offsetMillis) * 1000 + f.micro;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+function civilToEpochDays(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+// Asking Date for the zone offset costs more than everything else in reading a stored
+// timestamp, and a conversation's events share a few hours, so offsets are kept per hour.
+const offsetCache = new Map<number, number>();
+
+/** How far the server's zone is ahead of UTC at a local wall-clock hour, in milliseconds. */
+function localOffsetMillis(year: number, month: number, day: number, hour: number): number {
+  const key = ((year * 100 + month) * 100 + day) * 100 + hour;
+  let offset = offsetCache.get(key);
+  if (offset === undefined) {
+    // setFullYear, not the Date constructor: that reads years 0-99 as 1900-1999. The
+    // difference of instants, not getTimezoneOffset, keeps offsets with seconds (old LMT).
+    const local = new Date(0);
+    local.setFullYear(year, month - 1, day);
+    local.setHours(hour, 0, 0, 0);
+    offset = civilToEpochDays(year, month, day) * 86_400_000 + hour * 3_600_000 - local.getTime();
+    if (offsetCache.size > 100_000) offsetCache.clear();
+    offsetCache.set(key, offset);
   }
-  const wholeMillis = date.getTime() - (f.offsetMinutes ?? 0) * 60_000;
-  return wholeMillis * 1000 + f.micro;
+  return offset;
 }
 
 type FieldsParse = { fields: Fields } | { error: string };
@@ -137,5 +176,6 @@ function parseOffset(value: string, at: number, fields: Fields): FieldsParse {
 }
 
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
