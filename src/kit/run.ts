@@ -8,18 +8,19 @@ import { loadOpenApiDocument } from '../contract';
 import { parseUuid } from '../search';
 import type { AllowEntry } from './allow-list';
 import { allChecks } from './checks';
-import { createMirror, type Difference, type Mirror } from './compare';
+import { createMirror, type Mirror } from './compare';
 import { createCheckContext, type RunSettings } from './context';
-import { curlLine } from './curl';
 import { discover } from './discovery';
 import type { FixtureManifest } from './fixture-manifest';
-import { createTransport, excerptOf, type Exchange, type Transport } from './http';
+import { createTransport, type Transport } from './http';
+import { allowNotes, timeZoneNotes } from './notes';
+import { compareResults, toResult, type CheckResult, type RunResult } from './result';
 import { createResponseValidator, type ResponseValidator } from './schema-validator';
-import { summarizeResponse } from './response-summary';
 import { createSearch } from './search-request';
-import { localOffsetAt } from './timestamp-values';
 import { createTrafficAudit } from './traffic-audit';
-import type { Check, CheckOutcome, Finding, Level, SuiteName } from './types';
+import type { Check, CheckOutcome, Level } from './types';
+
+export type { CheckResult, CheckStatus, ReportedFinding, RunResult, SuiteResult } from './result';
 
 export interface RunOptions {
   baseUrl: string;
@@ -46,48 +47,6 @@ export const DEFAULT_RUN_OPTIONS = {
   timeoutMs: 10_000,
   propertyTimeLimitMs: 15_000,
 } as const;
-
-export type CheckStatus = 'passed' | 'failed' | 'allowed' | 'skipped';
-
-export interface ReportedFinding {
-  message: string;
-  expected?: string;
-  request?: { method: 'GET'; url: string; curl: string };
-  response?: { status: number; excerpt: string };
-}
-
-export interface CheckResult {
-  id: string;
-  suite: SuiteName;
-  title: string;
-  status: CheckStatus;
-  details?: string;
-  findings: ReportedFinding[];
-  /** Why a failure is accepted, from the allow file. */
-  allowedReason?: string;
-  durationMs: number;
-  requests: number;
-}
-
-export interface SuiteResult {
-  name: SuiteName;
-  checks: CheckResult[];
-}
-
-export interface RunResult {
-  target: { baseUrl: string; conversationId: string; compareUrl?: string; fixture?: boolean };
-  seed: number;
-  runs: number;
-  levels: Level[];
-  startedAt: string;
-  durationMs: number;
-  requests: { sent: number; max: number; mirrored?: number };
-  /** `cannot-run` means exit 2: `problem` says what happened and what to do. */
-  outcome: 'passed' | 'failed' | 'cannot-run';
-  problem?: string;
-  suites: SuiteResult[];
-  notes: string[];
-}
 
 export async function runContract(options: RunOptions): Promise<RunResult> {
   const started = Date.now();
@@ -204,73 +163,6 @@ async function runSafely(check: Check, context: Parameters<Check['run']>[0]): Pr
     // A crash is a bug of the kit, not a verdict on the server; it still fails the run so it gets seen.
     return { status: 'failed', findings: [{ message: `the check crashed (a bug in the kit, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}` }] };
   }
-}
-
-function toResult(check: Pick<Check, 'id' | 'level' | 'title'>, outcome: CheckOutcome, durationMs: number, requests: number, allow: Map<string, string>, withKey: boolean): CheckResult {
-  const allowedReason = allow.get(check.id);
-  const status: CheckStatus = outcome.status === 'failed' && allowedReason !== undefined ? 'allowed' : outcome.status;
-  return {
-    id: check.id,
-    suite: check.level,
-    title: check.title,
-    status,
-    ...(outcome.details !== undefined ? { details: outcome.details } : {}),
-    findings: outcome.status === 'failed' ? outcome.findings.map((finding) => reportFinding(finding, withKey)) : [],
-    ...(status === 'allowed' ? { allowedReason } : {}),
-    durationMs,
-    requests,
-  };
-}
-
-export function reportFinding(finding: Finding, withKey: boolean): ReportedFinding {
-  const reported: ReportedFinding = { message: finding.message };
-  if (finding.expected !== undefined) reported.expected = finding.expected;
-  if (finding.exchange) {
-    reported.request = { method: 'GET', url: finding.exchange.url, curl: curlLine(finding.exchange.url, withKey) };
-    reported.response = { status: finding.exchange.status, excerpt: summarizeResponse(finding.exchange) };
-  }
-  return reported;
-}
-
-function compareResults(mirror: Mirror, allow: Map<string, string>, withKey: boolean): CheckResult[] {
-  return mirror.checkIds.map((checkId) => {
-    const differences = mirror.differences.filter((difference) => difference.checkId === checkId);
-    const outcome: CheckOutcome = differences.length === 0 ? { status: 'passed' } : { status: 'failed', findings: differences.map(differenceFinding) };
-    const result = toResult({ id: `compare.${checkId}`, level: 'seed', title: `the requests of ${checkId} get the same responses from both servers` }, outcome, 0, 0, allow, withKey);
-    return { ...result, suite: 'compare' as const };
-  });
-}
-
-function differenceFinding(difference: Difference): Finding {
-  const first: Exchange = difference.first;
-  return {
-    message: `${difference.description}; first server: ${first.status} ${excerptOf(first, 160)}`,
-    expected: 'the same status and body from both servers',
-    ...(difference.second ? { exchange: difference.second } : { exchange: first }),
-  };
-}
-
-function allowNotes(allow: Map<string, string>, suites: SuiteResult[]): string[] {
-  const byId = new Map(suites.flatMap((suite) => suite.checks.map((check) => [check.id, check] as const)));
-  const notes: string[] = [];
-  for (const id of allow.keys()) {
-    const check = byId.get(id);
-    if (!check && !isKnownCheckId(id)) notes.push(`the allow file names ${id}, which is not a check of this kit: a typo?`);
-    else if (check?.status === 'passed') notes.push(`${id} is allowed to fail but passed: remove it from the allow file`);
-  }
-  return notes;
-}
-
-/** Timestamp failures are most often a zone mismatch between kit and server (see timestamp-values.ts). */
-function timeZoneNotes(suites: SuiteResult[]): string[] {
-  const timestampFailures = suites.flatMap((suite) => suite.checks).filter((check) => check.status === 'failed' && check.id.includes('timestamp'));
-  if (timestampFailures.length === 0) return [];
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return [`${timestampFailures.length} timestamp checks failed with the kit in time zone ${zone} (UTC${localOffsetAt(Date.now() * 1000)}); if the server runs in another zone, run the kit with TZ set to the server's (docs/contract-kit.md, Time zones)`];
-}
-
-function isKnownCheckId(id: string): boolean {
-  return id.startsWith('compare.') || id === 'discovery' || allChecks().some((check) => check.id === id);
 }
 
 /** The key never appears in a result, whatever a server echoed back. */
