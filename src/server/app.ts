@@ -5,7 +5,7 @@ import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
 import { HttpError, errorHandler } from './errors';
 import { searchParameters } from './parameters';
-import { normalizeQuery, openApiValidator } from './request-validation';
+import { dropFragment, normalizeQuery, openApiValidator } from './request-validation';
 import { searchRoute } from './search-route';
 import { requireSessionKey } from './session-keys';
 
@@ -34,6 +34,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   // case-insensitively by default, so `/API/...` reached the search route while the
   // validator, which only looks at `/api/`, let it through unvalidated.
   app.set('case sensitive routing', true);
+  app.use(dropFragment());
 
   app.get('/alive', (_req, res) => {
     res.json({ status: 'ok' });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { unescape } from 'node:querystring';
 import type { ErrorRequestHandler, Request } from 'express';
-import type { ValidationError } from '../contract';
+import { SEARCH_PATH, type ValidationError } from '../contract';
 import type { Logger } from '../log';
 import type { ParameterSpec } from './parameters';
 import { describeInvalidParameter } from './pydantic-errors';
@@ -53,6 +54,8 @@ function toHttpError(error: unknown, req: Request, parameters: ParameterSpec[]):
   if (status === 400) {
     const detail = validationDetail(error as ValidatorError, req, parameters);
     if (detail.length > 0) return new HttpError(422, { detail });
+    const undecodable = undecodablePathParameters(req, parameters);
+    if (undecodable.length > 0) return new HttpError(422, { detail: undecodable });
   }
   if (status === 404) return new HttpError(404, { detail: 'Not Found' });
   if (status === 405) return new HttpError(405, { detail: 'Method Not Allowed' });
@@ -78,4 +81,31 @@ function rawValue(parameter: ParameterSpec, req: Request, rawQuery: Record<strin
   // its request annotation rather than in req.params when validation fails.
   if (parameter.in === 'path') return String((req as AnnotatedRequest).openapi?.pathParams?.[parameter.name] ?? '');
   return rawQuery[parameter.name] ?? '';
+}
+
+const SEARCH_ROUTE = new RegExp(`^${SEARCH_PATH.replace(/\{[^}]+\}/g, '([^/]+)')}/?$`);
+const SEARCH_ROUTE_PARAMETERS = [...SEARCH_PATH.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+
+/**
+ * Path parameters whose percent-escapes do not decode (`%E0%A4%A`, `%FF%FE`, a lone `%`): the
+ * validator's decodeURIComponent fails on them before any parameter is checked. The reference
+ * decodes the path leniently (Python's unquote: bytes that are not UTF-8 become U+FFFD, a broken
+ * escape stays as written, exactly what querystring.unescape does) and pydantic then rejects the
+ * result, so the answer is the same 422. Query parameters are not checked in that case.
+ */
+function undecodablePathParameters(req: Request, parameters: ParameterSpec[]): ValidationError[] {
+  const segments = SEARCH_ROUTE.exec(req.path)?.slice(1) ?? [];
+  return segments.flatMap((segment, i) => {
+    const parameter = parameters.find((candidate) => candidate.in === 'path' && candidate.name === SEARCH_ROUTE_PARAMETERS[i]);
+    return parameter && !decodes(segment) ? [describeInvalidParameter(parameter, unescape(segment))] : [];
+  });
+}
+
+function decodes(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -31,19 +31,41 @@ export function describeInvalidParameter(parameter: ParameterSpec, raw: string):
   return { type: 'value_error', loc, msg: 'Value error, invalid value', ...input };
 }
 
-const PYDANTIC_INTEGER = /^\s*[+-]?\d+(\.0*)?\s*$/;
+// pydantic-core trims Unicode White_Space (Rust's `char::is_whitespace`: U+0085 is one and
+// U+FEFF is not, unlike JavaScript's `\s`), drops a `.000` fraction, and reads digits grouped
+// by single underscores as Python's int() does; more than 4300 significant digits (Python's
+// conversion limit) is its own error, unless underscores send it down the slower path.
+const WHITE_SPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const PYDANTIC_INTEGER = new RegExp(`^${WHITE_SPACE}*([+-]?)(\\d+(?:_\\d+)*)(?:\\.0+)?${WHITE_SPACE}*$`);
+const MAX_DIGITS = 4300;
 
-/** The integer pydantic reads from a query string: ` 5` and `100.0` are integers, `1e2` is not. */
+type IntegerReading = { ok: true; value: number } | { ok: false; type: 'int_parsing' | 'int_parsing_size' };
+
+function readPydanticInteger(raw: string): IntegerReading {
+  const match = PYDANTIC_INTEGER.exec(raw);
+  if (!match) return { ok: false, type: 'int_parsing' };
+  const [, sign, grouped] = match as unknown as [string, string, string];
+  const digits = grouped.replaceAll('_', '').replace(/^0+(?=\d)/, '');
+  if (digits.length > MAX_DIGITS) return { ok: false, type: grouped.includes('_') ? 'int_parsing' : 'int_parsing_size' };
+  return { ok: true, value: Number(sign + digits) };
+}
+
+/** The integer pydantic reads from a query string: ` 5`, `100.0` and `1_0` are integers, `1e2` and `5.` are not. */
 export function parsePydanticInteger(raw: string): number | undefined {
-  return PYDANTIC_INTEGER.test(raw) ? Math.trunc(Number(raw)) : undefined;
+  const reading = readPydanticInteger(raw);
+  return reading.ok ? reading.value : undefined;
 }
 
 function describeInvalidInteger(parameter: ParameterSpec, raw: string, loc: string[], input: { input?: string }): ValidationError {
-  const value = parsePydanticInteger(raw);
+  const reading = readPydanticInteger(raw);
   const { exclusiveMinimum, maximum } = parameter.schema;
-  if (value === undefined) {
+  if (!reading.ok && reading.type === 'int_parsing_size') {
+    return { type: 'int_parsing_size', loc, msg: 'Unable to parse input string as an integer, exceeded maximum size', ...input };
+  }
+  if (!reading.ok) {
     return { type: 'int_parsing', loc, msg: 'Input should be a valid integer, unable to parse string as an integer', ...input };
   }
+  const { value } = reading;
   if (exclusiveMinimum !== undefined && value <= exclusiveMinimum) {
     return { type: 'greater_than', loc, msg: `Input should be greater than ${exclusiveMinimum}`, ...input, ctx: { gt: exclusiveMinimum } };
   }

@@ -45,20 +45,42 @@ function documentForValidator(document: OpenApiDocument): OpenApiDocument {
 }
 
 /**
+ * Cuts a `#fragment` off the request target. HTTP does not allow one there (RFC 9112
+ * section 3.2) but Node's parser lets a raw `#` through; Express routes on the path before
+ * it while the validator matched routes on the whole target, so `/api/conversations/#%/...`
+ * reached the validator as a conversation id and the router as no route at all. The
+ * reference (uvicorn) drops the fragment, and so does this, before anything reads the URL.
+ */
+export function dropFragment(): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const at = req.url.indexOf('#');
+    if (at >= 0) {
+      req.url = req.url.slice(0, at);
+      req.originalUrl = req.url;
+    }
+    next();
+  };
+}
+
+/**
  * Puts the query in the form pydantic would read it before the validator sees it:
  * the last of repeated values wins, and integers are read with pydantic's syntax
  * (` 5` and `100.0` are 5 and 100; Ajv's coercion would also take `1e2` and `0x10`,
- * which pydantic rejects, so those are handed on as unparseable). Express 5 re-parses
- * `req.query` on every read, so the result is pinned as an own property.
+ * which pydantic rejects, so those are handed on as unparseable). Names the operation
+ * does not declare are dropped, as FastAPI ignores them: the validator would otherwise
+ * read `kind[]=x` or `limit[a]=1` as bracket notation for `kind` and `limit` and reject
+ * them. Express 5 re-parses `req.query` on every read, so the result is pinned as an
+ * own property.
  */
 export function normalizeQuery(parameters: ParameterSpec[]): RequestHandler {
   const integerNames = new Set(parameters.filter(isIntegerParameter).map((parameter) => parameter.name));
+  const queryNames = new Set(parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name));
   return (req: Request, _res: Response, next: NextFunction) => {
     const raw: Record<string, string> = {};
     const query: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
       const last = Array.isArray(value) ? value[value.length - 1] : value;
-      if (typeof last !== 'string') continue;
+      if (!queryNames.has(name) || typeof last !== 'string') continue;
       raw[name] = last;
       query[name] = integerNames.has(name) ? canonicalInteger(last) : last;
     }
