@@ -25,10 +25,12 @@ import { TimeSlice } from './time-slice';
 const FILES_PER_BATCH = 256;
 /**
  * Longest synchronous stretch of reading or decoding before other requests get a turn. A
- * request needs a few turns of the event loop (connection, stat, response), each of which
- * may wait behind one slice.
+ * request needs two or three turns of the event loop (its bytes arriving, the stat of its
+ * conversation, its response), each of which may wait behind one slice. Measured over
+ * HTTP while 100k events load: 2 ms gives a median small request of about 8 ms where
+ * 5 ms gave 16 ms, at no cost to the load itself.
  */
-const SLICE_MS = 5;
+const SLICE_MS = 2;
 
 export interface ConversationOptions {
   hex: string;
