@@ -1,4 +1,4 @@
-import type { Event } from '../../src/contract';
+import { eventKindNames, loadOpenApiDocument, type Event } from '../../src/contract';
 import { DEFAULT_SOURCE, EVENT_KINDS, QUALIFIED_KIND, kindOfFilterValue, searchableText } from '../../src/search';
 import { action, agentError, conversationError, eventId, message, observation, pause, stateUpdate } from '../support/events';
 
@@ -50,22 +50,9 @@ describe('kinds', () => {
     expect(kindOfFilterValue(given)).toBe(want);
   });
 
-  it('the default sources follow seed section 2.2', () => {
-    expect(DEFAULT_SOURCE).toEqual({
-      Condensation: 'environment',
-      CondensationRequest: 'environment',
-      CondensationSummaryEvent: 'environment',
-      ConversationErrorEvent: undefined,
-      ConversationStateUpdateEvent: 'environment',
-      LLMCompletionLogEvent: 'environment',
-      ActionEvent: 'agent',
-      MessageEvent: undefined,
-      AgentErrorEvent: 'agent',
-      ObservationEvent: 'environment',
-      UserRejectObservation: 'environment',
-      SystemPromptEvent: 'agent',
-      TokenEvent: undefined,
-      PauseEvent: 'user',
-    });
+  it('the default sources are the ones the contract declares for each kind', () => {
+    const schemas = loadOpenApiDocument().components.schemas as Record<string, { properties: { source: { default?: string } } }>;
+    const declared = Object.fromEntries(eventKindNames().map((kind) => [kind, schemas[kind]!.properties.source.default]));
+    expect(DEFAULT_SOURCE).toEqual(declared);
   });
 });
