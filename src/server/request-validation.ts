@@ -92,5 +92,7 @@ export function normalizeQuery(parameters: ParameterSpec[]): RequestHandler {
 
 function canonicalInteger(raw: string): string {
   const value = parsePydanticInteger(raw);
-  return value === undefined ? 'not an integer' : String(value);
+  // From about 309 digits the value is Infinity, which Ajv's coercion takes for an integer
+  // within any bounds; handed on as unparseable, it is described from the raw digits.
+  return value === undefined || !Number.isFinite(value) ? 'not an integer' : String(value);
 }

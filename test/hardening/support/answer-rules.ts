@@ -35,7 +35,8 @@ export interface AnswerContext {
  *   that status; a request line with bytes HTTP forbids may get Node's bare 400 instead, an
  *   oversized one Node's 431; never a 5xx;
  * - a 200 only ever comes from `/api/conversations/<id>/events/search` whose id, decoded as
- *   the reference decodes it, names a conversation the server holds;
+ *   the reference decodes it, names a conversation the server holds, and holds no more
+ *   items than a plain-digits `limit` allows (a `limit` out of 1..100 is never a 200);
  * - a 404 names either no route or a conversation id the server does not hold;
  * - a 422 lists declared parameters only, each once.
  */
@@ -53,7 +54,7 @@ export function answerProblems(response: RawResponse, context: AnswerContext): s
   }
   const schemaErrors = validationErrors(validate, body);
   if (schemaErrors.length > 0) return [`body does not match the contract's ${response.status} schema: ${JSON.stringify(schemaErrors.slice(0, 3))}`];
-  if (response.status === 200) return servedConversationProblems(context);
+  if (response.status === 200) return [...servedConversationProblems(context), ...pageSizeProblems(body as { items: unknown[] }, context.target)];
   if (response.status === 404) return notFoundProblems(body as { detail: string }, context);
   return validationProblems(body as { detail: { loc: (string | number)[] }[] });
 }
@@ -63,6 +64,14 @@ function servedConversationProblems({ target, knownHex }: AnswerContext): string
   if (segment === undefined) return [`200 for a target that is not the search route: ${target.slice(0, 200)}`];
   const parsed = parseUuid(unescape(segment));
   return parsed.ok && knownHex.has(parsed.hex) ? [] : [`200 for conversation segment ${segment.slice(0, 100)}, which names no conversation held`];
+}
+
+function pageSizeProblems(body: { items: unknown[] }, target: string): string[] {
+  const query = target.split('#')[0]!.split('?').slice(1).join('?');
+  const limit = new URLSearchParams(query).getAll('limit').at(-1);
+  const allowed = limit !== undefined && /^\d+$/.test(limit) ? BigInt(limit) : 100n;
+  if (allowed < 1n || allowed > 100n) return [`200 for limit=${String(limit).slice(0, 50)}, which is out of range`];
+  return BigInt(body.items.length) <= allowed ? [] : [`${body.items.length} items for a limit of ${allowed}`];
 }
 
 function notFoundProblems(body: { detail: string }, { knownHex }: AnswerContext): string[] {

@@ -34,15 +34,20 @@ const textValue = fc.string({ unit: 'binary', maxLength: 12 }).map(percentEncode
 const hugeValue = fc
   .tuple(fc.constantFrom('9', 'a', '%41', '%FF', '%E2%82%AC', '+', '0'), fc.integer({ min: 500, max: 3500 }))
   .map(([piece, count]) => piece.repeat(count));
+/** Numbers of every length, signed, padded, grouped: where integer parsing breaks (JavaScript numbers end at 309 digits). */
+const numberValue = fc
+  .tuple(fc.constantFrom('', '-', '+', '%20', '0', '%C2%85'), fc.constantFrom('9', '1', '0'), fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 300, max: 4400 })), fc.constantFrom('', '.0', '_0', '.', '%20'))
+  .map(([prefix, digit, count, suffix]) => `${prefix}${digit.repeat(count)}${suffix}`);
 const valuePiece = fc.oneof(
   { weight: 4, arbitrary: textValue },
   { weight: 2, arbitrary: fc.constantFrom(...BROKEN_ESCAPES) },
   { weight: 2, arbitrary: fc.constantFrom(...ENCODED_CONTROLS) },
   { weight: 2, arbitrary: fc.constantFrom(...RAW_PUNCTUATION) },
-  { weight: 3, arbitrary: fc.constantFrom('', '0', '1', '5', '100', '101', '-1', '+5', '%205', '100.0', '1e2', '0x10', '5_0', '1.5', 'sk-abcdef0123456789') },
+  { weight: 3, arbitrary: fc.constantFrom('', '0', '1', '5', '100', '101', '-1', '+5', '%205', '100.0', '1e2', '0x10', '5_0', '1.5', '9'.repeat(400), 'sk-abcdef0123456789') },
   { weight: 2, arbitrary: fc.constantFrom('TIMESTAMP', 'TIMESTAMP_DESC', 'timestamp', 'agent', 'user', 'environment', ...EVENT_KINDS, QUALIFIED_KIND.MessageEvent) },
   { weight: 2, arbitrary: fc.constantFrom('2026-06-16', '2026-06-16T05:40:00', '2026-06-16T05%3A40%3A00Z', '2024-02-30T00:00:00', '1700000000', '2026-06-16T05:40:00+05:00') },
   { weight: 1, arbitrary: hugeValue },
+  { weight: 2, arbitrary: numberValue },
 );
 
 /** A query value on the wire: a few pieces, each valid, hostile or broken, run together. */
@@ -66,6 +71,28 @@ const queryPair = fc.oneof(
 export const queryString = fc
   .tuple(fc.array(queryPair, { maxLength: 8 }), fc.constantFrom('&', '&', '&', '&&', ';'))
   .map(([pairs, separator]) => pairs.join(separator));
+
+/** A valid value for each declared parameter, so that one hostile pair among them decides the answer. */
+const VALID_VALUES: Record<(typeof QUERY_NAMES)[number], fc.Arbitrary<string>> = {
+  page_id: fc.uuid(),
+  limit: fc.integer({ min: 1, max: 100 }).map(String),
+  kind: fc.constantFrom(...EVENT_KINDS),
+  source: fc.constantFrom('agent', 'user', 'environment'),
+  body: fc.constantFrom('test', 'the', 'fix'),
+  sort_order: fc.constantFrom('TIMESTAMP', 'TIMESTAMP_DESC'),
+  timestamp__gte: fc.constantFrom('2026-06-16T05:39:00', '2026-06-16'),
+  timestamp__lt: fc.constantFrom('2026-06-17T00:00:00', '2030-01-01'),
+};
+const validPair = fc.constantFrom(...QUERY_NAMES).chain((name) => VALID_VALUES[name].map((value) => `${name}=${value}`));
+
+/** Valid parameters with one hostile pair among them, so the hostile one is what gets judged. */
+export const focusedQueryString = fc
+  .tuple(fc.array(validPair, { maxLength: 3 }), fc.tuple(fc.oneof(queryName, fc.constantFrom(...QUERY_NAMES)), fc.oneof(queryValue, numberValue)), fc.nat())
+  .map(([valid, [name, value], at]) => {
+    const pairs = [...valid];
+    pairs.splice(at % (pairs.length + 1), 0, `${name}=${value}`);
+    return pairs.join('&');
+  });
 
 /** The forms the reference accepts for one conversation id (REFERENCE.md section 3). */
 export function idForms(hyphenated: string): string[] {
@@ -95,7 +122,7 @@ const PATH_SUFFIXES = ['/events/search', '/events/search/', '/events/search//', 
 export function searchTarget(knownIds: readonly string[]): fc.Arbitrary<string> {
   const prefix = fc.oneof({ weight: 12, arbitrary: fc.constant(PATH_PREFIXES[0]!) }, { weight: 1, arbitrary: fc.constantFrom(...PATH_PREFIXES) });
   const suffix = fc.oneof({ weight: 12, arbitrary: fc.constant(PATH_SUFFIXES[0]!) }, { weight: 1, arbitrary: fc.constantFrom(...PATH_SUFFIXES) });
-  const query = fc.option(queryString, { freq: 6, nil: undefined });
+  const query = fc.option(fc.oneof(queryString, focusedQueryString), { freq: 6, nil: undefined });
   const target = fc.tuple(prefix, conversationSegment(knownIds), suffix, query).map(([p, id, s, q]) => (q === undefined ? `${p}${id}${s}` : `${p}${id}${s}?${q}`));
   return fc.oneof({ weight: 15, arbitrary: target }, { weight: 1, arbitrary: withRawByte(target) });
 }
