@@ -6,6 +6,7 @@
 import { unescape } from 'node:querystring';
 import { SEARCH_PATH } from '../../../src/contract';
 import { hyphenate, parseUuid } from '../../../src/search';
+import { SERVER_LIMITS } from '../../../src/server/listen';
 import { createContractAjv, validationErrors, validatorAt } from '../../contract/contract-schema';
 import { QUERY_NAMES, isWellFormedTarget } from './hostile-requests';
 import type { RawResponse } from './raw-http';
@@ -15,8 +16,8 @@ const responsePointer = (status: number) => `/paths/${SEARCH_PATH.replaceAll('/'
 const CONTRACT_STATUSES = [200, 404, 422] as const;
 const bodyValidators = new Map(CONTRACT_STATUSES.map((status) => [status as number, validatorAt(ajv, responsePointer(status))]));
 
-/** Node's limit on the request line plus headers (SERVER_LIMITS.maxHeaderSize); beyond it the answer is 431. */
-const HEADER_LIMIT_BYTES = 16 * 1024;
+/** Node's limit on the request line plus headers; beyond it the answer is 431. */
+const HEADER_LIMIT_BYTES = SERVER_LIMITS.maxHeaderSize;
 const SEARCH_TARGET = /^\/api\/conversations\/([^/?#]+)\/events\/search\/?(?:[?#]|$)/;
 const DECLARED = new Set<string>(['conversation_id', ...QUERY_NAMES]);
 
