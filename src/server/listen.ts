@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import type { Express } from 'express';
 
 export interface ServerLimits {
@@ -53,25 +53,66 @@ export function listen(app: Express, host: string, port: number, limits: ServerL
     },
     app,
   );
+  const connections = trackConnections(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       const address = server.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve({ server, url: `http://${shownHost}:${address.port}`, stop: () => stopGracefully(server, limits.shutdownGraceMs) });
+      resolve({ server, url: `http://${shownHost}:${address.port}`, stop: () => stopGracefully(server, connections, limits.shutdownGraceMs) });
     });
   });
 }
 
-function stopGracefully(server: http.Server, graceMs: number): Promise<void> {
+interface Connections {
+  /** Ends every connection as soon as it has no response in progress; new ones are ended the same way. */
+  endWhenIdle(): void;
+}
+
+/** Counts each connection's responses in progress, so a stop can end a connection exactly when its last one is out. */
+function trackConnections(server: http.Server): Connections {
+  const responsesInProgress = new Map<Socket, number>();
+  let ending = false;
+  const endIfIdle = (socket: Socket) => {
+    if (ending && !responsesInProgress.get(socket)) socket.end();
+  };
+  server.on('connection', (socket: Socket) => {
+    responsesInProgress.set(socket, 0);
+    socket.once('close', () => responsesInProgress.delete(socket));
+  });
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const socket = req.socket;
+    responsesInProgress.set(socket, (responsesInProgress.get(socket) ?? 0) + 1);
+    // 'close' follows 'finish', which Node emits once the last byte is handed to the kernel.
+    res.once('close', () => {
+      responsesInProgress.set(socket, (responsesInProgress.get(socket) ?? 1) - 1);
+      endIfIdle(socket);
+    });
+  });
+  return {
+    endWhenIdle() {
+      ending = true;
+      for (const socket of responsesInProgress.keys()) endIfIdle(socket);
+    },
+  };
+}
+
+/**
+ * Stops accepting, lets each connection finish sending what it was asked for, then closes
+ * it; whatever is still open after the grace period is cut. Node's own http close() is not
+ * used: it destroys every connection it counts as idle, and it counts a response as done
+ * once res.end() is called, not once its bytes are out, so a large page being read slowly
+ * was cut short (a 20 MB page stopped at 4 MB). net.Server's close only stops listening.
+ */
+function stopGracefully(server: http.Server, connections: Connections, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const forceTimer = setTimeout(() => server.closeAllConnections(), graceMs);
     forceTimer.unref();
-    server.close(() => {
+    net.Server.prototype.close.call(server, () => {
       clearTimeout(forceTimer);
       resolve();
     });
-    server.closeIdleConnections();
+    connections.endWhenIdle();
   });
 }

@@ -1,0 +1,147 @@
+/**
+ * The real server as a child process, started the way an operator starts it (`node
+ * --import tsx src/cli/start.ts ...`), for the soak run and the tests that need signals,
+ * environment variables, a second user or the process's memory. Loopback and a port picked
+ * free by the caller's side; stdout and stderr are kept line by line.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+const PROJECT_ROOT = path.resolve(__dirname, '../..');
+const START_SCRIPT = path.join(PROJECT_ROOT, 'src/cli/start.ts');
+const LISTENING = /listening on (http:\/\/\S+), serving/;
+/** Variables the server reads; a test's own environment must not leak into the child through them. */
+const SERVER_VARIABLES = /^(HOST|PORT|OH_CONVERSATIONS_PATH|SESSION_API_KEY|OH_SESSION_API_KEYS_\d+)$/;
+
+export interface ServerProcessOptions {
+  conversationsPath: string;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default: a port that was free a moment ago (see freePort). */
+  port?: number;
+  /** More flags for src/cli/start.ts. */
+  args?: readonly string[];
+  /** Variables for the child, on top of this process's environment minus the server's own variables. */
+  env?: Readonly<Record<string, string>>;
+  /** Run as another user (needs root): a permission fault is only a fault for someone other than root. */
+  user?: { uid: number; gid: number };
+  /** How long to wait for the "listening" line; default 60 s (a loaded CI machine compiles slowly). */
+  startTimeoutMs?: number;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  stdout: string[];
+  /** The JSON log lines and anything else the server wrote to stderr. */
+  stderr: string[];
+  exited: Promise<ProcessExit>;
+  kill(signal: NodeJS.Signals): void;
+  /** Resident set size in kB from /proc/<pid>/status; undefined where there is no /proc or the process is gone. */
+  rssKb(): number | undefined;
+  /** SIGTERM, then the exit; SIGKILL if it has not exited within `graceMs`. */
+  stop(graceMs?: number): Promise<ProcessExit>;
+}
+
+/** A TCP port on `host` that was free when asked: bound to port 0, read, released. */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts src/cli/start.ts and resolves once it says it is listening; rejects with its stderr if it exits or stays silent. */
+export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? (await freePort(host === '0.0.0.0' ? '127.0.0.1' : host));
+  const args = ['--import', 'tsx', START_SCRIPT, '--host', host, '--port', String(port), '--conversations-path', options.conversationsPath, ...(options.args ?? [])];
+  const child = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
+    env: childEnvironment(options.env ?? {}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.user ?? {}),
+  });
+  const stdout = collectLines(child, 'stdout');
+  const stderr = collectLines(child, 'stderr');
+  const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const url = await listeningUrl(child, stdout, stderr, exited, options.startTimeoutMs ?? 60_000);
+  return {
+    url,
+    pid: child.pid!,
+    stdout,
+    stderr,
+    exited,
+    kill: (signal) => child.kill(signal),
+    rssKb: () => residentKb(child.pid!),
+    async stop(graceMs = 15_000) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const exit = await exited;
+      clearTimeout(timer);
+      return exit;
+    },
+  };
+}
+
+function childEnvironment(extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!SERVER_VARIABLES.test(name)) env[name] = value;
+  return { ...env, ...extra };
+}
+
+function collectLines(child: ChildProcess, stream: 'stdout' | 'stderr'): string[] {
+  const lines: string[] = [];
+  let partial = '';
+  child[stream]!.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts);
+  });
+  child[stream]!.on('end', () => {
+    if (partial !== '') lines.push(partial);
+  });
+  return lines;
+}
+
+function listeningUrl(child: ChildProcess, stdout: string[], stderr: string[], exited: Promise<ProcessExit>, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const poll = setInterval(() => {
+      const url = stdout.map((line) => LISTENING.exec(line)?.[1]).find(Boolean);
+      if (url) finish(() => resolve(url));
+    }, 20);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(() => reject(new Error(`the server did not start within ${timeoutMs} ms; stderr:\n${stderr.join('\n')}`)));
+    }, timeoutMs);
+    void exited.then((exit) => finish(() => reject(new Error(`the server exited (${exit.code ?? exit.signal}) before listening; stderr:\n${stderr.join('\n')}`))));
+    let done = false;
+    function finish(settle: () => void): void {
+      if (done) return;
+      done = true;
+      clearInterval(poll);
+      clearTimeout(timer);
+      settle();
+    }
+  });
+}
+
+function residentKb(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
