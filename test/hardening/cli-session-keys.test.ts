@@ -54,11 +54,12 @@ describe('keys from SESSION_API_KEY, OH_SESSION_API_KEYS_0/1 and two --session-a
     expect(await statusAndBody(searchUrl(keyed), { 'X-Session-API-Key': key })).toEqual(firstPage());
   });
 
-  it.each([
+  const refused: Array<[string, Record<string, string>]> = [
     ['no header', {}],
-    ...WRONG_KEYS.map((key) => [`wrong key ${JSON.stringify(key)}`, { 'X-Session-API-Key': key }] as const),
+    ...WRONG_KEYS.map((key): [string, Record<string, string>] => [`wrong key ${JSON.stringify(key)}`, { 'X-Session-API-Key': key }]),
     ['a right key in Authorization instead', { Authorization: `Bearer ${KEYS.SESSION_API_KEY}` }],
-  ])('/api with %s: 401 {"detail":"Unauthorized"}', async (_name, headers) => {
+  ];
+  it.each(refused)('/api with %s: 401 {"detail":"Unauthorized"}', async (_name, headers) => {
     expect(await statusAndBody(searchUrl(keyed), headers)).toEqual(UNAUTHORIZED);
     expect(await statusAndBody(searchUrl(keyed, 'limit=0'), headers)).toEqual(UNAUTHORIZED);
     expect(await statusAndBody(`${keyed.url}/api/conversations/not-a-uuid/events/search`, headers)).toEqual(UNAUTHORIZED);
