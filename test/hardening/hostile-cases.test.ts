@@ -129,6 +129,12 @@ describe('other methods', () => {
     expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe('{"detail":"Method Not Allowed"}');
   });
 
+  it('HEAD on the search path is 405 without a body, as FastAPI answers it', async () => {
+    const answer = (await exchange(server.url, Buffer.from(`HEAD ${SEARCH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 5000)).toString();
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
+    expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe('');
+  });
+
   it('a GET with a body that is not JSON is answered as if it had none', async () => {
     const request = `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 1\r\n\r\n{`;
     const answer = (await exchange(server.url, Buffer.from(request), 5000)).toString();
