@@ -31,6 +31,7 @@ export function soakConversationId(n: number): string {
   return `50a40000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 }
 
+/** Writes `conversations` generated conversations of `eventsEach` events into a new temporary directory. */
 export function createSoakDataset(conversations: number, eventsEach: number): SoakDataset {
   const root = mkdtempSync(path.join(os.tmpdir(), 'agent-server-soak-'));
   const created = Array.from({ length: conversations }, (_, n): SoakConversation => {

@@ -13,6 +13,7 @@ export interface PageRequest {
   pageId?: string;
 }
 
+/** Requests one page and judges it; never throws. */
 export async function fetchPage(baseUrl: string, request: PageRequest): Promise<PageResult> {
   const query = new URLSearchParams({ limit: String(request.limit), sort_order: request.sortOrder });
   if (request.pageId !== undefined) query.set('page_id', request.pageId);

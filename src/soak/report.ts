@@ -36,6 +36,7 @@ export interface SoakReport extends SoakFigures {
 /** Below this share of the asked rate, the writer did not load the server as intended. */
 const MIN_APPEND_SHARE = 0.95;
 
+/** The figures with the checks applied; `ok` only when every check passes. */
 export function judgeSoak(figures: SoakFigures): SoakReport {
   const { appends, options } = figures;
   const expectedAppends = Math.floor(options.appendsPerSecond * figures.elapsedSeconds);
@@ -52,6 +53,7 @@ export function judgeSoak(figures: SoakFigures): SoakReport {
   return { ...figures, checks, ok: checks.every((check) => check.ok) };
 }
 
+/** The report as the lines `npm run soak` prints. */
 export function formatSoakReport(report: SoakReport): string {
   const { options, latency, appends, rssKb } = report;
   const perSecond = (count: number) => Math.round(count / report.elapsedSeconds);

@@ -17,6 +17,7 @@ import { verifyAppended } from './verify';
 const VERIFY_GRACE_MS = 10_000;
 const SAMPLE_EVERY_MS = 1000;
 
+/** Runs the soak with `options` over the defaults; `progress` receives a line every 10 s and at each stage. */
 export async function runSoak(options: Partial<SoakOptions> = {}, progress: (line: string) => void = () => undefined): Promise<SoakReport> {
   const settings = { ...DEFAULT_SOAK_OPTIONS, ...options };
   const dataset = createSoakDataset(settings.conversations, settings.initialEvents);

@@ -18,6 +18,7 @@ export interface AppendVerdict {
   walkError?: string;
 }
 
+/** Walks every conversation to its last page until each appended id is there exactly once, or `graceMs` runs out. */
 export async function verifyAppended(
   baseUrl: string,
   conversations: readonly SoakConversation[],

@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import { EVENT_KINDS, QUALIFIED_KIND } from '../../../src/search';
 
+/** The search operation's query parameters, as the contract declares them. */
 export const QUERY_NAMES = ['page_id', 'limit', 'kind', 'source', 'body', 'sort_order', 'timestamp__gte', 'timestamp__lt'] as const;
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
