@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { sessionKeyHeaders } from './session-key';
 
 export interface TimedResponse {
   status: number;
@@ -20,7 +21,7 @@ export function keepAliveAgent(): http.Agent {
 export function timedGet(url: string, agent?: http.Agent): Promise<TimedResponse> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent }, (response) => {
+    const request = http.get(url, { agent, headers: sessionKeyHeaders() }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);

@@ -4,6 +4,7 @@
  * histogram keeps whole milliseconds and the baseline answers in well under one.
  */
 import autocannon from 'autocannon';
+import { sessionKeyHeaders } from './session-key';
 
 export interface LoadOptions {
   readonly url: string;
@@ -35,7 +36,7 @@ export function startLoad(options: LoadOptions): RunningLoad {
   let instance: autocannon.Instance | undefined;
   const figures = new Promise<LoadFigures>((resolve, reject) => {
     instance = autocannon(
-      { url: options.url, connections: options.connections, duration: options.durationSeconds },
+      { url: options.url, connections: options.connections, duration: options.durationSeconds, headers: sessionKeyHeaders() },
       (error: unknown, result: autocannon.Result) => {
         if (error) reject(error instanceof Error ? error : new Error(String(error)));
         else resolve(figuresOf(result, latencies, (performance.now() - started) / 1000));

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--quick] [--profile] [--no-record]`
+ * `npm run bench -- [--quick] [--profile] [--no-record] [--session-api-key KEY]`
  * Measures our server against a bare node:http baseline serving the same bytes, prints the
  * report and appends it to bench/RESULTS.md. Exit code 0 whether targets PASS or MISS (they
  * are findings, not failures); 1 when the benchmark itself could not run; 2 for bad flags.
@@ -18,10 +18,12 @@ const REPO_ROOT = path.resolve(__dirname, '../..');
 const DATA_DIRECTORY = path.join(REPO_ROOT, 'bench/data');
 const RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS.md');
 
-const USAGE = `usage: npm run bench -- [--quick] [--profile] [--no-record]
+const USAGE = `usage: npm run bench -- [--quick] [--profile] [--no-record] [--session-api-key KEY]
   --quick      10k events only and shorter load runs (under two minutes)
   --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
   --no-record  print the report without appending it to bench/RESULTS.md
+  --session-api-key KEY
+               run our server with this session key (or set SESSION_API_KEY) and send it
 `;
 
 async function main(): Promise<number> {
@@ -33,6 +35,7 @@ async function main(): Promise<number> {
         quick: { type: 'boolean', default: false },
         profile: { type: 'boolean', default: false },
         'no-record': { type: 'boolean', default: false },
+        'session-api-key': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -46,6 +49,9 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return EXIT_OK;
   }
+
+  // Spawned servers inherit the environment, so this is how they learn the key.
+  if (values['session-api-key']) process.env['SESSION_API_KEY'] = values['session-api-key'];
 
   const profileFlags = ['--cpu-prof', `--cpu-prof-dir=${path.join(DATA_DIRECTORY, 'profiles')}`];
   try {
