@@ -3,15 +3,19 @@
  * section 4): `<root>/<32 hex>/events/event-<index>-<id>.json`. Conversations are loaded
  * on first use and then kept current by their watch; see README.md in this folder.
  */
+import { availableParallelism } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log';
 import type { EventIndex } from '../search';
 import { ConversationEvents, type ConversationOptions } from './conversation-events';
 import { locateConversation, type ConversationLocation } from './conversation-location';
+import { DecodePool } from './decode-pool';
 import type { WatchMode } from './directory-watch';
 import { errorCode } from './error-code';
 import type { EventStore, StoreHealth } from './event-store';
+import { RootWatch } from './root-watch';
+import { afterNextPoll } from './time-slice';
 
 export { StoreRootError, checkConversationsRoot } from './store-root';
 
@@ -24,14 +28,41 @@ export interface DirectoryStoreOptions {
    */
   watch?: WatchMode;
   pollMs?: number;
+  /**
+   * Loads of at least this many event files are decoded in worker threads (default 2000);
+   * smaller ones, and single changed files, on the main thread. `Infinity` never starts a worker.
+   */
+  decodeInWorkersFrom?: number;
 }
+
+/** Below this many files a load costs less on the main thread (about 50 ms of CPU, in 2 ms slices) than starting the workers (half a second). */
+const DEFAULT_DECODE_IN_WORKERS_FROM = 2000;
+/** More workers than this would only queue on the disk, and each holds 30-40 MB. */
+const MAX_DECODE_WORKERS = 4;
+/**
+ * One core fewer than the machine has: the main thread decodes alongside them between
+ * requests (batch-decoders.ts). As many workers as cores left the main thread, and the
+ * garbage collector's helper threads, waiting for a core: small requests waited 70-200 ms
+ * during a 100k load on 2 cores, against 40-55 ms with decoding on the main thread alone.
+ */
+const decodeWorkers = () => Math.max(1, Math.min(MAX_DECODE_WORKERS, availableParallelism() - 1));
+/** A pause this long ends a burst of loads (batches of one load arrive every few ms); idle workers then give their memory back. */
+const DECODE_WORKERS_IDLE_MS = 250;
+/**
+ * Longest time a held conversation is served without checking its directory on disk. The
+ * root watch reports deletions and replacements at once; this bounds how long one is
+ * missed where notifications fail (a network file system, a link into another directory).
+ */
+const RECHECK_MS = 250;
+/** A request served less than this long ago means more are coming: large loads then leave the main thread to them. */
+const SERVING_WINDOW_MS = 100;
 
 /**
  * A store reading `root`. Nothing is read until the first `open`, so creating it never
  * fails; run `checkConversationsRoot` first to report a wrong path before serving.
  */
 export function createDirectoryStore(root: string, options: DirectoryStoreOptions): EventStore {
-  return new DirectoryStore(path.resolve(root), options.logger, { mode: options.watch, pollMs: options.pollMs });
+  return new DirectoryStore(path.resolve(root), options);
 }
 
 interface Slot {
@@ -40,6 +71,9 @@ interface Slot {
   conversation: ConversationEvents;
   ready: Promise<void>;
   loaded: boolean;
+  /** When the directory was last found on disk (performance.now()), and the root watch's generation just before. */
+  checkedAt: number;
+  checkedGeneration: number;
 }
 
 /** How often `open` starts again when the conversation it waited for was dropped meanwhile (deleted or replaced). */
@@ -48,25 +82,32 @@ const MAX_OPEN_ATTEMPTS = 3;
 class DirectoryStore implements EventStore {
   private readonly slots = new Map<string, Slot>();
   private readonly warnedLinks = new Set<string>();
+  private readonly logger: Logger;
+  private readonly watch: ConversationOptions['watch'];
+  private readonly decodePool: DecodePool;
+  private readonly decodeInWorkersFrom: number;
   private realRoot: string | undefined;
+  private rootWatch: RootWatch | undefined;
+  /** When an open last returned a conversation that was already loaded: a request being served. */
+  private lastServedAt = Number.NEGATIVE_INFINITY;
   private closed = false;
 
   constructor(
     private readonly root: string,
-    private readonly logger: Logger,
-    private readonly watch: ConversationOptions['watch'],
-  ) {}
+    options: DirectoryStoreOptions,
+  ) {
+    this.logger = options.logger;
+    this.watch = { mode: options.watch, pollMs: options.pollMs };
+    this.decodePool = new DecodePool({ workers: decodeWorkers(), idleMs: DECODE_WORKERS_IDLE_MS, logger: options.logger });
+    this.decodeInWorkersFrom = options.decodeInWorkersFrom ?? DEFAULT_DECODE_IN_WORKERS_FROM;
+  }
 
   async open(hex: string): Promise<EventIndex<Buffer> | undefined> {
     for (let attempt = 1; attempt <= MAX_OPEN_ATTEMPTS; attempt++) {
       if (this.closed) throw new Error('The event store is closed');
-      const realRoot = await this.resolveRoot();
-      const location = await locateConversation(realRoot, hex);
-      if (!location.found) {
-        this.notFound(hex, location);
-        return undefined;
-      }
-      const slot = this.slotFor(hex, location, realRoot);
+      const slot = (await this.heldAndUnchanged(hex)) ?? (await this.locate(hex));
+      if (!slot) return undefined;
+      if (slot.loaded) this.lastServedAt = performance.now();
       await slot.ready;
       await slot.conversation.refresh();
       if (!slot.conversation.isClosed) return slot.conversation.index;
@@ -87,12 +128,51 @@ class DirectoryStore implements EventStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.rootWatch?.close();
     const loads = [...this.slots.values()].map((slot) => {
       slot.conversation.close();
       return slot.ready;
     });
     this.slots.clear();
+    await this.decodePool.close();
     await Promise.allSettled(loads);
+  }
+
+  /**
+   * The held conversation, when it was found on disk less than RECHECK_MS ago and the root
+   * watch has reported no change since: no file system call. The event loop polls once
+   * first, so that notifications the kernel queued before this call are delivered: a
+   * directory deleted before the request is never served from memory.
+   */
+  private async heldAndUnchanged(hex: string): Promise<Slot | undefined> {
+    const slot = this.slots.get(hex);
+    if (!slot || !this.isUnchanged(slot)) return undefined;
+    if (this.rootWatch?.watching) await afterNextPoll();
+    return this.slots.get(hex) === slot && this.isUnchanged(slot) ? slot : undefined;
+  }
+
+  private isUnchanged(slot: Slot): boolean {
+    return (
+      !slot.conversation.isClosed &&
+      performance.now() - slot.checkedAt < RECHECK_MS &&
+      slot.checkedGeneration === (this.rootWatch?.generation ?? 0)
+    );
+  }
+
+  /** Looks the conversation up on disk: the held one while its directory is the same, a new one when it was replaced, undefined when gone. */
+  private async locate(hex: string): Promise<Slot | undefined> {
+    const realRoot = await this.resolveRoot();
+    const checkedAt = performance.now();
+    const checkedGeneration = this.rootWatch?.generation ?? 0;
+    const location = await locateConversation(realRoot, hex);
+    if (!location.found) {
+      this.notFound(hex, location);
+      return undefined;
+    }
+    const slot = this.slotFor(hex, location, realRoot);
+    slot.checkedAt = checkedAt;
+    slot.checkedGeneration = checkedGeneration;
+    return slot;
   }
 
   private async resolveRoot(): Promise<string> {
@@ -100,10 +180,11 @@ class DirectoryStore implements EventStore {
     try {
       // Links inside the root are judged against its real path (contained-path.ts).
       this.realRoot = await realpath(this.root);
-      return this.realRoot;
     } catch (error) {
       throw new Error(`Cannot read the conversations directory ${this.root} (${errorCode(error) ?? String(error)})`, { cause: error });
     }
+    if (!this.closed) this.rootWatch ??= new RootWatch(this.realRoot, this.logger, this.watch?.mode !== 'poll');
+    return this.realRoot;
   }
 
   private notFound(hex: string, location: ConversationLocation & { found: false }): void {
@@ -126,11 +207,14 @@ class DirectoryStore implements EventStore {
       realRoot,
       logger: this.logger,
       watch: this.watch,
+      decodePool: this.decodePool,
+      decodeInWorkersFrom: this.decodeInWorkersFrom,
+      mainThreadIsFree: () => performance.now() - this.lastServedAt > SERVING_WINDOW_MS,
       onGone: () => {
         if (this.slots.get(hex) === slot) this.drop(hex);
       },
     });
-    const slot: Slot = { identity: location.identity, conversation, ready: conversation.load(), loaded: false };
+    const slot: Slot = { identity: location.identity, conversation, ready: conversation.load(), loaded: false, checkedAt: 0, checkedGeneration: 0 };
     this.slots.set(hex, slot);
     slot.ready.then(
       () => (slot.loaded = true),

@@ -1,7 +1,8 @@
 /**
  * Turns one event file's bytes into what the index keeps: the trimmed bytes the server
  * serves verbatim, and the few fields the search needs. The parsed object is dropped
- * here, so memory holds each event once, as bytes.
+ * here, so memory holds each event once, as bytes. Runs on whichever thread decodes
+ * (decode-worker.ts or the main thread for small loads); it holds no state of its own.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Event } from '../contract';
@@ -9,6 +10,10 @@ import { DEFAULT_SOURCE, IndexedEvent, searchableText, storedTimestampMicros } f
 import type { EventFileName } from './event-file-name';
 import { eventContractViolation } from './event-validator';
 
+/**
+ * `event.payload` is a view of the input, trimmed: the caller copies it to wherever
+ * payloads are kept and puts the copy in its place.
+ */
 export type DecodedEvent = { ok: true; event: IndexedEvent<Buffer> } | { ok: false; reason: string };
 
 /**
@@ -32,6 +37,7 @@ export function decodeEventFile(bytes: Buffer, file: EventFileName): DecodedEven
   return { ok: true, event: indexedEvent(value as Event, file, payload) };
 }
 
+/** Every index entry is built with this literal's shape (packed-batch.ts too), so they share one hidden class. */
 function indexedEvent(event: Event, file: EventFileName, payload: Buffer): IndexedEvent<Buffer> {
   return {
     // The contract makes `id` optional; the file name always carries one.

@@ -1,14 +1,34 @@
 /**
- * Reads event files in batches without holding up other requests. While the page cache
- * answers (a few microseconds a file) files are read on the main thread, in time slices:
- * a third of the CPU of thread-pool reads, and no queue in front of other requests' file
- * operations. Once a batch shows that a disk or a network file system is answering, the
- * rest goes through the thread pool: its four threads wait on the device in parallel, and
- * the event loop does not wait at all.
+ * Reads and decodes event files in batches, on whichever thread runs it: a decode worker
+ * (decode-worker.ts) for large loads, the main thread for small ones and for updates.
+ *
+ * While the page cache answers (a few microseconds a file) files are read on the calling
+ * thread, in time slices: a third of the CPU of thread-pool reads, and no queue in front
+ * of other requests' file operations. Once a batch shows that a disk or a network file
+ * system is answering, the rest goes through the thread pool: its four threads wait on the
+ * device in parallel, and the calling thread does not wait at all.
  */
-import { readEventFile, readEventFileNow, type FileRead } from './event-file-reader';
-import type { PayloadSlab } from './payload-slab';
+import path from 'node:path';
+import type { IndexedEvent } from '../search';
+import { decodeEventFile } from './event-decoder';
+import type { EventFileName } from './event-file-name';
+import { SCRATCH_BYTES, readEventFile, readEventFileNow, type FileRead } from './event-file-reader';
+import type { PayloadKeeper } from './payload-slab';
 import { TimeSlice, mapWithConcurrency } from './time-slice';
+
+/** A file that is not served: deleted since it was listed, or skipped for a reason. */
+export type UnservedFile = { unserved: 'gone' } | { unserved: 'skipped'; reason: string };
+
+/**
+ * What became of one event file: its index entry, payload kept, or why it is not
+ * served. An entry is the object the index will hold, so the main thread allocates
+ * nothing per event that it then throws away.
+ */
+export type DecodedFile = IndexedEvent<Buffer> | UnservedFile;
+
+export function isUnserved(file: DecodedFile): file is UnservedFile {
+  return 'unserved' in file;
+}
 
 /**
  * A batch whose median read takes longer than this came from a device: the page cache
@@ -22,12 +42,12 @@ const MIN_READS_TO_JUDGE = 32;
 const READS_IN_FLIGHT = 8;
 
 export class EventFileBatches {
-  private deviceSpeed = false;
-
   constructor(
     private readonly realRoot: string,
     private readonly slice: TimeSlice,
-    private readonly slab: PayloadSlab,
+    /** Where served payloads are copied to; nothing else is kept. */
+    private readonly keeper: PayloadKeeper,
+    private deviceSpeed = false,
   ) {}
 
   /** True once reads came from a device rather than the page cache. */
@@ -35,19 +55,59 @@ export class EventFileBatches {
     return this.deviceSpeed;
   }
 
-  /** The files' contents, in the order of `paths`. */
-  async read(paths: readonly string[]): Promise<FileRead[]> {
-    if (this.deviceSpeed) return mapWithConcurrency(paths, READS_IN_FLIGHT, (filePath) => readEventFile(filePath, this.realRoot, this.slab));
-    const reads: FileRead[] = [];
-    const durations = new Float64Array(paths.length);
-    for (const filePath of paths) {
+  /** What became of each file of `directory`, in the order of `files`. */
+  async decode(directory: string, files: readonly EventFileName[]): Promise<DecodedFile[]> {
+    if (this.deviceSpeed) {
+      return mapWithConcurrency(files, READS_IN_FLIGHT, (file) =>
+        withScratch(async (scratch) => this.decoded(await readEventFile(path.join(directory, file.name), this.realRoot, scratch), file)),
+      );
+    }
+    const results: DecodedFile[] = [];
+    const durations = new Float64Array(files.length);
+    for (const file of files) {
       const started = performance.now();
-      reads.push(readEventFileNow(filePath, this.slab) ?? (await readEventFile(filePath, this.realRoot, this.slab)));
-      durations[reads.length - 1] = performance.now() - started;
+      results.push(await this.readAndDecode(path.join(directory, file.name), file));
+      durations[results.length - 1] = performance.now() - started;
       if (this.slice.isOver()) await this.slice.yield();
     }
-    if (paths.length >= MIN_READS_TO_JUDGE) this.deviceSpeed = median(durations) > DEVICE_READ_MS;
-    return reads;
+    if (files.length >= MIN_READS_TO_JUDGE) this.deviceSpeed = median(durations) > DEVICE_READ_MS;
+    return results;
+  }
+
+  /** On the calling thread; a symbolic link goes through the thread pool, which checks where it leads. */
+  private async readAndDecode(filePath: string, file: EventFileName): Promise<DecodedFile> {
+    const read = readEventFileNow(filePath, nowScratch);
+    if (read) return this.decoded(read, file);
+    return withScratch(async (scratch) => this.decoded(await readEventFile(filePath, this.realRoot, scratch), file));
+  }
+
+  /** Decodes the bytes while they are still in the scratch buffer, and copies them only when they are served. */
+  private decoded(read: FileRead, file: EventFileName): DecodedFile {
+    if (read.kind === 'gone') return GONE;
+    if (read.kind === 'unreadable') return { unserved: 'skipped', reason: read.reason };
+    const decoded = decodeEventFile(read.bytes, file);
+    if (!decoded.ok) return { unserved: 'skipped', reason: decoded.reason };
+    const bytes = decoded.event.payload;
+    decoded.event.payload = this.keeper.copy(bytes, bytes.length);
+    return decoded.event;
+  }
+}
+
+const GONE: UnservedFile = { unserved: 'gone' };
+
+/** For reads on the calling thread, each decoded before the next read starts. */
+const nowScratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+
+/** Scratch buffers of finished thread-pool reads, reused: each read in flight needs its own. */
+const idleScratch: Buffer[] = [];
+const MAX_IDLE_SCRATCH = 16;
+
+async function withScratch<T>(task: (scratch: Buffer) => Promise<T>): Promise<T> {
+  const scratch = idleScratch.pop() ?? Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+  try {
+    return await task(scratch);
+  } finally {
+    if (idleScratch.length < MAX_IDLE_SCRATCH) idleScratch.push(scratch);
   }
 }
 

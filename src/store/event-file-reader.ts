@@ -7,24 +7,29 @@
  * Two ways in: `readEventFileNow` reads on the calling thread (5-10 us for a file in the
  * page cache), `readEventFile` through libuv's thread pool (three round trips, about three
  * times the CPU per small file); event-file-batches.ts chooses between them.
+ *
+ * Both read into a scratch buffer the caller owns and hand back a view of it, valid until
+ * the next read into the same scratch: the caller decodes first and copies only the bytes
+ * it serves, so a file that is skipped is never copied.
  */
 import { close, closeSync, constants, open, openSync, read, readSync } from 'node:fs';
 import { resolveLinkInsideRoot } from './contained-path';
-import type { PayloadSlab } from './payload-slab';
 import { errorCode } from './error-code';
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const SCRATCH_BYTES = 64 * 1024;
+/** Event files are 0.4-43 KB; a larger one is read in several chunks and joined. */
+export const SCRATCH_BYTES = 64 * 1024;
 
+/** `bytes` is a view of the scratch buffer, or a buffer of its own for a file larger than it. */
 export type FileRead = { kind: 'bytes'; bytes: Buffer } | { kind: 'gone' } | { kind: 'unreadable'; reason: string };
 
 /**
  * The file's bytes, read on the calling thread; undefined for a symbolic link, which only
  * `readEventFile` follows (after checking where it leads). Never throws.
  */
-export function readEventFileNow(filePath: string, slab: PayloadSlab): FileRead | undefined {
+export function readEventFileNow(filePath: string, scratch: Buffer): FileRead | undefined {
   try {
-    return { kind: 'bytes', bytes: readBytesNow(filePath, slab) };
+    return { kind: 'bytes', bytes: readBytesNow(filePath, scratch) };
   } catch (error) {
     const code = errorCode(error);
     return code === 'ELOOP' ? undefined : failedRead(code, error);
@@ -35,16 +40,16 @@ export function readEventFileNow(filePath: string, slab: PayloadSlab): FileRead 
  * The file's bytes; `gone` when it no longer exists (deleted since it was listed);
  * `unreadable` with a short reason otherwise. Never throws.
  */
-export async function readEventFile(filePath: string, realRoot: string, slab: PayloadSlab): Promise<FileRead> {
+export async function readEventFile(filePath: string, realRoot: string, scratch: Buffer): Promise<FileRead> {
   try {
-    return { kind: 'bytes', bytes: await readBytes(filePath, slab) };
+    return { kind: 'bytes', bytes: await readBytes(filePath, scratch) };
   } catch (error) {
     const code = errorCode(error);
-    return code === 'ELOOP' ? readThroughLink(filePath, realRoot, slab) : failedRead(code, error);
+    return code === 'ELOOP' ? readThroughLink(filePath, realRoot, scratch) : failedRead(code, error);
   }
 }
 
-async function readThroughLink(linkPath: string, realRoot: string, slab: PayloadSlab): Promise<FileRead> {
+async function readThroughLink(linkPath: string, realRoot: string, scratch: Buffer): Promise<FileRead> {
   try {
     const link = await resolveLinkInsideRoot(realRoot, linkPath);
     if (!link.ok) {
@@ -52,7 +57,7 @@ async function readThroughLink(linkPath: string, realRoot: string, slab: Payload
         ? { kind: 'unreadable', reason: 'symbolic link to a missing file' }
         : { kind: 'unreadable', reason: 'symbolic link to a file outside the conversations directory, not followed' };
     }
-    return { kind: 'bytes', bytes: await readBytes(link.target, slab) };
+    return { kind: 'bytes', bytes: await readBytes(link.target, scratch) };
   } catch (error) {
     return failedRead(errorCode(error), error);
   }
@@ -64,48 +69,40 @@ function failedRead(code: string | undefined, error: unknown): FileRead {
   return { kind: 'unreadable', reason: `cannot be read (${code ?? String(error)})` };
 }
 
-// Both readers: open, read into a scratch buffer, close, and no stat. A read shorter than
+// Both readers: open, read into the scratch buffer, close, and no stat. A read shorter than
 // the scratch buffer is the end of a regular file (POSIX); a file still being appended to
 // may come out truncated, and is read again when its next change is reported.
 
-const nowScratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
-
-function readBytesNow(filePath: string, slab: PayloadSlab): Buffer {
+function readBytesNow(filePath: string, scratch: Buffer): Buffer {
   const fd = openSync(filePath, OPEN_FLAGS);
   try {
     const chunks: Buffer[] = [];
     for (;;) {
-      const length = readSync(fd, nowScratch, 0, SCRATCH_BYTES, null);
-      if (length < SCRATCH_BYTES) return joined(chunks, nowScratch, length, slab);
-      chunks.push(Buffer.from(nowScratch));
+      const length = readSync(fd, scratch, 0, scratch.length, null);
+      if (length < scratch.length) return joined(chunks, scratch, length);
+      chunks.push(Buffer.from(scratch));
     }
   } finally {
     closeSync(fd);
   }
 }
 
-const MAX_IDLE_SCRATCH = 64;
-const idleScratch: Buffer[] = [];
-
-async function readBytes(filePath: string, slab: PayloadSlab): Promise<Buffer> {
+async function readBytes(filePath: string, scratch: Buffer): Promise<Buffer> {
   const fd = await new Promise<number>((resolve, reject) => open(filePath, OPEN_FLAGS, (error, opened) => (error ? reject(error) : resolve(opened))));
-  const scratch = idleScratch.pop() ?? Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   try {
     const chunks: Buffer[] = [];
     for (;;) {
-      const length = await new Promise<number>((resolve, reject) => read(fd, scratch, 0, SCRATCH_BYTES, null, (error, n) => (error ? reject(error) : resolve(n))));
-      if (length < SCRATCH_BYTES) return joined(chunks, scratch, length, slab);
+      const length = await new Promise<number>((resolve, reject) => read(fd, scratch, 0, scratch.length, null, (error, n) => (error ? reject(error) : resolve(n))));
+      if (length < scratch.length) return joined(chunks, scratch, length);
       chunks.push(Buffer.from(scratch));
     }
   } finally {
-    if (idleScratch.length < MAX_IDLE_SCRATCH) idleScratch.push(scratch);
     close(fd, () => undefined);
   }
 }
 
-/** The whole file: earlier full chunks (only for files over 64 KB), then the last read, copied into the slab. */
-function joined(fullChunks: Buffer[], scratch: Buffer, length: number, slab: PayloadSlab): Buffer {
-  if (fullChunks.length === 0) return slab.copy(scratch, length);
-  const whole = Buffer.concat([...fullChunks, scratch.subarray(0, length)]);
-  return slab.copy(whole, whole.length);
+/** The whole file: the scratch's view when one read held it, else every chunk joined (files over 64 KB). */
+function joined(fullChunks: Buffer[], scratch: Buffer, length: number): Buffer {
+  const last = scratch.subarray(0, length);
+  return fullChunks.length === 0 ? last : Buffer.concat([...fullChunks, last]);
 }

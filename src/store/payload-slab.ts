@@ -10,7 +10,13 @@ const MAX_SLAB_BYTES = 1024 * 1024;
 /** Larger payloads get an allocation of their own rather than most of a slab. */
 const OWN_ALLOCATION_BYTES = MAX_SLAB_BYTES / 4;
 
-export class PayloadSlab {
+/** Where a reader copies the bytes it serves (event-file-batches.ts). */
+export interface PayloadKeeper {
+  /** A copy of the first `length` bytes of `source`. */
+  copy(source: Uint8Array, length: number): Buffer;
+}
+
+export class PayloadSlab implements PayloadKeeper {
   private slab: Buffer = Buffer.allocUnsafeSlow(0);
   private used = 0;
   private nextSlabBytes = FIRST_SLAB_BYTES;
@@ -23,14 +29,6 @@ export class PayloadSlab {
     this.slab.set(source.subarray(0, length), start);
     this.used += length;
     return this.slab.subarray(start, this.used);
-  }
-
-  /** Gives back the most recent copy's bytes (a file that turned out not to be served); other copies stay where they are. */
-  release(copy: Buffer): void {
-    const end = copy.byteOffset + copy.length;
-    if (copy.buffer === this.slab.buffer && end === this.slab.byteOffset + this.used && copy.byteOffset >= this.slab.byteOffset) {
-      this.used = copy.byteOffset - this.slab.byteOffset;
-    }
   }
 
   private startSlab(atLeast: number): void {

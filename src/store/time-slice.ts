@@ -9,6 +9,17 @@ export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * Resolves once the event loop has polled for I/O since the call, so that notifications
+ * the kernel had queued by then (inotify) have been delivered. Two turns: called from an
+ * I/O callback, the loop is already past this iteration's poll, and a first setImmediate
+ * would run before the next one.
+ */
+export async function afterNextPoll(): Promise<void> {
+  await yieldToEventLoop();
+  await yieldToEventLoop();
+}
+
 /** Tracks how long the current synchronous stretch has run against a budget. */
 export class TimeSlice {
   private started = performance.now();
@@ -42,4 +53,65 @@ export async function mapWithConcurrency<T, R>(items: readonly T[], limit: numbe
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+/**
+ * Passes each item's result to `consume` in input order, while up to `lookahead` later
+ * items are already being produced (by worker threads, say). Stops starting items once
+ * `stop` returns true. A failure of `produce` rejects the whole run when its item's turn
+ * comes; failures of items never consumed are ignored.
+ */
+export async function consumeInOrder<T, R>(
+  items: readonly T[],
+  lookahead: number,
+  produce: (item: T) => Promise<R>,
+  consume: (item: T, result: R) => Promise<void>,
+  stop: () => boolean,
+): Promise<void> {
+  const started: Promise<R>[] = [];
+  const start = (at: number) => {
+    if (at >= items.length || started[at]) return;
+    const result = produce(items[at]!);
+    result.catch(() => undefined);
+    started[at] = result;
+  };
+  for (let at = 0; at < items.length && !stop(); at++) {
+    for (let ahead = at; ahead <= at + lookahead; ahead++) start(ahead);
+    await consume(items[at]!, await started[at]!);
+  }
+}
+
+/** Items sorted in one synchronous step; a run of 1024 sorts in about 0.1 ms. */
+const SORTED_RUN = 1024;
+
+/**
+ * A sorted copy of `items`, built in time slices: runs of SORTED_RUN sorted one at a
+ * time, then merged pairwise. Sorting 100k listed files in one step held other requests
+ * for 5 ms on an idle machine and 60-85 ms on a busy one. Stable, like Array.prototype.sort.
+ */
+export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T) => number, slice: TimeSlice): Promise<T[]> {
+  let sorted: T[] = [];
+  for (let start = 0; start < items.length; start += SORTED_RUN) {
+    sorted.push(...items.slice(start, start + SORTED_RUN).sort(compare));
+    if (slice.isOver()) await slice.yield();
+  }
+  for (let width = SORTED_RUN; width < sorted.length; width *= 2) {
+    const merged = new Array<T>(sorted.length);
+    for (let left = 0; left < sorted.length; left += 2 * width) {
+      await mergeRuns(sorted, merged, left, Math.min(left + width, sorted.length), Math.min(left + 2 * width, sorted.length), compare, slice);
+    }
+    sorted = merged;
+  }
+  return sorted;
+}
+
+/** Merges source[left, middle) and source[middle, end) into target[left, end). */
+async function mergeRuns<T>(source: readonly T[], target: T[], left: number, middle: number, end: number, compare: (a: T, b: T) => number, slice: TimeSlice): Promise<void> {
+  let a = left;
+  let b = middle;
+  for (let out = left; out < end; out++) {
+    // `<= 0` takes from the left run on ties, which keeps the sort stable.
+    target[out] = b >= end || (a < middle && compare(source[a]!, source[b]!) <= 0) ? source[a++]! : source[b++]!;
+    if ((out & 1023) === 0 && slice.isOver()) await slice.yield();
+  }
 }

@@ -6,6 +6,7 @@ import {
   CONVERSATION,
   OTHER_CONVERSATION,
   createConversation,
+  eventually,
   pause,
   storeOverTemporaryRoot,
   userMessage,
@@ -201,5 +202,37 @@ describe('store lifetime and failures', () => {
 
     await expect(t.store.open(CONVERSATION)).rejects.toThrow('closed');
     expect(t.store.health().conversationsLoaded).toBe(0);
+  });
+});
+
+describe('checking a held conversation on disk', () => {
+  const fsPromises = require('node:fs/promises') as typeof import('node:fs/promises');
+
+  it('answers repeated requests from memory, without a file system call each time', async () => {
+    writeEvent(createConversation(t.root), 0, userMessage(1));
+    await t.store.open(CONVERSATION);
+    const lstat = jest.spyOn(fsPromises, 'lstat');
+    try {
+      for (let i = 0; i < 20; i++) expect((await t.store.open(CONVERSATION))?.size).toBe(1);
+
+      // One more check is allowed, should the loop straddle the recheck interval.
+      expect(lstat.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      lstat.mockRestore();
+    }
+  });
+
+  it('notices a deleted conversation within a second where no notification comes', async () => {
+    const polling = storeOverTemporaryRoot({ watch: 'poll', pollMs: 60_000 });
+    try {
+      writeEvent(createConversation(polling.root), 0, userMessage(1));
+      expect((await polling.store.open(CONVERSATION))?.size).toBe(1);
+
+      rmSync(path.join(polling.root, CONVERSATION), { recursive: true });
+
+      await eventually(async () => (await polling.store.open(CONVERSATION)) === undefined, 1000, 'the deleted conversation not being found');
+    } finally {
+      await polling.cleanUp();
+    }
   });
 });

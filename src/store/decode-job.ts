@@ -1,0 +1,16 @@
+/** The messages between the main thread (decode-pool.ts) and a decode worker (decode-worker.ts). */
+import type { PackedBatch } from './packed-batch';
+
+/** Read and decode these files of `directory`, in this order. */
+export interface DecodeJob {
+  jobId: number;
+  directory: string;
+  /** The conversations directory, resolved: symbolic links are followed only inside it. */
+  realRoot: string;
+  /** Event file names, already checked by parseEventFileName. */
+  names: string[];
+  /** Whether earlier reads of this directory came from a device (event-file-batches.ts). */
+  readsOnThreadPool: boolean;
+}
+
+export type DecodeReply = { jobId: number; batch: PackedBatch; readsOnThreadPool: boolean } | { jobId: number; error: string };

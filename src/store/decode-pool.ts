@@ -1,0 +1,201 @@
+/**
+ * The decode workers (decode-worker.ts): threads that read and decode the files of large
+ * loads, so the main thread spends a few microseconds per event (index inserts) instead
+ * of 25-35, and keeps serving requests meanwhile.
+ *
+ * Workers start with the first job and stop once the pool has been idle for `idleMs`: each
+ * holds 30-40 MB (its own heap and its own compiled copy of the contract) and takes about
+ * half a second of CPU to start, so they are kept for a burst of loads, not for the
+ * process's life. A worker that fails (tsx missing, a crash) disables the pool for good,
+ * with one warning; jobs then reject and the caller decodes on the main thread.
+ */
+import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import type { Logger } from '../log';
+import type { DecodeJob, DecodeReply } from './decode-job';
+import type { DecodedFile } from './event-file-batches';
+import { unpackBatch } from './packed-batch';
+import { startModuleWorker } from './typescript-worker';
+
+/** The worker's module beside this one: `.ts` under tsx or ts-jest, `.js` once compiled. */
+const WORKER_MODULE = path.join(__dirname, `decode-worker${path.extname(__filename)}`);
+
+/** Long enough to list a directory of a million files on a busy machine. */
+const WARM_IDLE_MS = 5000;
+
+export interface DecodePoolOptions {
+  workers: number;
+  idleMs: number;
+  logger: Logger;
+  /** The module each worker runs; decode-worker.ts unless a test starts something else. */
+  workerModule?: string;
+}
+
+export interface DecodedBatch {
+  files: DecodedFile[];
+  readsOnThreadPool: boolean;
+}
+
+export class DecodePool {
+  private workers: PoolWorker[] = [];
+  private nextJobId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private failed = false;
+  private closed = false;
+
+  constructor(private readonly options: DecodePoolOptions) {}
+
+  /** False once a worker failed or the pool was closed: jobs would only reject. */
+  get usable(): boolean {
+    return !this.failed && !this.closed;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  get workerCount(): number {
+    return this.options.workers;
+  }
+
+  /** Workers started and not yet stopped. */
+  get running(): number {
+    return this.workers.length;
+  }
+
+  /** Jobs sent and not yet answered, over all workers. */
+  get pendingJobs(): number {
+    return this.workers.reduce((sum, worker) => sum + worker.pending, 0);
+  }
+
+  /** Decodes on the least busy worker, starting the workers if they are stopped. */
+  async decode(job: Omit<DecodeJob, 'jobId'>): Promise<DecodedBatch> {
+    if (!this.usable) throw new Error('The decode workers are not available');
+    clearTimeout(this.idleTimer);
+    try {
+      return await this.leastBusyWorker().run({ ...job, jobId: this.nextJobId++ });
+    } finally {
+      if (this.workers.every((worker) => worker.pending === 0)) this.stopWhenIdle();
+    }
+  }
+
+  /**
+   * Starts the workers ahead of a large load, so that their start overlaps the listing of
+   * the directory. They stop after WARM_IDLE_MS if no job comes.
+   */
+  warm(): void {
+    if (!this.usable || this.workers.length > 0) return;
+    try {
+      this.startWorkers();
+    } catch {
+      return;
+    }
+    this.stopWhenIdle(WARM_IDLE_MS);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.stopWorkers();
+  }
+
+  private leastBusyWorker(): PoolWorker {
+    if (this.workers.length === 0) this.startWorkers();
+    return this.workers.reduce((least, worker) => (worker.pending < least.pending ? worker : least));
+  }
+
+  private startWorkers(): void {
+    try {
+      for (let i = 0; i < this.options.workers; i++) this.workers.push(new PoolWorker(startModuleWorker(this.options.workerModule ?? WORKER_MODULE), (error) => this.fail(error)));
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
+  }
+
+  private stopWhenIdle(idleMs = this.options.idleMs): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.stopWorkers(), idleMs).unref();
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed || this.closed) return;
+    this.failed = true;
+    this.options.logger.warn('decode workers failed; large loads are decoded on the main thread from now on', {
+      error: (error as Error)?.message ?? String(error),
+    });
+    void this.stopWorkers();
+  }
+
+  private async stopWorkers(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    const workers = this.workers;
+    this.workers = [];
+    await Promise.all(workers.map((worker) => worker.stop()));
+  }
+}
+
+interface PendingJob {
+  resolve: (batch: DecodedBatch) => void;
+  reject: (error: Error) => void;
+}
+
+/** One worker and its jobs in flight. It keeps the process alive only while it has some. */
+class PoolWorker {
+  private readonly jobs = new Map<number, PendingJob>();
+  private stopping = false;
+
+  constructor(
+    private readonly worker: Worker,
+    onFailure: (error: Error) => void,
+  ) {
+    worker.unref();
+    worker.on('message', (reply: DecodeReply) => this.settle(reply));
+    worker.on('error', (error) => {
+      this.rejectAll(error);
+      onFailure(error);
+    });
+    worker.on('exit', (code) => {
+      const error = new Error(`A decode worker exited (code ${code})`);
+      this.rejectAll(error);
+      if (!this.stopping) onFailure(error);
+    });
+  }
+
+  get pending(): number {
+    return this.jobs.size;
+  }
+
+  run(job: DecodeJob): Promise<DecodedBatch> {
+    return new Promise((resolve, reject) => {
+      if (this.jobs.size === 0) this.worker.ref();
+      this.jobs.set(job.jobId, { resolve, reject });
+      this.worker.postMessage(job);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.rejectAll(new Error('The decode workers were stopped'));
+    await this.worker.terminate();
+  }
+
+  private settle(reply: DecodeReply): void {
+    const job = this.jobs.get(reply.jobId);
+    if (!job) return;
+    this.forget(reply.jobId);
+    if ('error' in reply) job.reject(new Error(reply.error));
+    else job.resolve({ files: unpackBatch(reply.batch), readsOnThreadPool: reply.readsOnThreadPool });
+  }
+
+  private rejectAll(error: Error): void {
+    for (const [jobId, job] of this.jobs) {
+      this.forget(jobId);
+      job.reject(error);
+    }
+  }
+
+  private forget(jobId: number): void {
+    this.jobs.delete(jobId);
+    if (this.jobs.size === 0) this.worker.unref();
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * A decode worker: a thread started by decode-pool.ts that reads event files, parses and
+ * validates them and computes their index fields (event-file-batches.ts, the same code the
+ * main thread runs for small loads), then sends each batch back packed (packed-batch.ts).
+ * The parsed events live and die in this thread's heap, never in the main thread's.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { DecodeJob, DecodeReply } from './decode-job';
+import { EventFileBatches } from './event-file-batches';
+import { parseEventFileName, type EventFileName } from './event-file-name';
+import { warmEventValidator } from './event-validator';
+import { BatchScratch } from './batch-scratch';
+import { packBatch } from './packed-batch';
+import { TimeSlice } from './time-slice';
+
+if (!parentPort) throw new Error('decode-worker.ts runs as a worker thread; decode-pool.ts starts it');
+const port = parentPort;
+/** Payloads wait here between reading and packing. */
+const scratch = new BatchScratch();
+/** Nothing else runs on this thread, so a batch never stops to let other work in. */
+const wholeBatch = new TimeSlice(Number.POSITIVE_INFINITY);
+
+/** Jobs run one after another, since they share the scratch area. */
+let queue = Promise.resolve();
+port.on('message', (job: DecodeJob) => {
+  queue = queue.then(() => answer(job));
+});
+// Compiling the contract takes a few hundred milliseconds: done at start, while the main
+// thread is still listing the directory, rather than in front of the first batch.
+warmEventValidator();
+
+async function answer(job: DecodeJob): Promise<void> {
+  try {
+    const batches = new EventFileBatches(job.realRoot, wholeBatch, scratch, job.readsOnThreadPool);
+    scratch.reset();
+    const decoded = await batches.decode(job.directory, job.names.map(eventFileName));
+    const { batch, transfer } = packBatch(decoded);
+    reply({ jobId: job.jobId, batch, readsOnThreadPool: batches.onThreadPool }, transfer);
+  } catch (error) {
+    reply({ jobId: job.jobId, error: (error as Error)?.message ?? String(error) });
+  }
+}
+
+function reply(message: DecodeReply, transfer: ArrayBuffer[] = []): void {
+  port.postMessage(message, transfer);
+}
+
+function eventFileName(name: string): EventFileName {
+  const file = parseEventFileName(name);
+  if (!file) throw new Error(`Not an event file name: ${name}`);
+  return file;
+}

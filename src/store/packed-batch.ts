@@ -1,0 +1,111 @@
+/**
+ * A decoded batch as it crosses from a decode worker to the main thread: the served
+ * payloads back to back in one ArrayBuffer, which is transferred (moved, not copied), and
+ * the index fields as plain columns, which are copied. The main thread's heap receives
+ * only what the index keeps, never the parsed events, so loading a conversation leaves it
+ * little garbage to collect.
+ */
+import type { EventKind } from '../contract';
+import { isUnserved, type DecodedFile } from './event-file-batches';
+
+export interface PackedBatch {
+  /** Per file: why it is not served (`gone` or a skip reason), undefined where it is served. */
+  unserved: (string | undefined)[];
+  /** Per file: where its payload ends in `payloads`; it starts where the previous file's ends. */
+  payloadEnds: Float64Array;
+  payloads: ArrayBuffer;
+  /** Per file: the index fields (undefined where the file is not served). NaN stands for no timestamp. */
+  ids: (string | undefined)[];
+  kinds: (string | undefined)[];
+  sources: (string | undefined)[];
+  micros: Float64Array;
+  positions: Float64Array;
+  texts: (string | undefined)[];
+}
+
+/** `unserved` of a deleted file; any other value is a skip reason. */
+const GONE = '';
+
+/** The batch, and what to pass as postMessage's transfer list. */
+export function packBatch(files: readonly DecodedFile[]): { batch: PackedBatch; transfer: ArrayBuffer[] } {
+  const count = files.length;
+  const batch: PackedBatch = {
+    unserved: new Array(count),
+    payloadEnds: new Float64Array(count),
+    payloads: new ArrayBuffer(payloadBytes(files)),
+    ids: new Array(count),
+    kinds: new Array(count),
+    sources: new Array(count),
+    micros: new Float64Array(count),
+    positions: new Float64Array(count),
+    texts: new Array(count),
+  };
+  const payloads = new Uint8Array(batch.payloads);
+  let end = 0;
+  for (let i = 0; i < count; i++) {
+    const file = files[i]!;
+    if (isUnserved(file)) {
+      batch.unserved[i] = file.unserved === 'gone' ? GONE : file.reason;
+    } else {
+      payloads.set(file.payload, end);
+      end += file.payload.length;
+      batch.ids[i] = file.id;
+      batch.kinds[i] = file.kind;
+      batch.sources[i] = file.source;
+      batch.micros[i] = file.micros ?? Number.NaN;
+      batch.positions[i] = file.position;
+      batch.texts[i] = file.text;
+    }
+    batch.payloadEnds[i] = end;
+  }
+  return { batch, transfer: [batch.payloads] };
+}
+
+/** The files again, each served one as its index entry, its payload a view of the transferred buffer (no copy). */
+export function unpackBatch(batch: PackedBatch): DecodedFile[] {
+  const files: DecodedFile[] = new Array(batch.unserved.length);
+  let start = 0;
+  for (let i = 0; i < files.length; i++) {
+    const end = batch.payloadEnds[i]!;
+    const unserved = batch.unserved[i];
+    if (unserved === undefined) {
+      const micros = batch.micros[i]!;
+      const source = batch.sources[i];
+      files[i] = {
+        id: batch.ids[i]!,
+        kind: canonical(batch.kinds[i]!) as EventKind,
+        source: source === undefined ? undefined : canonical(source),
+        micros: Number.isNaN(micros) ? undefined : micros,
+        position: batch.positions[i]!,
+        text: batch.texts[i],
+        payload: Buffer.from(batch.payloads, start, end - start),
+      };
+    } else {
+      files[i] = unserved === GONE ? { unserved: 'gone' } : { unserved: 'skipped', reason: unserved };
+    }
+    start = end;
+  }
+  return files;
+}
+
+function payloadBytes(files: readonly DecodedFile[]): number {
+  let total = 0;
+  for (const file of files) if (!isUnserved(file)) total += file.payload.length;
+  return total;
+}
+
+/**
+ * One string per distinct kind and source: a copied column holds a fresh string per event,
+ * and 100k events would otherwise keep 100k copies of "ObservationEvent". The values were
+ * checked against the contract's enums, so there are a handful; the cap only guards
+ * against a contract with open-ended values.
+ */
+const CANONICAL_LIMIT = 256;
+const canonicalStrings = new Map<string, string>();
+
+function canonical(value: string): string {
+  const known = canonicalStrings.get(value);
+  if (known !== undefined) return known;
+  if (canonicalStrings.size < CANONICAL_LIMIT) canonicalStrings.set(value, value);
+  return value;
+}

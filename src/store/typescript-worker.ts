@@ -1,0 +1,17 @@
+/**
+ * Starts a worker thread on one of this project's modules, whether it runs as TypeScript
+ * or as compiled JavaScript. The server runs under tsx and the tests under ts-jest, and
+ * neither makes a new thread understand TypeScript: ts-jest compiles only inside Jest's
+ * module registry, and a worker started on a `.ts` path under Node 20 fails with "Unknown
+ * file extension". So a TypeScript module is started from two lines of JavaScript that
+ * register tsx's CommonJS hook (it compiles in the thread that requires, and tsx is a
+ * dependency) and then require the module.
+ */
+import { Worker } from 'node:worker_threads';
+
+/** `modulePath` is absolute; the worker inherits this thread's node flags (--cpu-prof included). */
+export function startModuleWorker(modulePath: string): Worker {
+  if (!modulePath.endsWith('.ts')) return new Worker(modulePath);
+  const source = [`require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register();`, `require(${JSON.stringify(modulePath)});`].join('\n');
+  return new Worker(source, { eval: true });
+}

@@ -1,0 +1,145 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createMemoryLogger } from '../../src/log';
+import { createDirectoryStore, type EventStore } from '../../src/store';
+import { MainThreadDecoder, SharedDecoder } from '../../src/store/batch-decoders';
+import { DecodePool } from '../../src/store/decode-pool';
+import { parseEventFileName } from '../../src/store/event-file-name';
+import { PayloadSlab } from '../../src/store/payload-slab';
+import { TimeSlice } from '../../src/store/time-slice';
+import { CONVERSATION, createConversation, eventFileName, eventually, pause, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+
+/*
+ * Large loads are decoded in worker threads. What a conversation serves must not depend
+ * on where it was decoded: the same events, bytes, skipped files and warnings.
+ */
+let t: StoreUnderTest;
+let outside: string;
+beforeEach(() => {
+  t = storeOverTemporaryRoot({ decodeInWorkersFrom: Number.POSITIVE_INFINITY });
+  outside = mkdtempSync(path.join(os.tmpdir(), 'decode-workers-outside-'));
+});
+afterEach(async () => {
+  await t.cleanUp();
+  rmSync(outside, { recursive: true, force: true });
+});
+
+/** Every kind of file a load meets: events, broken files, links inside and outside the root, two files for one index. */
+function writeMixedConversation(): string {
+  const events = createConversation(t.root);
+  for (let i = 0; i < 40; i++) writeEvent(events, i, i % 3 === 0 ? pause(i, `2026-06-16T05:39:${10 + i}.25`) : userMessage(i));
+  const files: [string, string | Buffer][] = [
+    ['event-00003-second-claim.json', JSON.stringify(pause(3, '2026-06-16T05:39:13'))],
+    ['event-00040-corrupt.json', '{"kind":"PauseEvent"'],
+    ['event-00041-unknown.json', '{"kind":"PauseEvent","parent_id":"x"}'],
+    ['event-00042-empty.json', ''],
+    ['event-00043-latin1.json', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d])],
+    ['event-00044-no-id.json', '  {"timestamp":"2026-06-16T05:38:00","kind":"PauseEvent"}\n'],
+    [eventFileName(45, userMessage(45).id), JSON.stringify({ ...userMessage(45), extended_content: [{ type: 'text', text: 'x'.repeat(100_000) }] })],
+  ];
+  for (const [name, content] of files) writeFileSync(path.join(events, name), content);
+  mkdirSync(path.join(events, 'event-00046-directory.json'));
+  writeFileSync(path.join(outside, 'secret.json'), JSON.stringify(userMessage(47)));
+  symlinkSync(path.join(outside, 'secret.json'), path.join(events, eventFileName(47, 'outside')));
+  writeFileSync(path.join(t.root, 'shared.json'), JSON.stringify(userMessage(48)));
+  symlinkSync(path.join(t.root, 'shared.json'), path.join(events, eventFileName(48, 'inside')));
+  symlinkSync(path.join(t.root, 'nowhere.json'), path.join(events, eventFileName(49, 'dangling')));
+  return events;
+}
+
+function warnings(lines: string[]): unknown[] {
+  return lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry['level'] === 'warn')
+    .map(({ time: _time, ...rest }) => rest);
+}
+
+async function openInWorkers(): Promise<{ store: EventStore; logs: string[] }> {
+  const logger = createMemoryLogger();
+  const store = createDirectoryStore(t.root, { logger, decodeInWorkersFrom: 0 });
+  return { store, logs: logger.lines };
+}
+
+describe('loads decoded in worker threads', () => {
+  it('serve the same events, bytes, skipped files and warnings as loads decoded on the main thread', async () => {
+    writeMixedConversation();
+    const onMainThread = await t.store.open(CONVERSATION);
+    const workers = await openInWorkers();
+    try {
+      const inWorkers = await workers.store.open(CONVERSATION);
+
+      expect(inWorkers!.ordered).toEqual(onMainThread!.ordered);
+      expect(inWorkers!.size).toBe(43);
+      expect(workers.store.health()).toEqual(t.store.health());
+      expect(warnings(workers.logs)).toEqual(warnings(t.logs));
+      expect(warnings(workers.logs)).toHaveLength(8);
+      const loaded = workers.logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry['message'] === 'conversation loaded');
+      expect(loaded).toMatchObject({ decodedInWorkers: true });
+    } finally {
+      await workers.store.close();
+    }
+  });
+
+  it('keep the conversation current afterwards', async () => {
+    const events = createConversation(t.root);
+    for (let i = 0; i < 10; i++) writeEvent(events, i, userMessage(i));
+    const workers = await openInWorkers();
+    try {
+      expect((await workers.store.open(CONVERSATION))?.size).toBe(10);
+
+      writeEvent(events, 10, userMessage(10));
+      rmSync(path.join(events, eventFileName(0, userMessage(0).id)));
+
+      await eventually(async () => (await workers.store.open(CONVERSATION))!.ordered.map((event) => event.position).join() === '1,2,3,4,5,6,7,8,9,10', 1000, 'the change being served');
+    } finally {
+      await workers.store.close();
+    }
+  });
+});
+
+describe('the decode pool', () => {
+  const logger = createMemoryLogger();
+  let pool: DecodePool;
+  afterEach(() => pool.close());
+
+  function decodersOver(events: string) {
+    const realRoot = realpathSync(t.root);
+    const onMainThread = new MainThreadDecoder(events, realRoot, new TimeSlice(2), new PayloadSlab());
+    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, () => false) };
+  }
+
+  it('stops its workers once idle, and starts them again for the next job', async () => {
+    pool = new DecodePool({ workers: 2, idleMs: 50, logger });
+    const events = createConversation(t.root);
+    writeEvent(events, 0, userMessage(0));
+    const { inWorkers } = decodersOver(events);
+    const files = [parseEventFileName(eventFileName(0, userMessage(0).id))!];
+
+    expect(await inWorkers.decode(files)).toEqual([expect.objectContaining({ position: 0, text: 'message number 0' })]);
+    expect(pool.running).toBe(2);
+    await eventually(() => pool.running === 0, 2000, 'the idle workers stopping');
+
+    expect(await inWorkers.decode(files)).toEqual([expect.objectContaining({ position: 0, text: 'message number 0' })]);
+  });
+
+  it('decodes on the main thread, after one warning, when its workers cannot start', async () => {
+    const failures = createMemoryLogger();
+    pool = new DecodePool({ workers: 2, idleMs: 50, logger: failures, workerModule: path.join(t.root, 'missing-worker.ts') });
+    const events = writeMixedConversation();
+    const { onMainThread, inWorkers } = decodersOver(events);
+    const files = ['event-00000', 'event-00040', 'event-00047'].map((prefix) => parseEventFileName(require('node:fs').readdirSync(events).find((name: string) => name.startsWith(prefix)))!);
+
+    const decoded = await inWorkers.decode(files);
+    await inWorkers.decode(files);
+
+    expect(decoded).toEqual(await onMainThread.decode(files));
+    expect(decoded).toEqual([
+      expect.objectContaining({ position: 0 }),
+      { unserved: 'skipped', reason: 'not valid JSON (truncated or corrupt)' },
+      { unserved: 'skipped', reason: 'symbolic link to a file outside the conversations directory, not followed' },
+    ]);
+    expect(pool.usable).toBe(false);
+    expect(failures.lines.filter((line) => line.includes('decode workers failed'))).toHaveLength(1);
+  });
+});
