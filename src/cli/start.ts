@@ -4,7 +4,7 @@
  * environment (HOST, PORT, OH_CONVERSATIONS_PATH, SESSION_API_KEY, OH_SESSION_API_KEYS_n);
  * the default is the bundled sample.
  */
-import { readdirSync } from 'node:fs';
+import { opendirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../log';
@@ -60,17 +60,24 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
-/** The conversation with the most event files, so the printed example shows paging. */
+/** A conversation with events, preferring a larger one so the printed example shows paging. */
 function exampleConversation(root: string): string | undefined {
-  const eventCount = (id: string) => {
-    try {
-      return readdirSync(path.join(root, id, 'events')).length;
-    } catch {
-      return 0;
-    }
-  };
   const ids = readdirSync(root).filter((name) => /^[0-9a-f]{32}$/.test(name));
-  return ids.sort((a, b) => eventCount(b) - eventCount(a))[0];
+  const eventFiles = new Map(ids.map((id) => [id, countUpTo(path.join(root, id, 'events'), 200)]));
+  return ids.sort((a, b) => eventFiles.get(b)! - eventFiles.get(a)!)[0];
+}
+
+/** Entries of a directory, counting no further than `limit`: a real one may hold 100k files. */
+function countUpTo(directory: string, limit: number): number {
+  let count = 0;
+  try {
+    const listing = opendirSync(directory);
+    while (count < limit && listing.readSync()) count++;
+    listing.closeSync();
+  } catch {
+    // No events directory: no events.
+  }
+  return count;
 }
 
 async function main(): Promise<void> {

@@ -55,5 +55,20 @@ describe('pages from stored bytes', () => {
       status: 422,
       body: { detail: [{ type: 'greater_than', loc: ['query', 'limit'], msg: 'Input should be greater than 0', input: '0', ctx: { gt: 0 } }] },
     });
+    // sort_order's schema is a $ref the validator keeps when it drops the response schemas.
+    expect(await server.statusAndBody(searchPath(CONVERSATION, { sort_order: 'BAD' }))).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'enum',
+            loc: ['query', 'sort_order'],
+            msg: "Input should be 'TIMESTAMP' or 'TIMESTAMP_DESC'",
+            input: 'BAD',
+            ctx: { expected: "'TIMESTAMP' or 'TIMESTAMP_DESC'" },
+          },
+        ],
+      },
+    });
   });
 });
