@@ -175,7 +175,10 @@ export class ConversationEvents {
       target = link.target;
     }
     const stats = await statOrUndefined(() => stat(target));
-    return stats?.isDirectory() ? { path: target, identity: directoryIdentity(stats) } : undefined;
+    if (!stats) return undefined;
+    // Not "no events yet": the conversation's events are gone, and the operator must hear of it.
+    if (!stats.isDirectory()) throw new Error(`Cannot read the events of ${this.eventsPath}: it is not a directory`);
+    return { path: target, identity: directoryIdentity(stats) };
   }
 
   private onChanges(changes: DirectoryChanges): void {

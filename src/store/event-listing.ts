@@ -3,7 +3,7 @@
  * of 100k names is read and parsed in slices so the event loop keeps serving other
  * requests: readdir would hand over all names in one callback, a 25-40 ms stall.
  */
-import { opendir } from 'node:fs/promises';
+import { lstat, opendir } from 'node:fs/promises';
 import { errorCode } from './error-code';
 import { EventFileName, parseEventFileName } from './event-file-name';
 import { TimeSlice, sortInSlices } from './time-slice';
@@ -39,7 +39,19 @@ export async function listDirectory(directory: string): Promise<string[] | undef
     return names;
   } catch (error) {
     const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ENOENT') return undefined;
+    // ENOTDIR also means gone when a parent was replaced; but an events/ that is itself a
+    // file has lost the conversation's events, and the operator must hear of it.
+    if (code === 'ENOTDIR' && !(await exists(directory))) return undefined;
     throw new Error(`Cannot list the event files in ${directory} (${code ?? String(error)})`, { cause: error });
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return true;
+  } catch {
+    return false;
   }
 }

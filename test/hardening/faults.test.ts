@@ -85,12 +85,10 @@ describe('a conversation directory deleted while it is served', () => {
   });
 });
 
-describe('an events/ path that is a regular file (store finding: served as an empty conversation, silently)', () => {
-  // The store treats an `events` entry that is not a directory like a conversation with no
-  // events yet: 200 with no items and no log line. A conversation whose events were
-  // replaced by a file has lost data; the operator should see it, as with an unreadable
-  // directory below. Marked failing until the store reports it; see docs/hardening.md.
-  it.failing('is a logged 500 with a correlation id', async () => {
+describe('an events/ path that is a regular file', () => {
+  // Not a conversation with no events yet: its events were replaced by a file and are
+  // lost, so the operator must see it, as with an unreadable directory below.
+  it('is a logged 500 with a correlation id', async () => {
     const server = await startLiveServer([{ id: CONVERSATION, events: EVENTS }]);
     try {
       rmSync(path.join(server.root, HEX, 'events'), { recursive: true });

@@ -118,12 +118,12 @@ describe('changes while the server runs', () => {
     expect(await page(server, CONVERSATION)).toEqual({ status: 404, body: { detail: `Conversation not found: ${CONVERSATION}` } });
   });
 
-  it('a conversation with an events file instead of an events directory has no events', async () => {
+  it('a conversation with an events file instead of an events directory is a server fault, not an empty page', async () => {
     const other = conversationId(42);
     const directory = path.join(server.root, other.replaceAll('-', ''));
     mkdirSync(directory);
     writeFileSync(path.join(directory, 'events'), 'not a directory');
-    expect(await page(server, other)).toEqual({ status: 200, body: pageBody([]) });
+    expect((await page(server, other)).status).toBe(500);
   });
 });
 
