@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { findFreePort } from './free-port';
+import { findFreePort } from '../free-port';
 import { timedGet } from './http-get';
 
 export const BENCH_HOST = '127.0.0.1';

@@ -6,8 +6,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { findFreePort } from '../free-port';
 
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
 const START_SCRIPT = path.join(PROJECT_ROOT, 'src/cli/start.ts');
@@ -19,7 +19,7 @@ export interface ServerProcessOptions {
   conversationsPath: string;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Default: a port that was free a moment ago (see freePort). */
+  /** Default: a port that was free a moment ago (see findFreePort). */
   port?: number;
   /** More flags for src/cli/start.ts. */
   args?: readonly string[];
@@ -50,22 +50,10 @@ export interface ServerProcess {
   stop(graceMs?: number): Promise<ProcessExit>;
 }
 
-/** A TCP port on `host` that was free when asked: bound to port 0, read, released. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts src/cli/start.ts and resolves once it says it is listening; rejects with its stderr if it exits or stays silent. */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const host = options.host ?? '127.0.0.1';
-  const port = options.port ?? (await freePort(host === '0.0.0.0' ? '127.0.0.1' : host));
+  const port = options.port ?? (await findFreePort(host === '0.0.0.0' ? '127.0.0.1' : host));
   const args = ['--import', 'tsx', START_SCRIPT, '--host', host, '--port', String(port), '--conversations-path', options.conversationsPath, ...(options.args ?? [])];
   const child = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
