@@ -3,10 +3,8 @@
  * load generator in this process never shares an event loop with them and each server's
  * memory can be read on its own.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { findFreePort } from '../free-port';
+import { readFileSync } from 'node:fs';
+import { type ScriptProcess, spawnScript, spawnServer } from '../server-process';
 import { timedGet } from './http-get';
 
 export const BENCH_HOST = '127.0.0.1';
@@ -38,23 +36,16 @@ export interface OurServerOptions {
  * without waiting for it to listen: the cold-open figure starts at the spawn.
  */
 export async function spawnOurServer(label: string, options: OurServerOptions): Promise<ServerProcess> {
-  const port = await findFreePort(BENCH_HOST);
-  const args = [
-    ...options.nodeFlags,
-    '--import',
-    'tsx',
-    path.join(options.repoRoot, 'src/cli/start.ts'),
-    '--host',
-    BENCH_HOST,
-    '--port',
-    String(port),
-    '--conversations-path',
-    options.conversationsRoot,
-    ...(options.validateResponses ? ['--validate-responses'] : []),
-  ];
-  const spawnedAt = performance.now();
-  const child = spawnLogged(args, options.repoRoot, options.logFile, false);
-  return serverProcess(label, child, `http://${BENCH_HOST}:${port}`, spawnedAt, options.logFile);
+  const server = await spawnServer({
+    label: `${label} server`,
+    projectRoot: options.repoRoot,
+    host: BENCH_HOST,
+    conversationsPath: options.conversationsRoot,
+    args: options.validateResponses ? ['--validate-responses'] : [],
+    nodeFlags: options.nodeFlags,
+    logFile: options.logFile,
+  });
+  return serverProcess(label, server, server.url, options.logFile);
 }
 
 /** One URL the baseline answers, with the exact bytes our server sent for it. */
@@ -80,50 +71,27 @@ export interface BaselineListeningMessage {
  * Resolves once it listens, with the time that took from the spawn.
  */
 export async function startBaseline(repoRoot: string, routes: readonly BaselineRoute[], logFile: string): Promise<ServerProcess & { readyMs: number }> {
-  const args = ['--import', 'tsx', path.join(repoRoot, 'src/bench/baseline-server.ts')];
-  const spawnedAt = performance.now();
-  const child = spawnLogged(args, repoRoot, logFile, true);
+  const baseline = spawnScript('src/bench/baseline-server.ts', [], { label: 'baseline server', projectRoot: repoRoot, logFile, ipc: true });
   const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (message: BaselineListeningMessage) => resolve(message.port));
-    child.once('exit', (code) => reject(new Error(`The baseline server exited (code ${code}) before listening; see ${logFile}.`)));
+    baseline.child.once('message', (message: BaselineListeningMessage) => resolve(message.port));
+    void baseline.exited.then(({ code }) => reject(new Error(`The baseline server exited (code ${code}) before listening; see ${logFile}.`)));
     const message: BaselineRoutesMessage = { routes };
-    child.send(message);
+    baseline.child.send(message);
   });
   // Spawn to listening of a bare server under the same node and tsx: the floor for our server's start.
-  const readyMs = performance.now() - spawnedAt;
-  return { ...serverProcess('baseline', child, `http://${BENCH_HOST}:${port}`, spawnedAt, logFile), readyMs };
+  const readyMs = performance.now() - baseline.spawnedAt;
+  return { ...serverProcess('baseline', baseline, `http://${BENCH_HOST}:${port}`, logFile), readyMs };
 }
 
-function spawnLogged(args: string[], cwd: string, logFile: string, withIpc: boolean): ChildProcess {
-  mkdirSync(path.dirname(logFile), { recursive: true });
-  // A file descriptor rather than a pipe: nothing in this process has to drain it under load.
-  const log = openSync(logFile, 'w');
-  try {
-    return spawn(process.execPath, args, {
-      cwd,
-      stdio: withIpc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log],
-      serialization: 'advanced',
-    });
-  } finally {
-    closeSync(log);
-  }
-}
-
-function serverProcess(label: string, child: ChildProcess, baseUrl: string, spawnedAt: number, logFile: string): ServerProcess {
-  if (child.pid === undefined) throw new Error(`Could not start the ${label} server process; see ${logFile}.`);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+function serverProcess(label: string, spawned: ScriptProcess, baseUrl: string, logFile: string): ServerProcess {
   return {
     label,
-    pid: child.pid,
+    pid: spawned.pid,
     baseUrl,
-    spawnedAt,
+    spawnedAt: spawned.spawnedAt,
     logFile,
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killTimer);
+      await spawned.stop(10_000);
     },
   };
 }

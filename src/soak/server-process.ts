@@ -1,16 +1,13 @@
 /**
- * The real server as a child process, started the way an operator starts it (`node
- * --import tsx src/cli/start.ts ...`), for the soak run and the tests that need signals,
- * environment variables, a second user or the process's memory. Loopback and a port picked
- * free by the caller's side; stdout and stderr are kept line by line.
+ * The real server as a child process, for the soak run and the tests that need signals,
+ * environment variables, a second user or the process's memory. Spawned by the shared
+ * src/server-process.ts; this side keeps stdout and stderr line by line and waits for the
+ * "listening" line, so a caller gets a server that is ready.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { findFreePort } from '../free-port';
+import { type ProcessExit, spawnServer } from '../server-process';
 
-const PROJECT_ROOT = path.resolve(__dirname, '../..');
-const START_SCRIPT = path.join(PROJECT_ROOT, 'src/cli/start.ts');
 const LISTENING = /listening on (http:\/\/\S+), serving/;
 /** Variables the server reads; a test's own environment must not leak into the child through them. */
 const SERVER_VARIABLES = /^(HOST|PORT|OH_CONVERSATIONS_PATH|SESSION_API_KEY|OH_SESSION_API_KEYS_\d+)$/;
@@ -31,11 +28,6 @@ export interface ServerProcessOptions {
   startTimeoutMs?: number;
 }
 
-export interface ProcessExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
 export interface ServerProcess {
   url: string;
   pid: number;
@@ -52,34 +44,26 @@ export interface ServerProcess {
 
 /** Starts src/cli/start.ts and resolves once it says it is listening; rejects with its stderr if it exits or stays silent. */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
-  const host = options.host ?? '127.0.0.1';
-  const port = options.port ?? (await findFreePort(host === '0.0.0.0' ? '127.0.0.1' : host));
-  const args = ['--import', 'tsx', START_SCRIPT, '--host', host, '--port', String(port), '--conversations-path', options.conversationsPath, ...(options.args ?? [])];
-  const child = spawn(process.execPath, args, {
-    cwd: PROJECT_ROOT,
+  const server = await spawnServer({
+    conversationsPath: options.conversationsPath,
+    host: options.host,
+    port: options.port,
+    args: options.args,
     env: childEnvironment(options.env ?? {}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(options.user ?? {}),
+    user: options.user,
   });
-  const stdout = collectLines(child, 'stdout');
-  const stderr = collectLines(child, 'stderr');
-  const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = await listeningUrl(child, stdout, stderr, exited, options.startTimeoutMs ?? 60_000);
+  const stdout = collectLines(server.child, 'stdout');
+  const stderr = collectLines(server.child, 'stderr');
+  const url = await listeningUrl(server.child, stdout, stderr, server.exited, options.startTimeoutMs ?? 60_000);
   return {
     url,
-    pid: child.pid!,
+    pid: server.pid,
     stdout,
     stderr,
-    exited,
-    kill: (signal) => child.kill(signal),
-    rssKb: () => residentKb(child.pid!),
-    async stop(graceMs = 15_000) {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      const exit = await exited;
-      clearTimeout(timer);
-      return exit;
-    },
+    exited: server.exited,
+    kill: (signal) => server.child.kill(signal),
+    rssKb: () => residentKb(server.pid),
+    stop: (graceMs = 15_000) => server.stop(graceMs),
   };
 }
 

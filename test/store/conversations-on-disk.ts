@@ -75,13 +75,3 @@ export function userMessage(n: number, timestamp = `2026-06-16T05:39:${String(10
 export function pause(n: number, timestamp: string): Event & { id: string } {
   return { id: `94385dfc-12a0-4501-b53d-${String(n).padStart(12, '0')}`, timestamp, kind: 'PauseEvent' };
 }
-
-/** Resolves once `probe` returns true; fails the test when `timeoutMs` passes first. */
-export async function eventually(probe: () => Promise<boolean> | boolean, timeoutMs = 1000, what = 'the condition'): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await probe()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

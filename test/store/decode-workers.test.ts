@@ -8,7 +8,8 @@ import { DecodePool } from '../../src/store/decode-pool';
 import { parseEventFileName } from '../../src/store/event-file-name';
 import { PayloadSlab } from '../../src/store/payload-slab';
 import { TimeSlice } from '../../src/store/time-slice';
-import { CONVERSATION, createConversation, eventFileName, eventually, pause, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+import { CONVERSATION, createConversation, eventFileName, pause, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+import { eventually } from '../support/eventually';
 
 /*
  * Large loads are decoded in worker threads. What a conversation serves must not depend
@@ -91,7 +92,7 @@ describe('loads decoded in worker threads', () => {
       writeEvent(events, 10, userMessage(10));
       rmSync(path.join(events, eventFileName(0, userMessage(0).id)));
 
-      await eventually(async () => (await workers.store.open(CONVERSATION))!.ordered.map((event) => event.position).join() === '1,2,3,4,5,6,7,8,9,10', 1000, 'the change being served');
+      await eventually(async () => expect((await workers.store.open(CONVERSATION))!.ordered.map((event) => event.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
     } finally {
       await workers.store.close();
     }
@@ -118,7 +119,7 @@ describe('the decode pool', () => {
 
     expect(await inWorkers.decode(files)).toEqual([expect.objectContaining({ position: 0, text: 'message number 0' })]);
     expect(pool.running).toBe(2);
-    await eventually(() => pool.running === 0, 2000, 'the idle workers stopping');
+    await eventually(() => expect(pool.running).toBe(0), { withinMs: 2000 });
 
     expect(await inWorkers.decode(files)).toEqual([expect.objectContaining({ position: 0, text: 'message number 0' })]);
   });

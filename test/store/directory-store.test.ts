@@ -6,13 +6,13 @@ import {
   CONVERSATION,
   OTHER_CONVERSATION,
   createConversation,
-  eventually,
   pause,
   storeOverTemporaryRoot,
   userMessage,
   writeEvent,
   type StoreUnderTest,
 } from './conversations-on-disk';
+import { eventually } from '../support/eventually';
 
 let t: StoreUnderTest;
 beforeEach(() => (t = storeOverTemporaryRoot()));
@@ -230,7 +230,7 @@ describe('checking a held conversation on disk', () => {
 
       rmSync(path.join(polling.root, CONVERSATION), { recursive: true });
 
-      await eventually(async () => (await polling.store.open(CONVERSATION)) === undefined, 1000, 'the deleted conversation not being found');
+      await eventually(async () => expect(await polling.store.open(CONVERSATION)).toBeUndefined());
     } finally {
       await polling.cleanUp();
     }

@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONVERSATION, createConversation, eventFileName, eventually, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+import { CONVERSATION, createConversation, eventFileName, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+import { eventually } from '../support/eventually';
 
 let t: StoreUnderTest;
 afterEach(() => t.cleanUp());
@@ -22,7 +23,7 @@ describe.each([
 
     writeEvent(events, 1, userMessage(1));
 
-    await eventually(async () => (await sizeOf()) === 2, 1000, 'the appended event being served');
+    await eventually(async () => expect(await sizeOf()).toBe(2));
     const index = await t.store.open(CONVERSATION);
     expect(index!.ordered.map((event) => event.position)).toEqual([0, 1]);
   });
@@ -34,7 +35,7 @@ describe.each([
 
     for (let i = 1; i <= 200; i++) writeEvent(events, i, userMessage(i));
 
-    await eventually(async () => (await sizeOf()) === 201, 1000, 'all appended events being served');
+    await eventually(async () => expect(await sizeOf()).toBe(201));
     expect(t.store.health()).toEqual({ conversationsLoaded: 1, eventsLoaded: 201, eventsSkipped: 0 });
   });
 
@@ -46,10 +47,10 @@ describe.each([
     const file = path.join(events, eventFileName(1, userMessage(1).id));
 
     writeFileSync(file, message.slice(0, 40));
-    await eventually(() => t.store.health().eventsSkipped === 1, 1000, 'the truncated file being skipped');
+    await eventually(() => expect(t.store.health().eventsSkipped).toBe(1));
     appendFileSync(file, message.slice(40));
 
-    await eventually(async () => (await sizeOf()) === 2, 1000, 'the completed file being served');
+    await eventually(async () => expect(await sizeOf()).toBe(2));
     expect(t.store.health()).toEqual({ conversationsLoaded: 1, eventsLoaded: 2, eventsSkipped: 0 });
     expect(t.logged('warn', 'event file skipped')).toHaveLength(1);
     expect(t.logged('info', 'event file served after being skipped')).toEqual([expect.objectContaining({ file })]);
@@ -61,10 +62,10 @@ describe.each([
     const file = path.join(events, eventFileName(0, userMessage(0).id));
 
     writeFileSync(file, '');
-    await eventually(() => t.store.health().eventsSkipped === 1, 1000, 'the empty file being skipped');
+    await eventually(() => expect(t.store.health().eventsSkipped).toBe(1));
     writeFileSync(file, JSON.stringify(userMessage(0)));
 
-    await eventually(async () => (await sizeOf()) === 1, 1000, 'the written file being served');
+    await eventually(async () => expect(await sizeOf()).toBe(1));
     expect(t.store.health().eventsSkipped).toBe(0);
   });
 
@@ -76,7 +77,7 @@ describe.each([
 
     rmSync(doomed);
 
-    await eventually(async () => (await sizeOf()) === 1, 1000, 'the deleted event leaving the index');
+    await eventually(async () => expect(await sizeOf()).toBe(1));
   });
 
   it('picks up an events directory created after the conversation was loaded', async () => {
@@ -88,7 +89,7 @@ describe.each([
     expect(await sizeOf()).toBe(1);
 
     writeEvent(events, 1, userMessage(1));
-    await eventually(async () => (await sizeOf()) === 2, 1000, 'the next event being served');
+    await eventually(async () => expect(await sizeOf()).toBe(2));
   });
 
   it('drops a conversation from memory when its directory is deleted, without waiting for a request', async () => {
@@ -97,7 +98,7 @@ describe.each([
 
     rmSync(path.join(t.root, CONVERSATION), { recursive: true });
 
-    await eventually(() => t.store.health().conversationsLoaded === 0, 1000, 'the conversation being dropped');
+    await eventually(() => expect(t.store.health().conversationsLoaded).toBe(0));
     expect(await sizeOf()).toBeUndefined();
   });
 });

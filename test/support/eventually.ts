@@ -3,7 +3,7 @@
  * picks up asynchronously (a file written while it runs). On the deadline the last
  * failure is thrown, so the test reports what was still wrong.
  */
-export async function eventually<T>(assertion: () => Promise<T>, { withinMs = 1000, everyMs = 20 } = {}): Promise<T> {
+export async function eventually<T>(assertion: () => T | Promise<T>, { withinMs = 1000, everyMs = 20 } = {}): Promise<T> {
   const deadline = performance.now() + withinMs;
   for (;;) {
     try {
