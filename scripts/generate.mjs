@@ -1,9 +1,14 @@
 // Regenerates generated/ from openapi.yaml, or with --check reports drift without writing.
-// generated/ is only ever written here: openapi.ts (types) and openapi.json (the document
-// the server and the contract kit load at run time).
+// generated/ is only ever written here: openapi.ts (types), openapi.json (the document the
+// server and the contract kit load at run time) and event-validator.js (the contract's
+// `Event` schema compiled by Ajv, which the store checks every stored event with).
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import { _ } from 'ajv';
+import addFormats from 'ajv-formats';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { parse } from 'yaml';
 
@@ -23,8 +28,65 @@ async function render() {
   return {
     'openapi.ts': header + astToString(ast),
     'openapi.json': JSON.stringify(document, null, 2) + '\n',
+    'event-validator.js': header + eventValidatorCode(structuredClone(document)),
+    'event-validator.d.ts': header + EVENT_VALIDATOR_TYPES,
   };
 }
+
+const DOCUMENT_ID = 'urn:agent-server:openapi';
+
+/**
+ * The `Event` schema compiled ahead of time: compiling it at run time cost every server
+ * start and every decode worker a few hundred milliseconds in front of its first event.
+ */
+function eventValidatorCode(document) {
+  adaptDiscriminators(document);
+  const ajv = new Ajv2020.default({
+    // strict: false lets OpenAPI's own keywords (example, xml...) pass as annotations;
+    // `npm run lint:spec` checks the document itself.
+    strict: false,
+    discriminator: true,
+    allErrors: false,
+    validateSchema: false,
+    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+  });
+  addFormats.default(ajv);
+  ajv.addSchema({ ...document, $id: DOCUMENT_ID });
+  const validate = ajv.getSchema(`${DOCUMENT_ID}#/components/schemas/Event`);
+  if (!validate) throw new Error('openapi.yaml has no components.schemas.Event');
+  return standaloneCode.default(ajv, validate) + '\n';
+}
+
+/**
+ * Ajv's `discriminator` option refuses a `mapping`; ours only restates what every branch
+ * already says (mapping keys are the `kind` values), so the mappings are dropped and Ajv
+ * picks the branch from each branch's `kind` enum. Picking the branch first makes a
+ * failure report that branch's own error instead of one per kind, and is faster than
+ * trying all of them. Ajv's keyword applies only to objects and replaces the `oneOf`
+ * check, so each union also states `type: object`: without it a string, an array or null
+ * would pass where every branch demands an object.
+ */
+function adaptDiscriminators(node) {
+  if (Array.isArray(node)) {
+    node.forEach(adaptDiscriminators);
+  } else if (node !== null && typeof node === 'object') {
+    if (typeof node.discriminator?.propertyName === 'string') {
+      delete node.discriminator.mapping;
+      node.type ??= 'object';
+    }
+    Object.values(node).forEach(adaptDiscriminators);
+  }
+}
+
+const EVENT_VALIDATOR_TYPES = `import type { ErrorObject } from 'ajv';
+
+/** True when \`value\` matches the contract's \`Event\`; otherwise \`validateEvent.errors\` says why. */
+declare function validateEvent(value: unknown): boolean;
+declare namespace validateEvent {
+  let errors: ErrorObject[] | null | undefined;
+}
+export default validateEvent;
+`;
 
 async function readOrEmpty(file) {
   try {

@@ -8,7 +8,6 @@ import { parentPort } from 'node:worker_threads';
 import type { DecodeJob, DecodeReply } from './decode-job';
 import { EventFileBatches } from './event-file-batches';
 import { parseEventFileName, type EventFileName } from './event-file-name';
-import { warmEventValidator } from './event-validator';
 import { BatchScratch } from './batch-scratch';
 import { packBatch } from './packed-batch';
 import { TimeSlice } from './time-slice';
@@ -25,9 +24,6 @@ let queue = Promise.resolve();
 port.on('message', (job: DecodeJob) => {
   queue = queue.then(() => answer(job));
 });
-// Compiling the contract takes a few hundred milliseconds: done at start, while the main
-// thread is still listing the directory, rather than in front of the first batch.
-warmEventValidator();
 
 async function answer(job: DecodeJob): Promise<void> {
   try {
