@@ -2,17 +2,16 @@
  * The baseline: the fastest a Node process can answer the benchmark's URLs. It answers each
  * path with bytes it already holds (the exact body our server sent for that path), so the
  * gap between it and our server is everything our server does per request: routing,
- * validation, the search and building the body. Started by server-process.ts as a child
- * with an IPC channel; it receives its routes as the first message and reports its port.
+ * validation, the search and building the body. Started like the framework floor
+ * (precomputed-server.ts).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { BaselineListeningMessage, BaselineRoute, BaselineRoutesMessage } from './server-process';
+import { receiveRoutes, reportListening } from './precomputed-server';
 
 // Same keep-alive timeout as our server (src/server/listen.ts), so connections behave alike.
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-function serve(routes: readonly BaselineRoute[]): void {
+receiveRoutes((routes) => {
   const byPath = new Map(routes.map((route) => [route.path, route]));
   const server = http.createServer((request, response) => {
     const route = byPath.get(request.url ?? '');
@@ -24,13 +23,5 @@ function serve(routes: readonly BaselineRoute[]): void {
     response.end(route.body);
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.listen(0, '127.0.0.1', () => {
-    const reply: BaselineListeningMessage = { port: (server.address() as AddressInfo).port };
-    process.send?.(reply);
-  });
-}
-
-process.once('message', (message: BaselineRoutesMessage) => {
-  // The 'advanced' serialization delivers Uint8Arrays; Buffer views avoid copying them.
-  serve(message.routes.map((route) => ({ ...route, body: Buffer.from(route.body.buffer, route.body.byteOffset, route.body.byteLength) })));
+  server.listen(0, '127.0.0.1', () => reportListening(server));
 });

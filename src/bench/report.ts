@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import type { LoadFigures } from './load';
 import type { ServerLoadFigures } from './side-by-side';
 import type { BenchResults, ConversationResults } from './run';
-import { type TargetCheck, mebibytes } from './targets';
+import { type TargetCheck, mebibytes, scenario } from './targets';
 
 const RESULTS_HEADER = `# Benchmark results
 
@@ -25,6 +25,7 @@ export function renderReport(results: BenchResults, targets: readonly TargetChec
   return [
     header(results),
     searchTable(results),
+    frameworkShareTable(results.conversations),
     openTable(results.conversations),
     validationTable(results, main),
     appendSection(results, main),
@@ -123,27 +124,57 @@ ${rows.join('\n')}
 `;
 }
 
+/**
+ * The first page on the baseline, the framework floor and our server: how much of the gap
+ * to the baseline is Express and the validator, and how much is the store and the search.
+ */
+function frameworkShareTable(conversations: readonly ConversationResults[]): string {
+  const rows = conversations.flatMap((conversation) => {
+    const firstPage = scenario(conversation, 'first-page');
+    const label = conversation.dataset.spec.label;
+    return [
+      firstPageLine(`${label}: baseline (node:http)`, firstPage.baseline, firstPage.baseline),
+      firstPageLine(`${label}: framework floor (Express + request validation)`, conversation.firstPageFloor, firstPage.baseline),
+      firstPageLine(`${label}: ours`, firstPage.ours, firstPage.baseline),
+    ];
+  });
+  return `### First page: the framework's share
+
+The framework floor is our own application (createApp: Express with our settings, request
+validation by express-openapi-validator from the contract, the error path) answering the
+same bytes with the store and the search taken out: the most a server built on these two
+can do on this machine. Ours minus the floor is what the store and the search cost.
+
+${FIRST_PAGE_HEADER}
+${rows.join('\n')}
+`;
+}
+
 function validationTable(results: BenchResults, main: ConversationResults): string {
-  const firstPage = main.scenarios.find((result) => result.scenario.name === 'first-page')!;
-  const line = (mode: string, figures: ServerLoadFigures) =>
-    row([
-      mode,
-      figures.requestsPerSecond.toFixed(0),
-      ratio(figures.requestsPerSecond, firstPage.baseline.requestsPerSecond),
-      figures.p50Ms.toFixed(2),
-      figures.p99Ms.toFixed(2),
-      figures.cpuMicrosPerRequest.toFixed(0),
-      ratio(figures.cpuMicrosPerRequest, firstPage.baseline.cpuMicrosPerRequest),
-      String(figures.failures),
-    ]);
+  const firstPage = scenario(main, 'first-page');
   return `### Response validation (first page, ${main.dataset.spec.label})
 
-| mode | req/s | ratio to baseline | p50 ms | p99 ms | CPU µs/req | ratio to baseline | failures |
-|---|--:|--:|--:|--:|--:|--:|--:|
-${line('off (default)', firstPage.ours)}
-${line('--validate-responses', results.validatedFirstPage)}
-${line('baseline', firstPage.baseline)}
+${FIRST_PAGE_HEADER}
+${firstPageLine('off (default)', firstPage.ours, firstPage.baseline)}
+${firstPageLine('--validate-responses', results.validatedFirstPage, firstPage.baseline)}
+${firstPageLine('baseline', firstPage.baseline, firstPage.baseline)}
 `;
+}
+
+const FIRST_PAGE_HEADER = `| server | req/s | ratio to baseline | p50 ms | p99 ms | CPU µs/req | ratio to baseline | failures |
+|---|--:|--:|--:|--:|--:|--:|--:|`;
+
+function firstPageLine(server: string, figures: ServerLoadFigures, baseline: ServerLoadFigures): string {
+  return row([
+    server,
+    figures.requestsPerSecond.toFixed(0),
+    ratio(figures.requestsPerSecond, baseline.requestsPerSecond),
+    figures.p50Ms.toFixed(2),
+    figures.p99Ms.toFixed(2),
+    figures.cpuMicrosPerRequest.toFixed(0),
+    ratio(figures.cpuMicrosPerRequest, baseline.cpuMicrosPerRequest),
+    String(figures.failures),
+  ]);
 }
 
 function appendSection(results: BenchResults, main: ConversationResults): string {

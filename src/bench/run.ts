@@ -32,6 +32,8 @@ export interface ConversationResults {
   /** Resident memory of the baseline process (node, tsx and a few page bodies): the floor under our idle server. */
   readonly baselineResidentBytes: number;
   readonly scenarios: readonly ScenarioResult[];
+  /** The first page on the framework floor: our application without the store and the search. */
+  readonly firstPageFloor: ServerLoadFigures;
 }
 
 /** Measured on the main conversation only. */
@@ -85,9 +87,13 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
       const coldOpen = await measureColdOpen(ours, dataset);
       const readFloor = measureReadFloor(dataset.directory);
       progress(`${label}: search scenarios, ours and baseline`);
-      const baselineStart = { repoRoot: options.repoRoot, logFile: path.join(logs, `baseline-${label}.log`) };
-      const { scenarios, baselineReadyMs, baselineResidentBytes } = await runSideBySide(ours, dataset, plan.load, baselineStart, progress);
-      const conversation: ConversationResults = { dataset, coldOpen, readFloor, baselineReadyMs, baselineResidentBytes, scenarios };
+      const sideLogs = {
+        repoRoot: options.repoRoot,
+        baselineLogFile: path.join(logs, `baseline-${label}.log`),
+        floorLogFile: path.join(logs, `framework-floor-${label}.log`),
+      };
+      const sideBySide = await runSideBySide(ours, dataset, plan.load, sideLogs, progress);
+      const conversation: ConversationResults = { dataset, coldOpen, readFloor, ...sideBySide };
       if (dataset !== main) return { conversation, mainOnly: undefined };
       progress(`${label}: first page with response validation`);
       const validatedFirstPage = await measureWithResponseValidation(dataset, serverOptions(`ours-validating-${label}`), plan.load);

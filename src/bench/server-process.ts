@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { type ScriptProcess, spawnScript, spawnServer } from '../server-process';
 import { timedGet } from './http-get';
+import type { ListeningMessage, PrecomputedRoute, RoutesMessage } from './precomputed-server';
 
 export const BENCH_HOST = '127.0.0.1';
 
@@ -48,39 +49,33 @@ export async function spawnOurServer(label: string, options: OurServerOptions): 
   return serverProcess(label, server, server.url, options.logFile);
 }
 
-/** One URL the baseline answers, with the exact bytes our server sent for it. */
-export interface BaselineRoute {
-  readonly path: string;
-  readonly contentType: string;
-  readonly body: Buffer;
-}
-
-/** Parent to baseline child: everything it will serve. */
-export interface BaselineRoutesMessage {
-  readonly routes: readonly BaselineRoute[];
-}
-
-/** Baseline child to parent: it listens. */
-export interface BaselineListeningMessage {
-  readonly port: number;
-}
+/** The servers that answer with our server's bytes, precomputed (precomputed-server.ts). */
+export const PRECOMPUTED_SERVERS = {
+  baseline: 'src/bench/baseline-server.ts',
+  'framework floor': 'src/bench/framework-floor-server.ts',
+} as const;
+export type PrecomputedServerName = keyof typeof PRECOMPUTED_SERVERS;
 
 /**
- * Starts the bare `node:http` baseline (baseline-server.ts) and hands it the routes over
- * IPC. It listens on port 0 and reports its port back, so there is no race for a port.
- * Resolves once it listens, with the time that took from the spawn.
+ * Starts a precomputed server and hands it the routes over IPC. Resolves once it listens,
+ * with the time that took from the spawn.
  */
-export async function startBaseline(repoRoot: string, routes: readonly BaselineRoute[], logFile: string): Promise<ServerProcess & { readyMs: number }> {
-  const baseline = spawnScript('src/bench/baseline-server.ts', [], { label: 'baseline server', projectRoot: repoRoot, logFile, ipc: true });
+export async function startPrecomputedServer(
+  name: PrecomputedServerName,
+  repoRoot: string,
+  routes: readonly PrecomputedRoute[],
+  logFile: string,
+): Promise<ServerProcess & { readyMs: number }> {
+  const spawned = spawnScript(PRECOMPUTED_SERVERS[name], [], { label: `${name} server`, projectRoot: repoRoot, logFile, ipc: true });
   const port = await new Promise<number>((resolve, reject) => {
-    baseline.child.once('message', (message: BaselineListeningMessage) => resolve(message.port));
-    void baseline.exited.then(({ code }) => reject(new Error(`The baseline server exited (code ${code}) before listening; see ${logFile}.`)));
-    const message: BaselineRoutesMessage = { routes };
-    baseline.child.send(message);
+    spawned.child.once('message', (message: ListeningMessage) => resolve(message.port));
+    void spawned.exited.then(({ code }) => reject(new Error(`The ${name} server exited (code ${code}) before listening; see ${logFile}.`)));
+    const message: RoutesMessage = { routes };
+    spawned.child.send(message);
   });
-  // Spawn to listening of a bare server under the same node and tsx: the floor for our server's start.
-  const readyMs = performance.now() - baseline.spawnedAt;
-  return { ...serverProcess('baseline', baseline, `http://${BENCH_HOST}:${port}`, logFile), readyMs };
+  // For the baseline, spawn to listening of a bare server under the same node and tsx: the floor for our server's start.
+  const readyMs = performance.now() - spawned.spawnedAt;
+  return { ...serverProcess(name, spawned, `http://${BENCH_HOST}:${port}`, logFile), readyMs };
 }
 
 function serverProcess(label: string, spawned: ScriptProcess, baseUrl: string, logFile: string): ServerProcess {

@@ -1,12 +1,15 @@
 /**
  * Each search scenario measured on our server and, right after, on the baseline serving the
  * same bytes, so both see the same machine state and every figure can be given as a ratio.
+ * The first page is also measured on the framework floor (framework-floor-server.ts): our
+ * application serving the same bytes without the store and the search.
  */
 import type { Dataset } from './datasets';
 import { getOk } from './http-get';
 import { type LoadFigures, runLoad } from './load';
 import { type Scenario, searchScenarios } from './scenarios';
-import { type BaselineRoute, type ServerProcess, processCpuMs, processMemory, startBaseline } from './server-process';
+import type { PrecomputedRoute } from './precomputed-server';
+import { type ServerProcess, processCpuMs, processMemory, startPrecomputedServer } from './server-process';
 
 export interface LoadShape {
   readonly connections: number;
@@ -23,29 +26,46 @@ export interface ScenarioResult {
   readonly baseline: ServerLoadFigures;
 }
 
+export interface SideBySideResults {
+  readonly scenarios: ScenarioResult[];
+  /** The first page on the framework floor, measured right after ours and the baseline's. */
+  readonly firstPageFloor: ServerLoadFigures;
+  /** Spawn to listening of the baseline process. */
+  readonly baselineReadyMs: number;
+  /** The baseline process's memory at the end. */
+  readonly baselineResidentBytes: number;
+}
+
 /**
  * Fetches every scenario once from our server (checking the answer), starts the baseline
- * with those bytes, then loads our server and the baseline in turn, scenario by scenario.
- * Also returns how long the baseline process took to listen and the memory it ended with.
+ * and the framework floor with those bytes, then loads our server and the baseline in
+ * turn, scenario by scenario, and the framework floor after them on the first page.
  */
 export async function runSideBySide(
   ours: ServerProcess,
   dataset: Dataset,
   shape: LoadShape,
-  baselineStart: { repoRoot: string; logFile: string },
+  logs: { repoRoot: string; baselineLogFile: string; floorLogFile: string },
   progress: (line: string) => void,
-): Promise<{ scenarios: ScenarioResult[]; baselineReadyMs: number; baselineResidentBytes: number }> {
+): Promise<SideBySideResults> {
   const scenarios = searchScenarios(dataset);
   const routes = await Promise.all(scenarios.map((scenario) => fetchCheckedRoute(ours, scenario)));
-  const baseline = await startBaseline(baselineStart.repoRoot, routes, baselineStart.logFile);
+  const baseline = await startPrecomputedServer('baseline', logs.repoRoot, routes, logs.baselineLogFile);
+  const floor = await startPrecomputedServer('framework floor', logs.repoRoot, routes, logs.floorLogFile).catch(async (error: unknown) => {
+    await baseline.stop();
+    throw error;
+  });
   try {
     await expectSameBytes(baseline, routes[0]!);
+    await expectSameBytes(floor, routes[0]!);
     const results: ScenarioResult[] = [];
+    let firstPageFloor: ServerLoadFigures | undefined;
     for (const [i, scenario] of scenarios.entries()) {
       progress(`  ${dataset.spec.label} ${scenario.name}`);
       const route = routes[i]!;
       const oursFigures = await measure(ours, route.path, shape);
       const baselineFigures = await measure(baseline, route.path, shape);
+      if (scenario.name === 'first-page') firstPageFloor = await measure(floor, route.path, shape);
       results.push({
         scenario: { name: scenario.name, description: scenario.description },
         items: itemCount(route.body),
@@ -54,13 +74,14 @@ export async function runSideBySide(
         baseline: baselineFigures,
       });
     }
-    return { scenarios: results, baselineReadyMs: baseline.readyMs, baselineResidentBytes: processMemory(baseline.pid).residentBytes };
+    if (!firstPageFloor) throw new Error('The scenarios have no first page.');
+    return { scenarios: results, firstPageFloor, baselineReadyMs: baseline.readyMs, baselineResidentBytes: processMemory(baseline.pid).residentBytes };
   } finally {
-    await baseline.stop();
+    await Promise.all([baseline.stop(), floor.stop()]);
   }
 }
 
-async function fetchCheckedRoute(server: ServerProcess, scenario: Scenario): Promise<BaselineRoute> {
+async function fetchCheckedRoute(server: ServerProcess, scenario: Scenario): Promise<PrecomputedRoute> {
   const response = await getOk(server.baseUrl + scenario.path);
   try {
     scenario.check(response.body);
@@ -70,9 +91,9 @@ async function fetchCheckedRoute(server: ServerProcess, scenario: Scenario): Pro
   return { path: scenario.path, contentType: response.contentType ?? 'application/json', body: response.body };
 }
 
-async function expectSameBytes(baseline: ServerProcess, route: BaselineRoute): Promise<void> {
-  const response = await getOk(baseline.baseUrl + route.path);
-  if (!response.body.equals(route.body)) throw new Error(`The baseline answered ${route.path} with other bytes than our server.`);
+async function expectSameBytes(server: ServerProcess, route: PrecomputedRoute): Promise<void> {
+  const response = await getOk(server.baseUrl + route.path);
+  if (!response.body.equals(route.body)) throw new Error(`The ${server.label} server answered ${route.path} with other bytes than our server.`);
 }
 
 /** Load figures plus what they cost the server process itself. */

@@ -15,6 +15,12 @@ export interface AppOptions {
   validateResponses?: boolean;
   /** When any is given, every `/api` request must carry one in `X-Session-API-Key`. */
   sessionApiKeys?: readonly string[];
+  /**
+   * Answers the search operation once its request has passed validation; by default the
+   * search over `store`. The benchmark's framework floor passes one that sends precomputed
+   * bytes, to measure this application without the store and the search.
+   */
+  searchHandler?: RequestHandler;
 }
 
 /**
@@ -22,7 +28,7 @@ export interface AppOptions {
  * plus `/alive`, `/health`, `/openapi.json` and `/docs`. It does not listen; the
  * caller does (see src/cli/start.ts).
  */
-export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [] }: AppOptions): Express {
+export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [], searchHandler }: AppOptions): Express {
   const document = loadOpenApiDocument();
   const parameters = searchParameters(document);
   const app = express();
@@ -56,7 +62,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   if (sessionApiKeys.length > 0) app.use('/api', requireSessionKey(sessionApiKeys));
   app.use('/api', normalizeQuery(parameters));
   app.use(openApiValidator(document, validateResponses));
-  app.get('/api/conversations/:conversation_id/events/search', searchRoute(store, { validateResponses }));
+  app.get('/api/conversations/:conversation_id/events/search', searchHandler ?? searchRoute(store, { validateResponses }));
 
   app.use(() => {
     throw new HttpError(404, { detail: 'Not Found' });
