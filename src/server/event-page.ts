@@ -1,23 +1,41 @@
 import type { EventPage } from '../contract';
 
 const ITEMS_PLACEHOLDER = '"items":[]';
-const COMMA = Buffer.from(',');
+const COMMA = 0x2c;
 
 /**
- * The response body of a page, built from the stored events' own JSON bytes so that
- * items are served exactly as stored and never re-serialized; the bytes are copied once.
- * The frame around them is an `EventPage` value, so a change to `EventPage` in the
- * contract fails to compile here, where the body is built.
+ * The response body of a page, as the pieces to write one after another, built from the
+ * stored events' own JSON bytes so that items are served exactly as stored and never
+ * re-serialized. The frame around them is an `EventPage` value, so a change to `EventPage`
+ * in the contract fails to compile here, where the body is built.
+ *
+ * The store keeps events in file order with a comma after each (payload-slab.ts,
+ * packed-batch.ts), so a run of consecutive events is already `a,b,c` in memory: it is
+ * sent as one view of those bytes, not copied. A first page is one or two such runs.
  */
-export function eventPageBody(storedEvents: readonly Buffer[], nextPageId: string | null): Buffer {
+export function eventPageBody(storedEvents: readonly Buffer[], nextPageId: string | null): Buffer[] {
   const frame: EventPage = { items: [], next_page_id: nextPageId };
   const json = JSON.stringify(frame);
   const at = json.indexOf(ITEMS_PLACEHOLDER) + ITEMS_PLACEHOLDER.length - 1;
   const parts: Buffer[] = [Buffer.from(json.slice(0, at))];
-  storedEvents.forEach((event, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(event);
-  });
+  let run: Buffer | undefined;
+  for (const event of storedEvents) {
+    if (run && followsWithComma(run, event)) {
+      run = Buffer.from(run.buffer, run.byteOffset, run.length + 1 + event.length);
+      continue;
+    }
+    if (run) parts.push(run, SEPARATOR);
+    run = event;
+  }
+  if (run) parts.push(run);
   parts.push(Buffer.from(json.slice(at)));
-  return Buffer.concat(parts);
+  return parts;
+}
+
+const SEPARATOR = Buffer.from(',');
+
+/** Whether `next` starts right after `run` and a comma in the same memory. */
+function followsWithComma(run: Buffer, next: Buffer): boolean {
+  const commaAt = run.byteOffset + run.length;
+  return next.buffer === run.buffer && next.byteOffset === commaAt + 1 && new Uint8Array(run.buffer, commaAt, 1)[0] === COMMA;
 }

@@ -11,7 +11,10 @@ import { isUnserved, type DecodedFile } from './event-file-batches';
 export interface PackedBatch {
   /** Per file: why it is not served (`gone` or a skip reason), undefined where it is served. */
   unserved: (string | undefined)[];
-  /** Per file: where its payload ends in `payloads`; it starts where the previous file's ends. */
+  /**
+   * Per file: where its payload ends in `payloads`. Payloads lie in file order, each
+   * followed by a comma (see event-page.ts), so the next one starts one byte after.
+   */
   payloadEnds: Float64Array;
   payloads: ArrayBuffer;
   /** Per file: the index fields (undefined where the file is not served). NaN stands for no timestamp. */
@@ -23,6 +26,7 @@ export interface PackedBatch {
   texts: (string | undefined)[];
 }
 
+const COMMA = 0x2c;
 /** `unserved` of a deleted file; any other value is a skip reason. */
 const GONE = '';
 
@@ -41,14 +45,17 @@ export function packBatch(files: readonly DecodedFile[]): { batch: PackedBatch; 
     texts: new Array(count),
   };
   const payloads = new Uint8Array(batch.payloads);
+  let start = 0;
   let end = 0;
   for (let i = 0; i < count; i++) {
     const file = files[i]!;
     if (isUnserved(file)) {
       batch.unserved[i] = file.unserved === 'gone' ? GONE : file.reason;
     } else {
-      payloads.set(file.payload, end);
-      end += file.payload.length;
+      payloads.set(file.payload, start);
+      end = start + file.payload.length;
+      payloads[end] = COMMA;
+      start = end + 1;
       batch.ids[i] = file.id;
       batch.kinds[i] = file.kind;
       batch.sources[i] = file.source;
@@ -80,17 +87,17 @@ export function unpackBatch(batch: PackedBatch): DecodedFile[] {
         text: batch.texts[i],
         payload: Buffer.from(batch.payloads, start, end - start),
       };
+      start = end + 1;
     } else {
       files[i] = unserved === GONE ? { unserved: 'gone' } : { unserved: 'skipped', reason: unserved };
     }
-    start = end;
   }
   return files;
 }
 
 function payloadBytes(files: readonly DecodedFile[]): number {
   let total = 0;
-  for (const file of files) if (!isUnserved(file)) total += file.payload.length;
+  for (const file of files) if (!isUnserved(file)) total += file.payload.length + 1;
   return total;
 }
 

@@ -9,6 +9,7 @@ const FIRST_SLAB_BYTES = 16 * 1024;
 const MAX_SLAB_BYTES = 1024 * 1024;
 /** Larger payloads get an allocation of their own rather than most of a slab. */
 const OWN_ALLOCATION_BYTES = MAX_SLAB_BYTES / 4;
+const COMMA = 0x2c;
 
 /** Where a reader copies the bytes it serves (event-file-batches.ts). */
 export interface PayloadKeeper {
@@ -21,14 +22,15 @@ export class PayloadSlab implements PayloadKeeper {
   private used = 0;
   private nextSlabBytes = FIRST_SLAB_BYTES;
 
-  /** A copy of the first `length` bytes of `source`, kept in a slab. */
+  /** A copy of the first `length` bytes of `source`, kept in a slab and followed there by a comma (see event-page.ts). */
   copy(source: Uint8Array, length: number): Buffer {
     if (length >= OWN_ALLOCATION_BYTES) return Buffer.from(source.subarray(0, length));
-    if (this.used + length > this.slab.length) this.startSlab(length);
+    if (this.used + length + 1 > this.slab.length) this.startSlab(length + 1);
     const start = this.used;
     this.slab.set(source.subarray(0, length), start);
-    this.used += length;
-    return this.slab.subarray(start, this.used);
+    this.slab[start + length] = COMMA;
+    this.used += length + 1;
+    return this.slab.subarray(start, start + length);
   }
 
   private startSlab(atLeast: number): void {

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Event } from '../../src/contract';
-import { action, conversationId, eventId, message, pause } from '../support/events';
+import { action, agentError, conversationId, eventId, message, pause } from '../support/events';
 import { type LiveServer, startLiveServer } from '../support/live-server';
 import { searchPath } from '../support/search-requests';
 
@@ -19,14 +19,34 @@ const EVENTS: Event[] = [
 // Pretty-printed, with \u escapes and a trailing newline: what a hand-edited or foreign file may look like.
 const PRETTY_MESSAGE = `${JSON.stringify(EVENTS[0], null, 2).replace('Café ☃', 'Caf\\u00e9 \\u2603')}\n`;
 
+// Long enough for pages of 100, with an error event every seventh for a sparse filter.
+const LONG_CONVERSATION = conversationId(72);
+const LONG_EVENTS: Event[] = Array.from({ length: 250 }, (_, n) => {
+  const stamp = at(1000 + n, new Date(Date.UTC(2026, 5, 16, 6, 0, n)).toISOString().slice(0, 19));
+  return n % 7 === 3 ? agentError(stamp) : action(stamp, `Step ${n}: ${'x'.repeat(n % 50)}`);
+});
+
 let server: LiveServer;
 let stored: string[];
+let storedLong: string[];
 beforeAll(async () => {
-  server = await startLiveServer([{ id: CONVERSATION, events: EVENTS }], { validateResponses: false });
-  const directory = path.join(server.root, CONVERSATION.replaceAll('-', ''), 'events');
-  const names = readdirSync(directory).sort();
-  writeFileSync(path.join(directory, names[0]!), PRETTY_MESSAGE);
-  stored = names.map((name) => readFileSync(path.join(directory, name), 'utf8').trim());
+  server = await startLiveServer(
+    [
+      { id: CONVERSATION, events: EVENTS },
+      { id: LONG_CONVERSATION, events: LONG_EVENTS },
+    ],
+    { validateResponses: false },
+  );
+  const storedEvents = (id: string) => {
+    const directory = path.join(server.root, id.replaceAll('-', ''), 'events');
+    return readdirSync(directory)
+      .sort()
+      .map((name) => path.join(directory, name));
+  };
+  const files = storedEvents(CONVERSATION);
+  writeFileSync(files[0]!, PRETTY_MESSAGE);
+  stored = files.map((file) => readFileSync(file, 'utf8').trim());
+  storedLong = storedEvents(LONG_CONVERSATION).map((file) => readFileSync(file, 'utf8').trim());
 });
 afterAll(() => server.stop());
 
@@ -47,6 +67,22 @@ describe('pages from stored bytes', () => {
       `{"items":[${stored[2]},${stored[1]}],"next_page_id":${JSON.stringify(EVENTS[0]!.id)}}`,
     );
     expect((await server.get(searchPath(CONVERSATION, { kind: 'TokenEvent' }))).text).toBe('{"items":[],"next_page_id":null}');
+  });
+
+  it('long pages, ascending, descending, resumed and filtered, are the stored bytes in order', async () => {
+    const page = (items: string[], next: string | null) => `{"items":[${items.join(',')}],"next_page_id":${JSON.stringify(next)}}`;
+    const idOf = (n: number) => LONG_EVENTS[n]!.id!;
+    const errors = storedLong.filter((_, n) => n % 7 === 3);
+
+    const first = await fetch(`${server.url}${searchPath(LONG_CONVERSATION, { limit: 100 })}`);
+    const firstText = await first.text();
+    expect(firstText).toBe(page(storedLong.slice(0, 100), idOf(100)));
+    expect(Number(first.headers.get('content-length'))).toBe(Buffer.byteLength(firstText));
+    expect((await server.get(searchPath(LONG_CONVERSATION, { limit: 100, page_id: idOf(200) }))).text).toBe(page(storedLong.slice(200), null));
+    expect((await server.get(searchPath(LONG_CONVERSATION, { limit: 100, sort_order: 'TIMESTAMP_DESC' }))).text).toBe(
+      page(storedLong.slice(150).reverse(), idOf(149)),
+    );
+    expect((await server.get(searchPath(LONG_CONVERSATION, { kind: 'AgentErrorEvent' }))).text).toBe(page(errors, null));
   });
 
   it('errors have the same bodies as with response validation on', async () => {
