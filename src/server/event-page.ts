@@ -18,24 +18,31 @@ export function eventPageBody(storedEvents: readonly Buffer[], nextPageId: strin
   const json = JSON.stringify(frame);
   const at = json.indexOf(ITEMS_PLACEHOLDER) + ITEMS_PLACEHOLDER.length - 1;
   const parts: Buffer[] = [Buffer.from(json.slice(0, at))];
-  let run: Buffer | undefined;
+  // The run being gathered: it starts where `first` does and is `length` bytes long.
+  let first: Buffer | undefined;
+  let length = 0;
   for (const event of storedEvents) {
-    if (run && followsWithComma(run, event)) {
-      run = Buffer.from(run.buffer, run.byteOffset, run.length + 1 + event.length);
+    if (first && followsWithComma(first, length, event)) {
+      length += 1 + event.length;
       continue;
     }
-    if (run) parts.push(run, SEPARATOR);
-    run = event;
+    if (first) parts.push(runOf(first, length), SEPARATOR);
+    first = event;
+    length = event.length;
   }
-  if (run) parts.push(run);
+  if (first) parts.push(runOf(first, length));
   parts.push(Buffer.from(json.slice(at)));
   return parts;
 }
 
 const SEPARATOR = Buffer.from(',');
 
-/** Whether `next` starts right after `run` and a comma in the same memory. */
-function followsWithComma(run: Buffer, next: Buffer): boolean {
-  const commaAt = run.byteOffset + run.length;
-  return next.buffer === run.buffer && next.byteOffset === commaAt + 1 && new Uint8Array(run.buffer, commaAt, 1)[0] === COMMA;
+/** Whether `next` starts right after the run and a comma, in the same memory. */
+function followsWithComma(first: Buffer, length: number, next: Buffer): boolean {
+  const commaAt = first.byteOffset + length;
+  return next.buffer === first.buffer && next.byteOffset === commaAt + 1 && new Uint8Array(first.buffer, commaAt, 1)[0] === COMMA;
+}
+
+function runOf(first: Buffer, length: number): Buffer {
+  return length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length);
 }
