@@ -10,8 +10,12 @@ export interface TargetCheck {
   readonly name: string;
   readonly goal: string;
   readonly measured: string;
-  readonly pass: boolean;
+  /** Undefined when the run cannot judge it: a target set for 100k events, in a quick run. */
+  readonly pass: boolean | undefined;
 }
+
+/** Targets stated for the 100k conversation are judged only on a conversation that large. */
+const LARGE_CONVERSATION_EVENTS = 100_000;
 
 const MIN_FIRST_PAGE_THROUGHPUT_RATIO = 0.5;
 const MAX_DEEP_TO_FIRST_P50_RATIO = 1.5;
@@ -31,6 +35,8 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
   const floorRatio = main.firstPageFloor.requestsPerSecond / firstPage.baseline.requestsPerSecond;
   const deepRatio = deepPage.ours.p50Ms / firstPage.ours.p50Ms;
   const residentRatio = main.coldOpen.loadedMemory.residentBytes / main.coldOpen.diskBytes;
+  // On a 10k conversation the process's own memory and start-up outweigh the data.
+  const judgedAtThisSize = (pass: boolean) => (main.dataset.spec.events >= LARGE_CONVERSATION_EVENTS ? pass : undefined);
   return [
     {
       name: `first page throughput (${size})`,
@@ -49,25 +55,25 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       name: `body no-match p50 (${size})`,
       goal: `< ${MAX_BODY_NO_MATCH_P50_MS} ms over 100k`,
       measured: `${bodyNoMatch.ours.p50Ms.toFixed(2)} ms`,
-      pass: bodyNoMatch.ours.p50Ms < MAX_BODY_NO_MATCH_P50_MS,
+      pass: judgedAtThisSize(bodyNoMatch.ours.p50Ms < MAX_BODY_NO_MATCH_P50_MS),
     },
     {
       name: `cold open (${size})`,
       goal: `< ${MAX_COLD_OPEN_MS / 1000} s for 100k`,
       measured: `${(main.coldOpen.firstAnswerMs / 1000).toFixed(2)} s`,
-      pass: main.coldOpen.firstAnswerMs < MAX_COLD_OPEN_MS,
+      pass: judgedAtThisSize(main.coldOpen.firstAnswerMs < MAX_COLD_OPEN_MS),
     },
     {
       name: `resident memory (${size})`,
       goal: `<= ${MAX_RESIDENT_TO_DISK_RATIO}x size on disk`,
       measured: `${residentRatio.toFixed(2)}x (${mebibytes(main.coldOpen.loadedMemory.residentBytes)} vs ${mebibytes(main.coldOpen.diskBytes)} MiB)`,
-      pass: residentRatio <= MAX_RESIDENT_TO_DISK_RATIO,
+      pass: judgedAtThisSize(residentRatio <= MAX_RESIDENT_TO_DISK_RATIO),
     },
     {
       name: `small-conversation wait while ${size} loads`,
       goal: `<= ${MAX_SMALL_WAIT_MS} ms`,
       measured: `max ${results.smallWait.smallMaxMs.toFixed(1)} ms over ${results.smallWait.smallRequests} requests`,
-      pass: results.smallWait.smallMaxMs <= MAX_SMALL_WAIT_MS,
+      pass: judgedAtThisSize(results.smallWait.smallMaxMs <= MAX_SMALL_WAIT_MS),
     },
   ];
 }
