@@ -1,6 +1,7 @@
 /**
  * A decoded batch as it crosses from a decode worker to the main thread: the served
- * payloads back to back in one ArrayBuffer, which is transferred (moved, not copied), and
+ * payloads in file order, each followed by a comma, in one ArrayBuffer, which is
+ * transferred (moved, not copied) and then serves them where it is, and
  * the index fields as plain columns, which are copied. The main thread's heap receives
  * only what the index keeps, never the parsed events, so loading a conversation leaves it
  * little garbage to collect.
