@@ -4,7 +4,7 @@
  * memory can be read on its own.
  */
 import { readFileSync } from 'node:fs';
-import { type ScriptProcess, spawnScript, spawnServer } from '../server-process';
+import { SERVER_NODE_FLAGS, type ScriptProcess, spawnScript, spawnServer } from '../server-process';
 import { timedGet } from './http-get';
 import type { ListeningMessage, PrecomputedRoute, RoutesMessage } from './precomputed-server';
 
@@ -49,10 +49,13 @@ export async function spawnOurServer(label: string, options: OurServerOptions): 
   return serverProcess(label, server, server.url, options.logFile);
 }
 
-/** The servers that answer with our server's bytes, precomputed (precomputed-server.ts). */
+/**
+ * The servers that answer with our server's bytes, precomputed (precomputed-server.ts).
+ * The framework floor is our application, so it runs with our server's node flags.
+ */
 export const PRECOMPUTED_SERVERS = {
-  baseline: 'src/bench/baseline-server.ts',
-  'framework floor': 'src/bench/framework-floor-server.ts',
+  baseline: { script: 'src/bench/baseline-server.ts', nodeFlags: [] },
+  'framework floor': { script: 'src/bench/framework-floor-server.ts', nodeFlags: SERVER_NODE_FLAGS },
 } as const;
 export type PrecomputedServerName = keyof typeof PRECOMPUTED_SERVERS;
 
@@ -66,7 +69,8 @@ export async function startPrecomputedServer(
   routes: readonly PrecomputedRoute[],
   logFile: string,
 ): Promise<ServerProcess & { readyMs: number }> {
-  const spawned = spawnScript(PRECOMPUTED_SERVERS[name], [], { label: `${name} server`, projectRoot: repoRoot, logFile, ipc: true });
+  const { script, nodeFlags } = PRECOMPUTED_SERVERS[name];
+  const spawned = spawnScript(script, [], { label: `${name} server`, projectRoot: repoRoot, logFile, ipc: true, nodeFlags });
   const port = await new Promise<number>((resolve, reject) => {
     spawned.child.once('message', (message: ListeningMessage) => resolve(message.port));
     void spawned.exited.then(({ code }) => reject(new Error(`The ${name} server exited (code ${code}) before listening; see ${logFile}.`)));
