@@ -10,6 +10,7 @@
 import type { RequestHandler } from 'express';
 import { createLogger } from '../log';
 import { createApp } from '../server/app';
+import { sendPageBody } from '../server/event-page';
 import { listen } from '../server/listen';
 import type { EventStore } from '../store/event-store';
 import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomputed-server';
@@ -26,7 +27,8 @@ function precomputedAnswers(routes: readonly PrecomputedRoute[]): RequestHandler
   return (req, res, next) => {
     const route = byPath.get(req.originalUrl);
     if (!route) return next();
-    res.type(route.contentType).send(route.body);
+    // Written as our search route writes a page, so the floor differs from it by the search alone.
+    sendPageBody(res, [route.body]);
   };
 }
 

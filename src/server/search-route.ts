@@ -4,7 +4,7 @@ import { hyphenate, kindOfFilterValue, parseFilterTimestamp, parseUuid, searchEv
 import type { SearchCriteria } from '../search';
 import type { EventStore } from '../store/event-store';
 import { HttpError } from './errors';
-import { eventPageBody } from './event-page';
+import { eventPageBody, sendPageBody } from './event-page';
 
 /**
  * `GET /api/conversations/{conversation_id}/events/search`. Runs after the validator,
@@ -24,28 +24,9 @@ export function searchRoute(store: EventStore, options: { validateResponses: boo
     // Response validation only sees what goes through res.json, so in that mode the
     // same bytes are parsed and handed to it.
     if (options.validateResponses) res.json(JSON.parse(Buffer.concat(body).toString('utf8')));
-    else sendParts(res, body);
+    else sendPageBody(res, body);
   };
 }
-
-/**
- * Writes the body's pieces in one go (Node corks the socket for the writes of one tick).
- * Many small pieces (a sparse filter, a descending page) cost more written one by one
- * than copied once, so those are joined.
- */
-function sendParts(res: Response, parts: Buffer[]): void {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  res.status(200).type('application/json').setHeader('Content-Length', length);
-  if (parts.length > MAX_PARTS_WRITTEN_SEPARATELY) {
-    res.end(Buffer.concat(parts, length));
-    return;
-  }
-  for (const part of parts) res.write(part);
-  res.end();
-}
-
-const MAX_PARTS_WRITTEN_SEPARATELY = 8;
 
 function conversationHex(conversationId: string): string {
   const parsed = parseUuid(conversationId);
