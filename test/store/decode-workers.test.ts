@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { createMemoryLogger } from '../../src/log';
+import type { EventIndex } from '../../src/search';
+import { eventPageBody } from '../../src/server/event-page';
 import { createDirectoryStore, type EventStore } from '../../src/store';
 import { MainThreadDecoder, SharedDecoder } from '../../src/store/batch-decoders';
 import { DecodePool } from '../../src/store/decode-pool';
@@ -72,6 +74,10 @@ describe('loads decoded in worker threads', () => {
 
       expect(inWorkers!.ordered).toEqual(onMainThread!.ordered);
       expect(inWorkers!.size).toBe(43);
+      // A page is sent from where the payloads lie, which differs between the two.
+      const page = (index: EventIndex<Buffer>) => Buffer.concat(eventPageBody(index.ordered.map((event) => event.payload), null)).toString('utf8');
+      expect(page(inWorkers!)).toBe(page(onMainThread!));
+      expect(JSON.parse(page(inWorkers!)).items).toHaveLength(43);
       expect(workers.store.health()).toEqual(t.store.health());
       expect(warnings(workers.logs)).toEqual(warnings(t.logs));
       expect(warnings(workers.logs)).toHaveLength(8);
