@@ -29,8 +29,11 @@ export interface CheckContext {
   search: Search;
   /** A raw GET of a path and query relative to the base URL, encoded exactly as given. */
   get(path: string): Promise<GetResult>;
-  /** `/api/conversations/<id>/events/search`, the id inserted as given (not encoded). */
-  searchPath(conversationId?: string): string;
+  /**
+   * `/api/conversations/<id>/events/search`, then `?` and `query` when one is given; the id
+   * and the query are inserted as given (not encoded).
+   */
+  searchPath(conversationId?: string, query?: string): string;
   /** Walks every page of a query; shared by every check that asks for the same walk. */
   walk(query: WalkQuery, maxPages?: number): Promise<Walk>;
   requestsLeft(): number;
@@ -60,7 +63,8 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     data,
     search: parts.search,
     get: (path) => transport.get(path),
-    searchPath: (conversationId = parts.conversationId) => `/api/conversations/${conversationId}/events/search`,
+    searchPath: (conversationId = parts.conversationId, query) =>
+      `/api/conversations/${conversationId}/events/search${query === undefined ? '' : `?${query}`}`,
     walk(query, maxPages = pagesFor(data.events.length, query.limit)) {
       const key = `${canonicalKey(query)}|${maxPages}`;
       let walk = walks.get(key);

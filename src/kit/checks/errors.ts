@@ -47,8 +47,7 @@ function rejectionCheck(rejection: RejectionCase): Check {
     level: 'seed',
     title: rejection.title,
     async run(context) {
-      const path = context.searchPath(rejection.conversationId) + (rejection.query ? `?${rejection.query}` : '');
-      const sent = exchangeOrOutcome(await context.get(path), 'the request');
+      const sent = exchangeOrOutcome(await context.get(context.searchPath(rejection.conversationId, rejection.query)), 'the request');
       if ('outcome' in sent) return sent.outcome;
       const { exchange } = sent;
       const expected = `422 with a detail item whose loc names ${JSON.stringify(rejection.parameter)}`;

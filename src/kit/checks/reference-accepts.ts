@@ -62,7 +62,7 @@ function idFormCheck(form: string): Check {
     async run(context) {
       const spelled = conversationIdForms(context.conversationId).find(([name]) => name === form)?.[1];
       if (spelled === undefined) return skipped('the conversation id given is not a UUID');
-      const result = await sameFirstPage(context, `${context.searchPath(spelled)}?limit=${FIRST_PAGE}`, firstKeys(context, FIRST_PAGE), `conversation id ${spelled}`);
+      const result = await sameFirstPage(context, context.searchPath(spelled, `limit=${FIRST_PAGE}`), firstKeys(context, FIRST_PAGE), `conversation id ${spelled}`);
       return 'skip' in result ? skipped(result.skip) : verdict(result);
     },
   };
@@ -74,7 +74,7 @@ function rawQueryCheck(id: string, title: string, query: string, count: number):
     level: 'reference',
     title,
     async run(context) {
-      const result = await sameFirstPage(context, `${context.searchPath()}?${query}`, firstKeys(context, count), `?${query}`);
+      const result = await sameFirstPage(context, context.searchPath(undefined, query), firstKeys(context, count), `?${query}`);
       return 'skip' in result ? skipped(result.skip) : verdict(result);
     },
   };
@@ -91,7 +91,7 @@ const unencodedColon: Check = {
     const want = expectedEvents(context.data.events, { timestamp__gte: value }).slice(0, 100).map((event) => event.key);
     // Only characters that need no encoding besides ':' are left raw, so the request is otherwise ordinary.
     const raw = encodeURIComponent(value).replaceAll('%3A', ':');
-    const result = await sameFirstPage(context, `${context.searchPath()}?limit=100&timestamp__gte=${raw}`, want, `timestamp__gte=${raw}`);
+    const result = await sameFirstPage(context, context.searchPath(undefined, `limit=100&timestamp__gte=${raw}`), want, `timestamp__gte=${raw}`);
     return 'skip' in result ? skipped(result.skip) : verdict(result);
   },
 };

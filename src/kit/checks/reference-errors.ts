@@ -80,8 +80,7 @@ function referenceRejectionCheck(rejection: ReferenceRejection): Check {
     level: 'reference',
     title: rejection.title,
     async run(context) {
-      const path = context.searchPath(rejection.conversationId) + (rejection.query !== undefined ? `?${rejection.query}` : '');
-      const sent = exchangeOrOutcome(await context.get(path), 'the request');
+      const sent = exchangeOrOutcome(await context.get(context.searchPath(rejection.conversationId, rejection.query)), 'the request');
       if ('outcome' in sent) return sent.outcome;
       return verdict(validationBodyFindings(sent.exchange, rejection.want));
     },
