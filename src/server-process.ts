@@ -3,9 +3,10 @@
  * it (`node --import tsx src/cli/start.ts ...`): the one spawner behind the bench, the soak
  * and the tests that need a real process. It returns as soon as the process is spawned;
  * how to wait for it is the caller's choice, since the bench times the start from the spawn.
+ * `processMemory` reads what such a process holds, for the bench and the soak alike.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findFreePort } from './free-port';
 
@@ -124,4 +125,22 @@ export async function spawnServer(options: ServerOptions): Promise<SpawnedServer
   const flags = ['--host', host, '--port', String(port), '--conversations-path', options.conversationsPath, ...(options.args ?? [])];
   const nodeFlags = [...SERVER_NODE_FLAGS, ...(options.nodeFlags ?? [])];
   return { ...spawnScript(START_SCRIPT, flags, { ...options, nodeFlags }), url: `http://${host}:${port}` };
+}
+
+export interface ProcessMemory {
+  /** VmRSS: resident now. */
+  readonly residentBytes: number;
+  /** VmHWM: the most that was ever resident. */
+  readonly peakResidentBytes: number;
+}
+
+/** Resident memory of a process from /proc/<pid>/status (Linux only). */
+export function processMemory(pid: number): ProcessMemory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kilobytes = (field: string): number => {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    if (!match) throw new Error(`/proc/${pid}/status has no ${field} line.`);
+    return Number(match[1]) * 1024;
+  };
+  return { residentBytes: kilobytes('VmRSS'), peakResidentBytes: kilobytes('VmHWM') };
 }

@@ -7,7 +7,8 @@ import type { Dataset } from './datasets';
 import { sizeOnDisk } from './datasets';
 import { getOk } from './http-get';
 import { searchPath } from './scenarios';
-import { type ProcessMemory, type ServerProcess, processMemory, waitUntilAnswering } from './server-process';
+import { type ProcessMemory, processMemory } from '../server-process';
+import { type ServerProcess, waitUntilAnswering } from './server-process';
 
 export interface ColdOpenFigures {
   /** Spawn to the first 200 of `/alive`: node, tsx and the app starting, no conversation read. */

@@ -122,24 +122,6 @@ export function logTail(logFile: string, lines = 15): string {
   }
 }
 
-export interface ProcessMemory {
-  /** VmRSS: resident now. */
-  readonly residentBytes: number;
-  /** VmHWM: the most that was ever resident. */
-  readonly peakResidentBytes: number;
-}
-
-/** Resident memory of a process from /proc/<pid>/status (Linux only). */
-export function processMemory(pid: number): ProcessMemory {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kilobytes = (field: string): number => {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-    if (!match) throw new Error(`/proc/${pid}/status has no ${field} line.`);
-    return Number(match[1]) * 1024;
-  };
-  return { residentBytes: kilobytes('VmRSS'), peakResidentBytes: kilobytes('VmHWM') };
-}
-
 // /proc reports CPU times in USER_HZ ticks, which Linux fixes at 100 per second for user space.
 const USER_HZ = 100;
 

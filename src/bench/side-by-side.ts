@@ -9,7 +9,8 @@ import { getOk } from './http-get';
 import { type LoadFigures, runLoad } from './load';
 import { type Scenario, searchScenarios } from './scenarios';
 import type { PrecomputedRoute } from './precomputed-server';
-import { type ServerProcess, processCpuMs, processMemory, startPrecomputedServer } from './server-process';
+import { processMemory } from '../server-process';
+import { type ServerProcess, processCpuMs, startPrecomputedServer } from './server-process';
 
 export interface LoadShape {
   readonly connections: number;

@@ -5,8 +5,7 @@
  * "listening" line, so a caller gets a server that is ready.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { type ProcessExit, spawnServer } from '../server-process';
+import { type ProcessExit, processMemory, spawnServer } from '../server-process';
 
 const LISTENING = /listening on (http:\/\/\S+), serving/;
 /** Variables the server reads; a test's own environment must not leak into the child through them. */
@@ -109,10 +108,10 @@ function listeningUrl(child: ChildProcess, stdout: string[], stderr: string[], e
   });
 }
 
+/** Resident kilobytes, or undefined once the process is gone. */
 function residentKb(pid: number): number | undefined {
   try {
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : undefined;
+    return processMemory(pid).residentBytes / 1024;
   } catch {
     return undefined;
   }
