@@ -79,23 +79,21 @@ function listFor<K, V>(map: Map<K, V[]>, key: K): V[] {
 
 /** First index whose event is not before `probe` in search order. */
 export function lowerBound(list: readonly Entry[], probe: Entry): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareEvents(list[mid]!, probe) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(list, (event) => compareEvents(event, probe) < 0);
 }
 
 /** First index whose timestamp is at or after `micros`. */
 export function firstAtOrAfter(list: readonly Entry[], micros: Micros): number {
+  return partitionPoint(list, (event) => (event.micros ?? -Infinity) < micros);
+}
+
+/** Binary search in a list sorted so that every event `isBefore` comes first: the first index that is not. */
+function partitionPoint(list: readonly Entry[], isBefore: (event: Entry) => boolean): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((list[mid]!.micros ?? -Infinity) < micros) lo = mid + 1;
+    if (isBefore(list[mid]!)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
