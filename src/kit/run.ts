@@ -5,11 +5,11 @@
  * the exit code and printing are the CLI's job.
  */
 import { loadOpenApiDocument } from '../contract';
-import { parseUuid } from '../search';
 import type { AllowEntry } from './allow-list';
 import { allChecks } from './checks';
 import { createMirror, type Mirror } from './compare';
 import { createCheckContext, type RunSettings } from './context';
+import { uuidHex } from './conversation-id';
 import { discover } from './discovery';
 import type { FixtureManifest } from './fixture-manifest';
 import { createTransport, type Transport } from './http';
@@ -132,19 +132,14 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 }
 
 function checkTarget(options: RunOptions): string | undefined {
-  if (!parseUuid(options.conversationId).ok) {
+  if (uuidHex(options.conversationId) === undefined) {
     return `--conversation-id ${JSON.stringify(options.conversationId)} is not a UUID; pass the conversation's id (hyphenated, or the 32 hex digits of its directory name).`;
   }
   const manifestId = options.manifest?.conversationId;
-  if (manifestId !== undefined && hexOf(manifestId) !== hexOf(options.conversationId)) {
+  if (manifestId !== undefined && uuidHex(manifestId) !== uuidHex(options.conversationId)) {
     return `--conversation-id ${options.conversationId} is not the manifest's conversation (${manifestId}); leave --conversation-id out to use the manifest's.`;
   }
   return undefined;
-}
-
-function hexOf(id: string): string | undefined {
-  const parsed = parseUuid(id);
-  return parsed.ok ? parsed.hex : undefined;
 }
 
 function selectChecks(options: RunOptions): Check[] {

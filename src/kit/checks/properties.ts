@@ -7,9 +7,9 @@
  */
 import fc from 'fast-check';
 import type { EventSortOrder } from '../../contract';
-import { QUALIFIED_KIND, isEventKind } from '../../search';
 import type { CheckContext } from '../context';
 import { describeFilters, duplicatesOf, expectedEvents, firstMismatch, firstOrderViolation, listEvents, setDifference, type Filters } from '../expectations';
+import { classPathOf, isContractKind } from '../event-kinds';
 import type { Exchange } from '../http';
 import { describeEvent } from '../observed-event';
 import { failed, passed, skipped, type Check, type Finding } from '../types';
@@ -77,7 +77,7 @@ function propertyCheck(id: string, level: 'seed' | 'reference', title: string, q
 function queryArbitrary(context: CheckContext, qualifiedKinds: boolean): fc.Arbitrary<GeneratedQuery> {
   const { kinds, words, timed, events } = context.data;
   const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined, freq: 2 });
-  const kindValues = qualifiedKinds ? kinds.flatMap((kind) => (isEventKind(kind) ? [kind, QUALIFIED_KIND[kind]] : [kind])) : kinds;
+  const kindValues = qualifiedKinds ? kinds.flatMap((kind) => (isContractKind(kind) ? [kind, classPathOf(kind)] : [kind])) : kinds;
   const instant = timed.length > 0 ? maybe(fc.nat({ max: timed.length - 1 }).map((index) => timestampValue(timed[index]!))) : fc.constant(undefined);
   const body = words.length > 0 ? maybe(fc.constantFrom(...words).chain((word) => fc.constantFrom(word, word.toUpperCase()))) : fc.constant(undefined);
   return fc

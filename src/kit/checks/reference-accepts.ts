@@ -4,8 +4,9 @@
  * forms, unencoded `:`, unknown parameters, and fully qualified kind names. Each must
  * give the same answer as the plain form.
  */
-import { QUALIFIED_KIND, isEventKind, parseUuid, hyphenate } from '../../search';
 import type { CheckContext } from '../context';
+import { hyphenated, uuidHex } from '../conversation-id';
+import { classPathOf, isContractKind } from '../event-kinds';
 import { describeFilters, expectedEvents, firstMismatch, type Filters } from '../expectations';
 import type { Exchange } from '../http';
 import { pageOf } from '../search-request';
@@ -36,14 +37,14 @@ function firstKeys(context: CheckContext, count: number): string[] {
 }
 
 function conversationIdForms(conversationId: string): [string, string][] {
-  const parsed = parseUuid(conversationId);
-  if (!parsed.ok) return [];
-  const hyphenated = hyphenate(parsed.hex);
+  const hex = uuidHex(conversationId);
+  if (hex === undefined) return [];
+  const grouped = hyphenated(hex);
   return [
-    ['id-32-hex', parsed.hex],
-    ['id-upper-case', hyphenated.toUpperCase()],
-    ['id-braces', `{${hyphenated}}`],
-    ['id-urn', `urn:uuid:${hyphenated}`],
+    ['id-32-hex', hex],
+    ['id-upper-case', grouped.toUpperCase()],
+    ['id-braces', `{${grouped}}`],
+    ['id-urn', `urn:uuid:${grouped}`],
   ];
 }
 
@@ -162,9 +163,9 @@ const qualifiedKind: Check = {
   // Judged against the data, not against the short name: the reference itself matches only
   // class paths (REFERENCE.md section 2), so its short-name results are not a yardstick.
   run: (context) => {
-    const kinds = context.data.kinds.filter(isEventKind);
+    const kinds = context.data.kinds.filter(isContractKind);
     if (kinds.length === 0) return Promise.resolve(skipped('no event of a contract kind'));
-    return judgeFilterCases(context, kinds.map((kind) => ({ kind: QUALIFIED_KIND[kind] })));
+    return judgeFilterCases(context, kinds.map((kind) => ({ kind: classPathOf(kind) })));
   },
 };
 
