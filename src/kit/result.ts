@@ -4,12 +4,13 @@
  * `--compare` differences as one verdict per check that sent requests.
  */
 import type { Difference, Mirror } from './compare';
+import type { Coverage } from './coverage';
 import { curlLine } from './curl';
 import { excerptOf, type Exchange } from './http';
 import { summarizeResponse } from './response-summary';
 import type { Check, CheckOutcome, Finding, Level, SuiteName } from './types';
 
-export type CheckStatus = 'passed' | 'failed' | 'allowed' | 'skipped';
+export type CheckStatus = 'passed' | 'failed' | 'allowed' | 'skipped' | 'not-implemented';
 
 export interface ReportedFinding {
   message: string;
@@ -49,6 +50,8 @@ export interface RunResult {
   problem?: string;
   suites: SuiteResult[];
   notes: string[];
+  /** What the run exercised of the contract (absent when it could not run). */
+  coverage?: Coverage;
 }
 
 export function toResult(check: Pick<Check, 'id' | 'level' | 'title'>, outcome: CheckOutcome, durationMs: number, requests: number, allow: Map<string, string>, withKey: boolean): CheckResult {

@@ -4,7 +4,7 @@
  * bounded), then the audits, then the `--compare` verdicts. Returns plain data; deciding
  * the exit code and printing are the CLI's job.
  */
-import { loadOpenApiDocument } from '../contract';
+import { loadOpenApiDocument, type OpenApiDocument } from '../contract';
 import type { AllowEntry } from './allow-list';
 import { allChecks } from './checks';
 import { createMirror, type Mirror } from './compare';
@@ -79,7 +79,7 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   const argumentProblem = checkTarget(options);
   if (argumentProblem) return giveUp(argumentProblem);
 
-  const audit = createTrafficAudit(responseValidator());
+  const audit = createTrafficAudit(responseValidator(), contractDocument());
   transport.observe(audit.observe);
   second = options.compareUrl ? createTransport({ baseUrl: options.compareUrl, timeoutMs: options.timeoutMs, maxRequests: options.maxRequests, ...optional('sessionApiKey', options.sessionApiKey), ...optional('fetch', options.fetch) }) : undefined;
   let mirror: Mirror | undefined;
@@ -115,15 +115,22 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   result.suites = options.levels.map((level) => ({ name: level, checks: results.filter((check) => check.suite === level) }));
   if (mirror) result.suites.push({ name: 'compare', checks: compareResults(mirror, allow, withKey) });
   result.notes.push(...allowNotes(allow, result.suites), ...timeZoneNotes(result.suites));
+  result.coverage = audit.coverage.summary();
   result.outcome = result.suites.some((suite) => suite.checks.some((check) => check.status === 'failed')) ? 'failed' : 'passed';
   return finish();
 }
 
 let compiledValidator: ResponseValidator | undefined;
+let document: OpenApiDocument | undefined;
+
+function contractDocument(): OpenApiDocument {
+  document ??= loadOpenApiDocument();
+  return document;
+}
 
 /** Compiling the contract's schemas takes a few hundred milliseconds; the document does not change while the process runs. */
-function responseValidator(): ResponseValidator {
-  compiledValidator ??= createResponseValidator(loadOpenApiDocument());
+export function responseValidator(): ResponseValidator {
+  compiledValidator ??= createResponseValidator(contractDocument());
   return compiledValidator;
 }
 

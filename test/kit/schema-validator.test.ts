@@ -6,8 +6,8 @@ const validator = createResponseValidator(loadOpenApiDocument());
 const pause = { id: 'e1', timestamp: '2026-06-16T05:39:48.701247', source: 'user', kind: 'PauseEvent' };
 
 it('takes the schemas the document declares for 200, 404 and 422', () => {
-  expect(validator.statuses.sort()).toEqual([200, 404, 422]);
-  expect(validator.validate(500, {})).toEqual({ valid: 'no-schema' });
+  expect(validator.statusesOf('searchConversationEvents').sort()).toEqual([200, 404, 422]);
+  expect(validator.validate('searchConversationEvents', 500, {})).toEqual({ valid: 'no-schema' });
 });
 
 it.each<[string, number, unknown]>([
@@ -16,7 +16,7 @@ it.each<[string, number, unknown]>([
   ['a 404', 404, { detail: 'Conversation not found: 8f1a2b3c-4d5e-4f70-8192-a3b4c5d6e7f8' }],
   ['a 422', 422, { detail: [{ loc: ['query', 'limit'], msg: 'Input should be greater than 0', type: 'greater_than', input: '0', ctx: { gt: 0 } }] }],
 ])('valid: %s', (_name, status, body) => {
-  expect(validator.validate(status, body)).toEqual({ valid: true });
+  expect(validator.validate('searchConversationEvents', status, body)).toEqual({ valid: true });
 });
 
 it.each<[string, number, unknown, string]>([
@@ -27,7 +27,7 @@ it.each<[string, number, unknown, string]>([
   ['a 404 without detail', 404, { message: 'nope' }, "(body) must have required property 'detail'"],
   ['a 422 with a string detail', 422, { detail: 'bad limit' }, '/detail must be array'],
 ])('invalid: %s', (_name, status, body, error) => {
-  const verdict = validator.validate(status, body);
+  const verdict = validator.validate('searchConversationEvents', status, body);
   expect(verdict.valid).toBe(false);
   expect(verdict.valid === false && verdict.errors).toContain(error);
 });

@@ -12,7 +12,9 @@ import { describeFilters, duplicatesOf, expectedEvents, firstMismatch, firstOrde
 import { classPathOf, isContractKind } from '../event-kinds';
 import type { Exchange } from '../http';
 import { describeEvent } from '../observed-event';
-import { failed, passed, skipped, type Check, type Finding } from '../types';
+import { failed, passed, skipped, type Check, type CheckOutcome, type Finding } from '../types';
+import { whenAvailable, type OptionalOperation } from './availability';
+import { countOf } from './reference-operations';
 import { describeIncompleteWalk, isComplete, walkPages, type Walk } from '../walk';
 import { timestampValue } from './filters';
 
@@ -26,51 +28,53 @@ const MAX_PAGES_PER_RUN = 8;
 /** Share of the requests left that one property check may use. */
 const BUDGET_SHARE = 0.25;
 
-type Judge = (query: GeneratedQuery, walk: Walk, expected: ReturnType<typeof expectedEvents>) => Finding | undefined;
+type Judge = (query: GeneratedQuery, walk: Walk, expected: ReturnType<typeof expectedEvents>, context: CheckContext) => Finding | undefined | Promise<Finding | undefined>;
 
-function propertyCheck(id: string, level: 'seed' | 'reference', title: string, qualifiedKinds: boolean, judges: Judge[]): Check {
+function propertyCheck(id: string, level: 'seed' | 'reference', title: string, qualifiedKinds: boolean, judges: Judge[], requires: OptionalOperation[] = []): Check {
   return {
     id,
     level,
     title,
-    async run(context) {
-      const { seed, runs, propertyTimeLimitMs } = context.settings;
-      const deadline = Date.now() + propertyTimeLimitMs;
-      const floor = context.requestsLeft() - Math.floor(context.requestsLeft() * BUDGET_SHARE);
-      let judged = 0;
-      let stoppedEarly = false;
-      let lastFailure: Finding | undefined;
-
-      const property = fc.asyncProperty(queryArbitrary(context, qualifiedKinds), async (query) => {
-        if (Date.now() > deadline || context.requestsLeft() <= floor) {
-          stoppedEarly = true;
-          return true;
-        }
-        const expected = expectedEvents(context.data.events, query, query.sort_order);
-        const walk = await walkPages(context.search, query, MAX_PAGES_PER_RUN + 2);
-        if (walk.failure?.reason === 'budget') return true;
-        judged += 1;
-        for (const judge of judges) {
-          const finding = judge(query, walk, expected);
-          if (finding) {
-            lastFailure = finding;
-            return false;
-          }
-        }
-        return true;
-      });
-      const details = await fc.check(property, { seed, numRuns: runs });
-      const replay = `fast-check seed ${seed}: replay with --seed ${seed} --runs ${runs}`;
-      if (details.failed && lastFailure) {
-        // The last failure recorded is the shrunk counterexample's: shrinking only moves to failing inputs.
-        const query = details.counterexample?.[0];
-        return failed([{ ...lastFailure, message: `${lastFailure.message} [query: ${query ? describeFilters(query) : '?'}]` }], `${replay} (path ${details.counterexamplePath})`);
-      }
-      if (details.failed) return failed([{ message: `the property threw: ${String(details.errorInstance)}` }], replay);
-      if (judged === 0) return skipped(`no generated query could be judged within the time and request bounds; ${replay}`);
-      return passed(`${judged} generated queries judged${stoppedEarly ? ' (stopped early at the time or request bound)' : ''}; ${replay}`);
-    },
+    run: (context) => whenAvailable(context, requires, () => runProperty(context, qualifiedKinds, judges)),
   };
+}
+
+async function runProperty(context: CheckContext, qualifiedKinds: boolean, judges: Judge[]): Promise<CheckOutcome> {
+  const { seed, runs, propertyTimeLimitMs } = context.settings;
+  const deadline = Date.now() + propertyTimeLimitMs;
+  const floor = context.requestsLeft() - Math.floor(context.requestsLeft() * BUDGET_SHARE);
+  let judged = 0;
+  let stoppedEarly = false;
+  let lastFailure: Finding | undefined;
+
+  const property = fc.asyncProperty(queryArbitrary(context, qualifiedKinds), async (query) => {
+    if (Date.now() > deadline || context.requestsLeft() <= floor) {
+      stoppedEarly = true;
+      return true;
+    }
+    const expected = expectedEvents(context.data.events, query, query.sort_order);
+    const walk = await walkPages(context.search, query, MAX_PAGES_PER_RUN + 2);
+    if (walk.failure?.reason === 'budget') return true;
+    judged += 1;
+    for (const judge of judges) {
+      const finding = await judge(query, walk, expected, context);
+      if (finding) {
+        lastFailure = finding;
+        return false;
+      }
+    }
+    return true;
+  });
+  const details = await fc.check(property, { seed, numRuns: runs });
+  const replay = `fast-check seed ${seed}: replay with --seed ${seed} --runs ${runs}`;
+  if (details.failed && lastFailure) {
+    // The last failure recorded is the shrunk counterexample's: shrinking only moves to failing inputs.
+    const query = details.counterexample?.[0];
+    return failed([{ ...lastFailure, message: `${lastFailure.message} [query: ${query ? describeFilters(query) : '?'}]` }], `${replay} (path ${details.counterexamplePath})`);
+  }
+  if (details.failed) return failed([{ message: `the property threw: ${String(details.errorInstance)}` }], replay);
+  if (judged === 0) return skipped(`no generated query could be judged within the time and request bounds; ${replay}`);
+  return passed(`${judged} generated queries judged${stoppedEarly ? ' (stopped early at the time or request bound)' : ''}; ${replay}`);
 }
 
 /** Filters drawn from the data; about half of the runs leave each filter out. */
@@ -152,6 +156,14 @@ const keyPresent: Judge = (_query, walk) => {
   return page ? { message: 'a page has no next_page_id key', expected: 'the key on every page', exchange: page.exchange } : undefined;
 };
 
+const countMatches: Judge = async (query, walk, _expected, context) => {
+  if (!isComplete(walk)) return undefined;
+  const { kind, source, body, timestamp__gte, timestamp__lt } = query;
+  const answer = await countOf(context, { kind, source, body, timestamp__gte, timestamp__lt });
+  if (!answer.ok) return 'finding' in answer ? answer.finding : undefined;
+  return answer.count === walk.events.length ? undefined : { message: `count is ${answer.count}, the walk returned ${walk.events.length} events`, expected: String(walk.events.length), exchange: answer.exchange };
+};
+
 export function propertyChecks(): Check[] {
   return [
     propertyCheck('properties.search', 'seed', 'generated filter, page-size and sort combinations: every walk ends, returns each matching event once and nothing else, in timestamp order', false, [walkEnds, eachOnce, soundAndComplete, ordered]),
@@ -161,5 +173,6 @@ export function propertyChecks(): Check[] {
 export function referencePropertyChecks(): Check[] {
   return [
     propertyCheck('ref.properties.search', 'reference', 'generated combinations, qualified kinds included: the exact sequence the reference semantics predict, full pages, next_page_id always present', true, [walkEnds, exactSequence, fullPages, keyPresent]),
+    propertyCheck('ref.properties.count', 'reference', 'generated filter combinations, qualified kinds included: count equals the number of events the full walk returns', true, [walkEnds, countMatches], ['count']),
   ];
 }

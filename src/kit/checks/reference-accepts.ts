@@ -113,6 +113,19 @@ function timestampForms(stored: string, micros: number): [string, string][] {
   ];
 }
 
+const timestampFormCases = (context: CheckContext): Filters[] => {
+  const boundary = timedAt(context, 0.5);
+  if (!boundary?.timestamp || boundary.micros === undefined) return [];
+  return timestampForms(boundary.timestamp, boundary.micros).map(([, value]) => ({ timestamp__gte: value }));
+};
+
+const qualifiedKindCases = (context: CheckContext): Filters[] => context.data.kinds.filter(isContractKind).map((kind) => ({ kind: classPathOf(kind) }));
+
+/** The filter sets of the reference-level accept checks, for judging other operations on them. */
+export function referenceFilterSets(context: CheckContext): Filters[] {
+  return [...timestampFormCases(context), ...qualifiedKindCases(context)];
+}
+
 const timestampFormsAccepted: Check = {
   id: 'ref.accepts.timestamp-forms',
   level: 'reference',
@@ -120,8 +133,7 @@ const timestampFormsAccepted: Check = {
   async run(context) {
     const boundary = timedAt(context, 0.5);
     if (!boundary?.timestamp || boundary.micros === undefined) return skipped('no event with a readable timestamp');
-    const cases: Filters[] = timestampForms(boundary.timestamp, boundary.micros).map(([, value]) => ({ timestamp__gte: value }));
-    return judgeFilterCases(context, cases);
+    return judgeFilterCases(context, timestampFormCases(context));
   },
 };
 
@@ -163,9 +175,9 @@ const qualifiedKind: Check = {
   // Judged against the data, not against the short name: the reference itself matches only
   // class paths (REFERENCE.md section 2), so its short-name results are not a yardstick.
   run: (context) => {
-    const kinds = context.data.kinds.filter(isContractKind);
-    if (kinds.length === 0) return Promise.resolve(skipped('no event of a contract kind'));
-    return judgeFilterCases(context, kinds.map((kind) => ({ kind: classPathOf(kind) })));
+    const cases = qualifiedKindCases(context);
+    if (cases.length === 0) return Promise.resolve(skipped('no event of a contract kind'));
+    return judgeFilterCases(context, cases);
   },
 };
 
