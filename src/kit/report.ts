@@ -90,7 +90,7 @@ export function renderJunit(result: RunResult): string {
   ];
   if (result.outcome === 'cannot-run') {
     lines.push(`  <testsuite name="setup" tests="1" failures="0" errors="1" skipped="0" time="0">`);
-    lines.push(`    <testcase classname="setup" name="run" time="0"><error message="${attribute(result.problem ?? '')}"/></testcase>`);
+    lines.push(`    <testcase classname="setup" name="run" time="0"><error message="${xmlAttribute(result.problem ?? '')}"/></testcase>`);
     lines.push('  </testsuite>');
   }
   for (const suite of result.suites) lines.push(...junitSuite(suite, result.startedAt));
@@ -105,18 +105,18 @@ function junitSuite(suite: SuiteResult, timestamp: string): string[] {
     `  <testsuite name="${suite.name}" tests="${suite.checks.length}" failures="${counts.failed}" errors="0" skipped="${counts.skipped + counts.allowed + counts['not-implemented']}" time="${seconds(time)}" timestamp="${timestamp.slice(0, 19)}">`,
   ];
   for (const check of suite.checks) {
-    const open = `    <testcase classname="${suite.name}" name="${attribute(`${check.id}: ${check.title}`)}" time="${seconds(check.durationMs)}"`;
+    const open = `    <testcase classname="${suite.name}" name="${xmlAttribute(`${check.id}: ${check.title}`)}" time="${seconds(check.durationMs)}"`;
     if (check.status === 'passed') {
       lines.push(`${open}/>`);
     } else if (check.status === 'skipped') {
-      lines.push(`${open}><skipped message="${attribute(check.details ?? 'skipped')}"/></testcase>`);
+      lines.push(`${open}><skipped message="${xmlAttribute(check.details ?? 'skipped')}"/></testcase>`);
     } else if (check.status === 'not-implemented') {
-      lines.push(`${open}><skipped message="${attribute(`not implemented by the server: ${check.details ?? ''}`)}"/></testcase>`);
+      lines.push(`${open}><skipped message="${xmlAttribute(`not implemented by the server: ${check.details ?? ''}`)}"/></testcase>`);
     } else if (check.status === 'allowed') {
-      lines.push(`${open}><skipped message="${attribute(`allowed divergence: ${check.allowedReason ?? ''}`)}"/><system-out>${text(findingsText(check))}</system-out></testcase>`);
+      lines.push(`${open}><skipped message="${xmlAttribute(`allowed divergence: ${check.allowedReason ?? ''}`)}"/><system-out>${xmlText(findingsText(check))}</system-out></testcase>`);
     } else {
       const message = check.findings[0]?.message ?? 'failed';
-      lines.push(`${open}><failure message="${attribute(message)}" type="ContractViolation">${text(findingsText(check))}</failure></testcase>`);
+      lines.push(`${open}><failure message="${xmlAttribute(message)}" type="ContractViolation">${xmlText(findingsText(check))}</failure></testcase>`);
     }
   }
   lines.push('  </testsuite>');
@@ -136,12 +136,12 @@ function seconds(ms: number): string {
 // XML 1.0 forbids most control characters, even escaped; a server's body may contain them.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-function text(value: string): string {
+export function xmlText(value: string): string {
   return value.replace(NOT_XML, '\uFFFD').replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
-function attribute(value: string): string {
-  return text(value).replaceAll('"', '&quot;').replaceAll('\n', '&#10;').replaceAll('\r', '&#13;').replaceAll('\t', '&#9;');
+export function xmlAttribute(value: string): string {
+  return xmlText(value).replaceAll('"', '&quot;').replaceAll('\n', '&#10;').replaceAll('\r', '&#13;').replaceAll('\t', '&#9;');
 }
 
 // ---- JSON -----------------------------------------------------------------------------------
