@@ -5,9 +5,15 @@ import { createResponseValidator } from '../../src/kit/schema-validator';
 const validator = createResponseValidator(loadOpenApiDocument());
 const pause = { id: 'e1', timestamp: '2026-06-16T05:39:48.701247', source: 'user', kind: 'PauseEvent' };
 
-it('takes the schemas the document declares for 200, 404 and 422', () => {
-  expect(validator.statusesOf('searchConversationEvents').sort()).toEqual([200, 404, 422]);
-  expect(validator.validate('searchConversationEvents', 500, {})).toEqual({ valid: 'no-schema' });
+it('takes the schemas the document declares for each operation: 200, 401, 404, 422 and 500', () => {
+  for (const operationId of ['searchConversationEvents', 'countConversationEvents', 'getConversationEvent']) {
+    expect(validator.statusesOf(operationId).sort()).toEqual([200, 401, 404, 422, 500]);
+  }
+  expect(validator.validate('searchConversationEvents', 503, {})).toEqual({ valid: 'no-schema' });
+  expect(validator.validate('countConversationEvents', 200, 3)).toEqual({ valid: true });
+  expect(validator.validate('countConversationEvents', 200, { count: 3 }).valid).toBe(false);
+  expect(validator.validate('getConversationEvent', 200, pause)).toEqual({ valid: true });
+  expect(validator.validate('getConversationEvent', 200, { ...pause, extra: 1 })).toEqual({ valid: false, errors: ['(body) must NOT have additional properties ("extra") [PauseEvent]'] });
 });
 
 it.each<[string, number, unknown]>([
