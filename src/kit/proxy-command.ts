@@ -4,6 +4,8 @@
  * settles when the user asks it to stop (the CLI wires SIGINT and SIGTERM to it). Returns
  * the exit code: 0 nothing violated, 1 a violation, 2 it could not run.
  */
+import http from 'node:http';
+import https from 'node:https';
 import { parseArgs } from 'node:util';
 import { loadOpenApiDocument } from '../contract';
 import { startContractProxy } from './proxy';
@@ -103,14 +105,15 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-/** Undefined when the target answers anything at all; otherwise why not. */
-async function reach(target: string): Promise<string | undefined> {
-  try {
-    const response = await fetch(target, { signal: AbortSignal.timeout(5000), redirect: 'manual' });
-    await response.arrayBuffer();
-    return undefined;
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause;
-    return cause?.code ?? (error as Error).message;
-  }
+/** Undefined when the target answers anything at all; otherwise why not. Plain http, as the proxy forwards (fetch refuses some ports). */
+function reach(target: string): Promise<string | undefined> {
+  const url = new URL(target);
+  return new Promise((resolve) => {
+    const request = (url.protocol === 'https:' ? https : http).get(url, { timeout: 5000 }, (response) => {
+      response.resume();
+      resolve(undefined);
+    });
+    request.on('timeout', () => request.destroy(new Error('no answer within 5 s')));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
 }

@@ -7,10 +7,18 @@ import { RemoteEventsList } from '@openhands/typescript-client';
 const plan = JSON.parse(process.argv[2]);
 const events = new RemoteEventsList({ baseUrl: plan.baseUrl, ...(plan.apiKey ? { apiKey: plan.apiKey } : {}) }, plan.conversationId);
 
+// A call that throws is recorded as { error }, so a faulty server still gets every call.
+const attempt = async (call) => {
+  try {
+    return await call();
+  } catch (error) {
+    return { error: error.message };
+  }
+};
 const outcome = { searches: [], counts: [], events: [], batch: null, all: null };
-for (const options of plan.searches) outcome.searches.push(await events.search(options));
-for (const filters of plan.counts) outcome.counts.push(await events.count(filters));
-for (const id of plan.eventIds) outcome.events.push(await events.getEventById(id));
-outcome.batch = await events.getEventsById(plan.batch);
-outcome.all = await events.getEvents();
+for (const options of plan.searches) outcome.searches.push(await attempt(() => events.search(options)));
+for (const filters of plan.counts) outcome.counts.push(await attempt(() => events.count(filters)));
+for (const id of plan.eventIds) outcome.events.push(await attempt(() => events.getEventById(id)));
+outcome.batch = await attempt(() => events.getEventsById(plan.batch));
+outcome.all = await attempt(() => events.getEvents());
 process.stdout.write(JSON.stringify(outcome));
