@@ -53,6 +53,10 @@ Options:
 
 Exit status: 0 every required check passed; 1 a check failed; 2 the kit could not run
 (bad arguments, server unreachable, conversation missing or empty).
+
+Other commands (each with --help):
+  proxy --target URL [--port P]   check real traffic between a client and a server
+  diff OLD NEW                    what changed between two versions of the contract, and whom it breaks
 `;
 
 export type ContractFlagValues = Partial<Record<Exclude<keyof typeof CONTRACT_FLAGS, 'help' | 'only'>, string>> & { help?: boolean; only?: string[] };
