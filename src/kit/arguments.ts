@@ -135,7 +135,8 @@ function invalid(message: string): InterpretedContractFlags {
   return { kind: 'invalid', message };
 }
 
-function isHttpUrl(text: string): boolean {
+/** Whether a flag's value is an http(s) URL; shared by every command of the kit. */
+export function isHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);
     return url.protocol === 'http:' || url.protocol === 'https:';

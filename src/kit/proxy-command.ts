@@ -8,6 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { parseArgs } from 'node:util';
 import { loadOpenApiDocument } from '../contract';
+import { isHttpUrl } from './arguments';
 import { startContractProxy } from './proxy';
 import { renderProxyJson, renderProxyJunit, renderProxySummary, violationLines } from './proxy-report';
 import { writeReportFile } from './report-file';
@@ -94,15 +95,6 @@ export async function runProxyCommand(args: string[], io: ProxyCommandIo): Promi
 function usageError(io: CommandIo, message: string): number {
   io.err(`contract proxy: ${message}\n\nRun with --help for usage.\n`);
   return 2;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 /** Undefined when the target answers anything at all; otherwise why not. Plain http, as the proxy forwards (fetch refuses some ports). */

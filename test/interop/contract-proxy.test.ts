@@ -162,3 +162,23 @@ describe('exit 2 when it cannot run', () => {
     expect(outcome.stderr).toContain('--target must be an http(s) URL, got "localhost:8000"');
   });
 });
+
+it('passes the session key through and never writes it down', async () => {
+  const key = 'proxy-test-session-key-7f3a';
+  const keyed = await startOurServer({ events: 20, seed: 'proxy-keys', sessionApiKeys: [key] });
+  try {
+    const jsonFile = path.join(work, 'keyed.json');
+    const proxy = await startProxyCli(['--target', keyed.url, '--port', '0', '--json', jsonFile]);
+    const all = await createAgentServerClient({ baseUrl: keyed.url, sessionApiKey: key }).listEvents(keyed.conversationId);
+    const outcome = await runPublishedClient({ ...planFor(proxy.url, keyed.conversationId, all), apiKey: key });
+    expect(outcome.all).toEqual(all);
+    const refused = await fetch(`${proxy.url}/api/conversations/${keyed.conversationId}/events/search`);
+    expect(refused.status).toBe(401);
+    expect(await proxy.stop()).toBe(0);
+    expect(proxy.output()).not.toContain(key);
+    expect(readFileSync(jsonFile, 'utf8')).not.toContain(key);
+    expect(readFileSync(jsonFile, 'utf8')).toContain('"401"');
+  } finally {
+    await keyed.stop();
+  }
+});
