@@ -1,5 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import type { OpenApiDocument } from '../contract';
 import { SEARCH_PATH } from '../contract';
 import { parseFilterTimestamp } from '../search/timestamps';
@@ -17,7 +16,18 @@ export type RequestWithRawQuery = Request & { [RAW_QUERY]?: Record<string, strin
  * unknown query parameters ignored, every failing parameter reported, and the `uuid`
  * and `date-time` formats read the way pydantic reads them.
  */
-export function openApiValidator(document: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
+export function openApiValidator(document: OpenApiDocument, validateResponses: boolean): RequestHandler {
+  // Loaded on the first request that reaches it: requiring express-openapi-validator was the
+  // largest part of a server start, and /alive, /health and /docs never need it.
+  let validator: Router | undefined;
+  return (req, res, next) => {
+    validator ??= Router().use(createValidatorMiddleware(document, validateResponses));
+    validator(req, res, next);
+  };
+}
+
+function createValidatorMiddleware(document: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
+  const OpenApiValidator = require('express-openapi-validator') as typeof import('express-openapi-validator');
   return OpenApiValidator.middleware({
     apiSpec: documentForValidator(document, validateResponses) as never,
     validateRequests: { allowUnknownQueryParameters: true, allErrors: true },
