@@ -112,9 +112,13 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const config = readConfig(process.argv.slice(2), process.env);
+  if (config === USAGE) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   if (typeof config === 'string') {
     console.error(config);
-    process.exit(config === USAGE ? 0 : 2);
+    process.exit(2);
   }
   const rootProblem = await checkConversationsRoot(config.conversationsPath);
   if (rootProblem) {

@@ -1,0 +1,26 @@
+import { type Event, type EventOfKind, createAgentServerClient } from 'agent-server-contract';
+
+const [baseUrl = 'http://127.0.0.1:8000', conversationId = ''] = process.argv.slice(2);
+const client = createAgentServerClient({ baseUrl, sessionApiKey: process.env.SESSION_API_KEY });
+
+function describe(event: Event): string {
+  switch (event.kind) {
+    case 'ActionEvent':
+      return `${event.source} calls ${event.tool_name}`; // narrowed on kind: tool_name exists here
+    case 'MessageEvent':
+      return `${event.source} writes a message`;
+    default:
+      return event.kind;
+  }
+}
+
+// @ts-expect-error: the contract has no event kind called 'TeleportEvent'
+type NoSuchKind = EventOfKind<'TeleportEvent'>;
+
+const first = await client.searchEvents(conversationId, { limit: 5 });
+if (!first.ok) throw new Error(`search failed: ${first.error.status} ${JSON.stringify(first.error.detail)}`);
+for (const event of first.page.items) console.log(describe(event));
+
+let walked = 0;
+for await (const _event of client.iterateEvents(conversationId, {})) walked++;
+console.log(JSON.stringify({ walked }));
