@@ -23,4 +23,6 @@ for (const event of first.page.items) console.log(describe(event));
 
 let walked = 0;
 for await (const _event of client.iterateEvents(conversationId, {})) walked++;
-console.log(JSON.stringify({ walked }));
+const counted = await client.countEvents(conversationId, {});
+if (!counted.ok) throw new Error(`count failed: ${counted.error.status}`);
+console.log(JSON.stringify({ walked, counted: counted.count }));

@@ -4,7 +4,7 @@
  * bins and entry points are used the way the README tells users to use them.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -70,7 +70,8 @@ afterAll(async () => {
 
 function largestConversation(root: string): string {
   const ids = readdirSync(root).filter((name) => /^[0-9a-f]{32}$/.test(name));
-  const sizes = new Map(ids.map((id) => [id, readdirSync(path.join(root, id, 'events')).length]));
+  const eventsIn = (id: string) => (existsSync(path.join(root, id, 'events')) ? readdirSync(path.join(root, id, 'events')).length : 0);
+  const sizes = new Map(ids.map((id) => [id, eventsIn(id)]));
   const largest = ids.sort((a, b) => (sizes.get(b) ?? 0) - (sizes.get(a) ?? 0))[0];
   if (!largest) throw new Error(`no conversation in ${root}`);
   return largest;
@@ -127,7 +128,7 @@ describe('the installed package', () => {
     const walked = await run(process.execPath, [path.join(consumer, 'out/walk-events.js'), serverUrl, conversationId], { cwd: consumer });
     const lines = walked.stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(1);
-    expect(JSON.parse(lines[lines.length - 1] ?? '')).toEqual({ walked: eventFiles });
+    expect(JSON.parse(lines[lines.length - 1] ?? '')).toEqual({ walked: eventFiles, counted: eventFiles });
   });
 
   it('fails to compile a consumer that uses an event field on the wrong kind', async () => {
