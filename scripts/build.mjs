@@ -17,7 +17,10 @@ const GENERATED_RUNTIME_FILES = ['openapi.json', 'event-validator.js', 'event-va
 
 const STEPS = [
   ['remove the previous dist/', () => rmSync(dist, { recursive: true, force: true })],
-  ['compile with tsconfig.build.json', () => execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' })],
+  [
+    'compile with tsconfig.build.json',
+    () => execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' }),
+  ],
   [
     'copy the generated run-time files',
     () => {

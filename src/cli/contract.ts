@@ -70,7 +70,9 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`contract: unexpected error (a bug in the kit): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `contract: unexpected error (a bug in the kit): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = EXIT_CANNOT_RUN;
   },
 );

@@ -15,6 +15,8 @@ const EXAMPLE = path.join(ROOT, 'docs/examples/walk-events.ts');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const MINUTES = 60_000;
+// Each step starts node, tsc or npm on a machine that may be busy: minutes, not jest's default seconds.
+jest.setTimeout(4 * MINUTES);
 
 /** npm run by `npm test` hands its own settings down in npm_* variables; the consumer's npm must not inherit them. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -45,11 +47,11 @@ beforeAll(async () => {
   packedFiles = report.files.map((file) => file.path);
 
   writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
-  await run(
-    NPM,
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(work, report.filename), '@types/node@20'],
-    { cwd: consumer, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 },
-  );
+  await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(work, report.filename), '@types/node@20'], {
+    cwd: consumer,
+    env: cleanEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
 
   // Installed and given no path, the server serves ./workspace/conversations, as the reference does.
   const sample = path.join(ROOT, 'sample-data/conversations');
@@ -99,10 +101,23 @@ function startInstalledServer(cwd: string): Promise<{ server: ChildProcess; url:
 
 describe('the packed tarball', () => {
   it('holds the build, the contract, the README and the licence, and no tests, bench results or CI files', () => {
-    for (const expected of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/server-entry.js', 'dist/src/cli/start.js', 'dist/generated/openapi.json', 'dist/generated/event-validator.js', 'openapi.yaml', 'README.md', 'LICENSE', 'package.json']) {
+    for (const expected of [
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/server-entry.js',
+      'dist/src/cli/start.js',
+      'dist/generated/openapi.json',
+      'dist/generated/event-validator.js',
+      'openapi.yaml',
+      'README.md',
+      'LICENSE',
+      'package.json',
+    ]) {
       expect(packedFiles).toContain(expected);
     }
-    const unwanted = packedFiles.filter((file) => /^(test|bench|\.ci|src|scripts|sample-data)\//.test(file) || file.endsWith('.ts') && !file.endsWith('.d.ts'));
+    const unwanted = packedFiles.filter(
+      (file) => /^(test|bench|\.ci|src|scripts|sample-data)\//.test(file) || (file.endsWith('.ts') && !file.endsWith('.d.ts')),
+    );
     expect(unwanted).toEqual([]);
   });
 });
@@ -119,7 +134,15 @@ describe('the installed package', () => {
     writeFileSync(
       path.join(consumer, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noUncheckedIndexedAccess: true, outDir: 'out', types: ['node'] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          outDir: 'out',
+          types: ['node'],
+        },
         files: ['walk-events.ts'],
       }),
     );
@@ -139,7 +162,9 @@ describe('the installed package', () => {
         "export const toolOf = (event: EventOfKind<'MessageEvent'>): string => event.tool_name;",
       ].join('\n'),
     );
-    const compiled = run(process.execPath, [TSC, '--strict', '--module', 'nodenext', '--noEmit', '--types', 'node', 'wrong-kind.ts'], { cwd: consumer });
+    const compiled = run(process.execPath, [TSC, '--strict', '--module', 'nodenext', '--noEmit', '--types', 'node', 'wrong-kind.ts'], {
+      cwd: consumer,
+    });
     await expect(compiled).rejects.toMatchObject({ stdout: expect.stringContaining("Property 'tool_name' does not exist") });
   });
 

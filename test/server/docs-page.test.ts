@@ -22,10 +22,11 @@ const PREFIX = '/agents';
 
 describe('the copy of the contract the docs page shows', () => {
   const contract = loadOpenApiDocument();
-  const conversationParameter = (document: typeof contract) =>
-    ((document.paths['/api/conversations/{conversation_id}/events/search']?.['get'] as { parameters: { name: string; schema: { format?: string }; examples?: Record<string, { value: string }> }[] }).parameters.find(
-      (parameter) => parameter.name === 'conversation_id',
-    ));
+  type ShownParameter = { name: string; schema: { format?: string }; examples?: Record<string, { value: string }> };
+  const conversationParameter = (document: typeof contract): ShownParameter | undefined => {
+    const operation = document.paths['/api/conversations/{conversation_id}/events/search']?.['get'] as { parameters: ShownParameter[] } | undefined;
+    return operation?.parameters.find((parameter) => parameter.name === 'conversation_id');
+  };
 
   it('names no fixed server and accepts every id form the server accepts', () => {
     const shown = docsDocument(contract, { sessionKeyRequired: false });
@@ -38,7 +39,10 @@ describe('the copy of the contract the docs page shows', () => {
 
   it('offers the session-key header only when the server requires one, and leaves the contract as written', () => {
     const shown = docsDocument(contract, { sessionKeyRequired: true });
-    expect(shown.components).toHaveProperty('securitySchemes.SessionApiKey', expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Session-API-Key' }));
+    expect(shown.components).toHaveProperty(
+      'securitySchemes.SessionApiKey',
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Session-API-Key' }),
+    );
     expect(shown['security']).toEqual([{ SessionApiKey: [] }]);
     expect(contract['security']).toEqual([]);
     expect(conversationParameter(contract)?.schema.format).toBe('uuid');
@@ -60,10 +64,13 @@ describe('/docs in a browser behind a path prefix', () => {
         res.writeHead(404).end();
         return;
       }
-      const forwarded = http.request({ host: target.hostname, port: target.port, path: req.url.slice(PREFIX.length), method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const forwarded = http.request(
+        { host: target.hostname, port: target.port, path: req.url.slice(PREFIX.length), method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       req.pipe(forwarded);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
