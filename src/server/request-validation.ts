@@ -24,7 +24,7 @@ export function matchedRequest(req: Request): MatchedRequest | undefined {
 
 /**
  * The validator middleware, configured so that it accepts what the reference accepts
- * (TOOLCHAIN.md, express-openapi-validator traps): unencoded `:` and empty values,
+ * (docs/reference-behaviour.md, "Toolchain"): unencoded `:` and empty values,
  * unknown query parameters ignored, every failing parameter reported, and the `uuid`
  * and `date-time` formats read the way pydantic reads them.
  */
