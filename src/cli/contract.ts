@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `npm run contract -- --base-url URL --conversation-id ID [options]`: runs the contract
  * kit against a server, prints the report, writes --junit/--json, and exits 0 (all
@@ -12,6 +13,7 @@ import { runProxyCommand } from '../kit/proxy-command';
 import { renderJson, renderJunit, renderText } from '../kit/report';
 import { writeReportFile } from '../kit/report-file';
 import { runContract, type RunResult } from '../kit/run';
+import { asksForVersion, packageVersion } from './package-info';
 
 const EXIT_PASSED = 0;
 const EXIT_FAILED = 1;
@@ -28,6 +30,10 @@ function stopSignal(): Promise<NodeJS.Signals> {
 }
 
 async function main(): Promise<number> {
+  if (asksForVersion(process.argv.slice(2))) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return EXIT_PASSED;
+  }
   const [command, ...rest] = process.argv.slice(2);
   if (command === 'proxy') return runProxyCommand(rest, { ...io, stopRequested: stopSignal() });
   if (command === 'diff') return runDiffCommand(rest, io);
@@ -64,7 +70,9 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`contract: unexpected error (a bug in the kit): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `contract: unexpected error (a bug in the kit): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = EXIT_CANNOT_RUN;
   },
 );

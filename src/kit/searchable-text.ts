@@ -1,6 +1,6 @@
 /**
- * The lower-cased text a `body` filter searches in a message event, as REFERENCE.md
- * section 2 describes it, read from the raw JSON a server sent (never trusted to have the
+ * The lower-cased text a `body` filter searches in a message event, as docs/reference-behaviour.md,
+ * "Search", describes it, read from the raw JSON a server sent (never trusted to have the
  * contract's shape). The kit's own, apart from src/search, so the two cannot share a bug.
  */
 export function searchableTextOf(item: Record<string, unknown>): string | undefined {

@@ -64,7 +64,7 @@ describe('searchableTextOf', () => {
 });
 
 describe('event kinds', () => {
-  it('class paths as REFERENCE.md lists them', () => {
+  it('class paths as the reference names them', () => {
     expect(classPathOf('MessageEvent')).toBe('openhands.sdk.event.llm_convertible.message.MessageEvent');
     expect(classPathOf('PauseEvent')).toBe('openhands.sdk.event.user_action.PauseEvent');
     expect(kindNamedBy('openhands.sdk.event.condenser.Condensation')).toBe('Condensation');

@@ -1,5 +1,5 @@
 /**
- * The reference's operations beyond search (REFERENCE.md section 8), judged against the
+ * The reference's operations beyond search (docs/reference-behaviour.md and docs/contract-kit.md), judged against the
  * search itself: `count` equals the length of a full walk with the same filters, and
  * get-by-id gives back each walked event as the same value. Keys whose value is null are
  * ignored there, because the reference answers get-by-id through its response model
