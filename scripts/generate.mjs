@@ -137,7 +137,10 @@ function printContractDiff() {
   try {
     const previous = path.join(work, 'HEAD-openapi.yaml');
     writeFileSync(previous, committed.stdout);
-    const diff = spawnSync(process.execPath, [path.join(root, 'bin/agent-server-contract.js'), 'diff', previous, specPath], { cwd: root, encoding: 'utf8' });
+    const diff = spawnSync(process.execPath, [path.join(root, 'bin/agent-server-contract.js'), 'diff', previous, specPath], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     console.log(`\nopenapi.yaml against the last commit:\n${diff.stdout}${diff.stderr}`.trimEnd());
   } finally {
     rmSync(work, { recursive: true, force: true });

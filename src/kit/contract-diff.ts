@@ -33,7 +33,9 @@ export function diffContracts(before: Json, after: Json): ContractChange[] {
   for (const [key, operation] of oldOperations) {
     const successor = newOperations.get(key);
     if (!successor) {
-      const moved = [...newOperations].find(([, candidate]) => candidate.operationId !== undefined && candidate.operationId === operation.operationId);
+      const moved = [...newOperations].find(
+        ([, candidate]) => candidate.operationId !== undefined && candidate.operationId === operation.operationId,
+      );
       changes.push(
         moved
           ? { where: key, what: `operation ${operation.operationId} moved to ${moved[0]}`, breaks: ['clients', 'servers'] }
@@ -43,14 +45,21 @@ export function diffContracts(before: Json, after: Json): ContractChange[] {
     }
     const walker = new SchemaWalker(before, after, changes);
     if (operation.operationId !== successor.operationId) {
-      changes.push({ where: key, what: `operationId renamed from ${operation.operationId} to ${successor.operationId} (generated client methods change name)`, breaks: ['clients'] });
+      changes.push({
+        where: key,
+        what: `operationId renamed from ${operation.operationId} to ${successor.operationId} (generated client methods change name)`,
+        breaks: ['clients'],
+      });
     }
     diffParameters(key, operation, successor, walker, changes);
     diffResponses(key, operation, successor, walker, changes);
   }
   for (const [key, operation] of newOperations) {
-    const movedHere = [...oldOperations].some(([oldKey, candidate]) => !newOperations.has(oldKey) && candidate.operationId !== undefined && candidate.operationId === operation.operationId);
-    if (!oldOperations.has(key) && !movedHere) changes.push({ where: key, what: `operation ${operation.operationId ?? ''} added: servers must implement it`, breaks: ['servers'] });
+    const movedHere = [...oldOperations].some(
+      ([oldKey, candidate]) => !newOperations.has(oldKey) && candidate.operationId !== undefined && candidate.operationId === operation.operationId,
+    );
+    if (!oldOperations.has(key) && !movedHere)
+      changes.push({ where: key, what: `operation ${operation.operationId ?? ''} added: servers must implement it`, breaks: ['servers'] });
   }
   return changes;
 }
@@ -73,7 +82,11 @@ function operationsOf(document: Json): Map<string, Operation> {
         const resolved = resolveRef(document, parameter);
         parameters.set(`${String(resolved['in'])} parameter ${String(resolved['name'])}`, resolved);
       }
-      operations.set(`${method.toUpperCase()} ${path}`, { ...(typeof raw['operationId'] === 'string' ? { operationId: raw['operationId'] } : {}), parameters, responses: (raw['responses'] ?? {}) as Json });
+      operations.set(`${method.toUpperCase()} ${path}`, {
+        ...(typeof raw['operationId'] === 'string' ? { operationId: raw['operationId'] } : {}),
+        parameters,
+        responses: (raw['responses'] ?? {}) as Json,
+      });
     }
   }
   return operations;
@@ -87,14 +100,20 @@ function diffParameters(key: string, before: Operation, after: Operation, walker
       changes.push({ where, what: 'parameter removed', breaks: ['clients'] });
       continue;
     }
-    if (parameter['required'] !== true && successor['required'] === true) changes.push({ where, what: 'parameter made required', breaks: ['clients'] });
-    if (parameter['required'] === true && successor['required'] !== true) changes.push({ where, what: 'parameter made optional: servers must handle its absence', breaks: ['servers'] });
+    if (parameter['required'] !== true && successor['required'] === true)
+      changes.push({ where, what: 'parameter made required', breaks: ['clients'] });
+    if (parameter['required'] === true && successor['required'] !== true)
+      changes.push({ where, what: 'parameter made optional: servers must handle its absence', breaks: ['servers'] });
     walker.compare(parameter['schema'], successor['schema'], where, 'request');
   }
   for (const [name, parameter] of after.parameters) {
     if (before.parameters.has(name)) continue;
     const required = parameter['required'] === true;
-    changes.push({ where: `${key} ${name}`, what: required ? 'required parameter added' : 'optional parameter added: servers must honour it', breaks: required ? ['clients', 'servers'] : ['servers'] });
+    changes.push({
+      where: `${key} ${name}`,
+      what: required ? 'required parameter added' : 'optional parameter added: servers must honour it',
+      breaks: required ? ['clients', 'servers'] : ['servers'],
+    });
   }
 }
 
@@ -109,7 +128,8 @@ function diffResponses(key: string, before: Operation, after: Operation, walker:
     walker.compare(jsonSchemaOf(walker.before, response as Json), jsonSchemaOf(walker.after, successor), where, 'response');
   }
   for (const status of Object.keys(after.responses)) {
-    if (!(status in before.responses)) changes.push({ where: `${key} response ${status}`, what: 'response status added: clients may receive it', breaks: ['clients'] });
+    if (!(status in before.responses))
+      changes.push({ where: `${key} response ${status}`, what: 'response status added: clients may receive it', breaks: ['clients'] });
   }
 }
 
@@ -122,7 +142,8 @@ function resolveRef(document: Json, node: Json): Json {
   let current = node;
   for (let hops = 0; typeof current['$ref'] === 'string' && hops < 20; hops++) {
     const pointer = (current['$ref'] as string).replace(/^#\//, '').split('/');
-    current = (pointer.reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replaceAll('~1', '/').replaceAll('~0', '~')], document) ?? {}) as Json;
+    current = (pointer.reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replaceAll('~1', '/').replaceAll('~0', '~')], document) ??
+      {}) as Json;
   }
   return current;
 }
@@ -154,11 +175,11 @@ class SchemaWalker {
     this.compareProperties(a, b, where, side);
     if (a['items'] !== undefined || b['items'] !== undefined) this.compare(a['items'], b['items'], `${where}[]`, side);
     this.compareUnion(a, b, where, side);
-    for (const keyword of ['allOf'] as const) {
-      const oldParts = (a[keyword] ?? []) as unknown[];
-      const newParts = (b[keyword] ?? []) as unknown[];
-      oldParts.forEach((part, index) => this.compare(part, newParts[index], `${where} (${keyword} ${index})`, side));
-    }
+    const oldParts = (a['allOf'] ?? []) as unknown[];
+    const newParts = (b['allOf'] ?? []) as unknown[];
+    oldParts.forEach((part, index) => {
+      this.compare(part, newParts[index], `${where} (allOf ${index})`, side);
+    });
   }
 
   private add(where: string, what: string, breaks: Party[]): void {
@@ -190,7 +211,8 @@ class SchemaWalker {
     }
     const removed = oldValues.filter((value) => !newValues.some((other) => isDeepStrictEqual(value, other)));
     const added = newValues.filter((value) => !oldValues.some((other) => isDeepStrictEqual(value, other)));
-    if (removed.length > 0) this.add(where, `enum narrowed: ${removed.map((value) => JSON.stringify(value)).join(', ')} removed`, [NARROWER_BREAKS[side]]);
+    if (removed.length > 0)
+      this.add(where, `enum narrowed: ${removed.map((value) => JSON.stringify(value)).join(', ')} removed`, [NARROWER_BREAKS[side]]);
     if (added.length > 0) this.add(where, `enum widened: ${added.map((value) => JSON.stringify(value)).join(', ')} added`, [WIDER_BREAKS[side]]);
   }
 
@@ -207,7 +229,11 @@ class SchemaWalker {
     }
     for (const keyword of ['pattern', 'format'] as const) {
       if (a[keyword] === b[keyword]) continue;
-      this.add(where, `${keyword} changed (${String(a[keyword])} -> ${String(b[keyword])})`, a[keyword] === undefined ? [NARROWER_BREAKS[side]] : b[keyword] === undefined ? [WIDER_BREAKS[side]] : ['clients', 'servers']);
+      this.add(
+        where,
+        `${keyword} changed (${String(a[keyword])} -> ${String(b[keyword])})`,
+        a[keyword] === undefined ? [NARROWER_BREAKS[side]] : b[keyword] === undefined ? [WIDER_BREAKS[side]] : ['clients', 'servers'],
+      );
     }
   }
 
@@ -230,7 +256,12 @@ class SchemaWalker {
     for (const name of Object.keys(newProperties)) {
       if (name in oldProperties) continue;
       const required = newRequired.has(name);
-      if (side === 'response') this.add(`${where}.${name}`, required ? 'required property added: servers must send it' : 'optional property added', required ? ['servers'] : []);
+      if (side === 'response')
+        this.add(
+          `${where}.${name}`,
+          required ? 'required property added: servers must send it' : 'optional property added',
+          required ? ['servers'] : [],
+        );
       else this.add(`${where}.${name}`, required ? 'required property added' : 'optional property added', required ? ['clients'] : ['servers']);
     }
   }

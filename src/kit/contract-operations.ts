@@ -39,7 +39,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 export function contractOperations(document: OpenApiDocument): ContractOperation[] {
   const operations: ContractOperation[] = [];
   for (const [pathTemplate, item] of Object.entries(document.paths)) {
-    const shared = ((item as { parameters?: RawOperation['parameters'] }).parameters ?? []);
+    const shared = (item as { parameters?: RawOperation['parameters'] }).parameters ?? [];
     for (const method of METHODS) {
       const raw = item[method] as RawOperation | undefined;
       if (!raw) continue;
@@ -53,14 +53,20 @@ export function contractOperations(document: OpenApiDocument): ContractOperation
         operationId: raw.operationId ?? `${method.toUpperCase()} ${pathTemplate}`,
         method: method.toUpperCase(),
         pathTemplate,
-        parameters: [...shared, ...(raw.parameters ?? [])].map((parameter) => ({ name: parameter.name, in: parameter.in, required: parameter.required === true })),
+        parameters: [...shared, ...(raw.parameters ?? [])].map((parameter) => ({
+          name: parameter.name,
+          in: parameter.in,
+          required: parameter.required === true,
+        })),
         statuses: Object.keys(responses),
         responseSchemas,
       });
     }
   }
   // Fewer templated segments first; among equals, the one whose first template comes later.
-  return operations.sort((a, b) => templateCount(a.pathTemplate) - templateCount(b.pathTemplate) || firstTemplateAt(b.pathTemplate) - firstTemplateAt(a.pathTemplate));
+  return operations.sort(
+    (a, b) => templateCount(a.pathTemplate) - templateCount(b.pathTemplate) || firstTemplateAt(b.pathTemplate) - firstTemplateAt(a.pathTemplate),
+  );
 }
 
 function templateCount(template: string): number {

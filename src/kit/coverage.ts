@@ -45,7 +45,9 @@ const EVENT_SCHEMA_REF = /"#\/components\/schemas\/Event(?:Page)?"/;
 
 export function createCoverageRecorder(document: OpenApiDocument, operations: readonly ContractOperation[]): CoverageRecorder {
   const allKinds = eventKindNames(document);
-  const tallies = new Map<string, Tally>(operations.map((operation) => [operation.operationId, { requests: 0, statuses: new Set(), parameters: new Set(), kinds: new Set() }]));
+  const tallies = new Map<string, Tally>(
+    operations.map((operation) => [operation.operationId, { requests: 0, statuses: new Set(), parameters: new Set(), kinds: new Set() }]),
+  );
   let unmatched = 0;
   return {
     record(method, target, status, body) {
@@ -77,10 +79,14 @@ export function createCoverageRecorder(document: OpenApiDocument, operations: re
             requests: tally.requests,
             statusesSeen: seen,
             statusesNotSeen: operation.statuses.filter((status) => !seen.includes(status)),
-            undeclaredStatuses: [...tally.statuses].filter((status) => !operation.statuses.some((declaredStatus) => statusCovers(declaredStatus, status))).sort(),
+            undeclaredStatuses: [...tally.statuses]
+              .filter((status) => !operation.statuses.some((declaredStatus) => statusCovers(declaredStatus, status)))
+              .sort(),
             parametersExercised: declared.filter((name) => tally.parameters.has(name)),
             parametersNotExercised: declared.filter((name) => !tally.parameters.has(name)),
-            ...(returnsEvents ? { kindsSeen: allKinds.filter((kind) => tally.kinds.has(kind)), kindsNotSeen: allKinds.filter((kind) => !tally.kinds.has(kind)) } : {}),
+            ...(returnsEvents
+              ? { kindsSeen: allKinds.filter((kind) => tally.kinds.has(kind)), kindsNotSeen: allKinds.filter((kind) => !tally.kinds.has(kind)) }
+              : {}),
           };
         }),
       };
@@ -105,8 +111,11 @@ export function coverageLines(coverage: Coverage): string[] {
     lines.push(`  ${operation.operationId} (${operation.method} ${operation.path}): ${operation.requests} requests`);
     lines.push(`    statuses seen: ${listOrNone(operation.statusesSeen)}; not seen: ${listOrNone(operation.statusesNotSeen)}`);
     if (operation.undeclaredStatuses.length > 0) lines.push(`    undeclared statuses answered: ${operation.undeclaredStatuses.join(', ')}`);
-    lines.push(`    parameters exercised: ${listOrNone(operation.parametersExercised)}; not exercised: ${listOrNone(operation.parametersNotExercised)}`);
-    if (operation.kindsSeen) lines.push(`    event kinds met: ${listOrNone(operation.kindsSeen)}; never met: ${listOrNone(operation.kindsNotSeen ?? [])}`);
+    lines.push(
+      `    parameters exercised: ${listOrNone(operation.parametersExercised)}; not exercised: ${listOrNone(operation.parametersNotExercised)}`,
+    );
+    if (operation.kindsSeen)
+      lines.push(`    event kinds met: ${listOrNone(operation.kindsSeen)}; never met: ${listOrNone(operation.kindsNotSeen ?? [])}`);
   }
   if (coverage.unmatchedRequests > 0) lines.push(`  ${coverage.unmatchedRequests} requests matched no operation of the contract`);
   return lines;

@@ -32,7 +32,10 @@ export function runDiffCommand(args: string[], io: CommandIo): number {
       return 2;
     }
   }
-  const [before, after] = documents.map((document) => (document as { ok: true; value: Record<string, unknown> }).value) as [Record<string, unknown>, Record<string, unknown>];
+  const [before, after] = documents.map((document) => (document as { ok: true; value: Record<string, unknown> }).value) as [
+    Record<string, unknown>,
+    Record<string, unknown>,
+  ];
   const changes = diffContracts(before, after);
   io.out(renderChanges(changes));
   return isBreaking(changes) ? 1 : 0;

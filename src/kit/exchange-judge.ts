@@ -62,12 +62,14 @@ function pagingViolations(operation: ContractOperation, query: URLSearchParams, 
   if (typeof body !== 'object' || body === null || !Array.isArray((body as { items?: unknown }).items)) return [];
   const page = body as { items: unknown[]; next_page_id?: unknown };
   const violations: string[] = [];
-  if (page.next_page_id === '') violations.push('next_page_id is "": a client testing `!== null` loops forever, one testing truthiness stops early; the last page has null');
+  if (page.next_page_id === '')
+    violations.push('next_page_id is "": a client testing `!== null` loops forever, one testing truthiness stops early; the last page has null');
   const requested = query.get('page_id');
   if (typeof page.next_page_id === 'string' && page.next_page_id !== '' && page.next_page_id === requested) {
     violations.push(`next_page_id ${JSON.stringify(page.next_page_id)} is the page_id this page was asked with: following it loops forever`);
   }
   const limit = Number(query.get('limit') ?? DEFAULT_LIMIT);
-  if (Number.isInteger(limit) && limit > 0 && page.items.length > limit) violations.push(`the page holds ${page.items.length} events, more than limit ${limit}`);
+  if (Number.isInteger(limit) && limit > 0 && page.items.length > limit)
+    violations.push(`the page holds ${page.items.length} events, more than limit ${limit}`);
   return violations;
 }

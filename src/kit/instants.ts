@@ -34,7 +34,8 @@ export function instantOf(text: unknown): number | undefined {
   if (asUtc.getUTCMonth() !== month - 1 || asUtc.getUTCDate() !== day) return undefined;
   const extraMicros = Number((groups['fraction'] ?? '').slice(0, 6).padEnd(6, '0'));
   const zone = groups['zone'];
-  const epochMillis = zone === undefined ? localWallClockMillis(year, month, day, hour, minute, second) : asUtc.getTime() - zoneMinutes(zone) * 60_000;
+  const epochMillis =
+    zone === undefined ? localWallClockMillis(year, month, day, hour, minute, second) : asUtc.getTime() - zoneMinutes(zone) * 60_000;
   return epochMillis * 1000 + extraMicros;
 }
 

@@ -33,7 +33,13 @@ Options:
 Exit status: 0 nothing violated; 1 a violation; 2 could not run (bad target, port in use).
 `;
 
-const FLAGS = { target: { type: 'string' }, port: { type: 'string' }, junit: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+const FLAGS = {
+  target: { type: 'string' },
+  port: { type: 'string' },
+  junit: { type: 'string' },
+  json: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 const DEFAULT_PORT = 8001;
 
 export interface CommandIo {
@@ -62,9 +68,11 @@ export async function runProxyCommand(args: string[], io: ProxyCommandIo): Promi
   }
   const target = values.target;
   if (!target) return usageError(io, '--target is required: the implementation to put the proxy in front of, e.g. --target http://127.0.0.1:8000');
-  if (!isHttpUrl(target)) return usageError(io, `--target must be an http(s) URL, got ${JSON.stringify(target)}; e.g. --target http://127.0.0.1:8000`);
+  if (!isHttpUrl(target))
+    return usageError(io, `--target must be an http(s) URL, got ${JSON.stringify(target)}; e.g. --target http://127.0.0.1:8000`);
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
-  if (!/^\d+$/.test(values.port ?? '0') || port > 65535) return usageError(io, `--port must be a whole number from 0 to 65535, got ${JSON.stringify(values.port)}`);
+  if (!/^\d+$/.test(values.port ?? '0') || port > 65535)
+    return usageError(io, `--port must be a whole number from 0 to 65535, got ${JSON.stringify(values.port)}`);
 
   const reachable = await reach(target);
   if (reachable !== undefined) {
@@ -72,7 +80,13 @@ export async function runProxyCommand(args: string[], io: ProxyCommandIo): Promi
     return 2;
   }
   const document = loadOpenApiDocument();
-  const started = await startContractProxy({ target, port, document, validator: createResponseValidator(document), onViolation: (violation) => io.out(violationLines(violation)) });
+  const started = await startContractProxy({
+    target,
+    port,
+    document,
+    validator: createResponseValidator(document),
+    onViolation: (violation) => io.out(violationLines(violation)),
+  });
   if (!started.ok) {
     io.err(`contract proxy: ${started.message}\n`);
     return 2;

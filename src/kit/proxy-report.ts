@@ -8,7 +8,9 @@ import type { ProxySummary, ProxyViolation } from './proxy';
 import { xmlAttribute, xmlText } from './report';
 
 export function violationLines(violation: ProxyViolation): string {
-  const lines = [`VIOLATION #${violation.seq} ${violation.method} ${violation.target} -> ${violation.status}${violation.operationId ? ` (${violation.operationId})` : ''}`];
+  const lines = [
+    `VIOLATION #${violation.seq} ${violation.method} ${violation.target} -> ${violation.status}${violation.operationId ? ` (${violation.operationId})` : ''}`,
+  ];
   for (const problem of violation.problems) lines.push(`  - ${problem}`);
   lines.push(`  reproduce: ${violation.curl}`);
   return `${lines.join('\n')}\n`;
@@ -24,7 +26,13 @@ export function renderProxySummary(summary: ProxySummary): string {
     lines.push(`  ${operation}: ${violations.length} exchanges with violations`);
     for (const problem of new Set(violations.flatMap((violation) => violation.problems))) lines.push(`    - ${problem}`);
   }
-  lines.push('', ...coverageLines(summary.coverage), '', summary.violations.length === 0 ? 'PASSED: no exchange violated the contract' : `FAILED: ${offending} exchanges violated the contract`, '');
+  lines.push(
+    '',
+    ...coverageLines(summary.coverage),
+    '',
+    summary.violations.length === 0 ? 'PASSED: no exchange violated the contract' : `FAILED: ${offending} exchanges violated the contract`,
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -39,7 +47,10 @@ function byOperation(violations: readonly ProxyViolation[]): Map<string, ProxyVi
 
 export function renderProxyJunit(summary: ProxySummary): string {
   const grouped = byOperation(summary.violations);
-  const names = [...summary.coverage.operations.map((operation) => operation.operationId), ...[...grouped.keys()].filter((key) => !summary.coverage.operations.some((operation) => operation.operationId === key))];
+  const names = [
+    ...summary.coverage.operations.map((operation) => operation.operationId),
+    ...[...grouped.keys()].filter((key) => !summary.coverage.operations.some((operation) => operation.operationId === key)),
+  ];
   const failures = names.filter((name) => grouped.has(name)).length;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -55,7 +66,9 @@ export function renderProxyJunit(summary: ProxySummary): string {
       continue;
     }
     const first = violations[0]!;
-    lines.push(`${open}><failure message="${xmlAttribute(`${first.method} ${first.target}: ${first.problems[0] ?? ''}`)}" type="ContractViolation">${xmlText(violations.map(violationLines).join('\n'))}</failure></testcase>`);
+    lines.push(
+      `${open}><failure message="${xmlAttribute(`${first.method} ${first.target}: ${first.problems[0] ?? ''}`)}" type="ContractViolation">${xmlText(violations.map(violationLines).join('\n'))}</failure></testcase>`,
+    );
   }
   lines.push('  </testsuite>', '</testsuites>', '');
   return lines.join('\n');

@@ -77,45 +77,59 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
     const headers: http.OutgoingHttpHeaders = { ...request.headers, host: target.host };
     for (const name of HOP_BY_HOP) delete headers[name];
     const withKey = request.headers[SESSION_KEY_HEADER.toLowerCase()] !== undefined;
-    const upstream = transport.request({ host: target.hostname, port: target.port || (target.protocol === 'https:' ? 443 : 80), method, path: targetPrefix + clientTarget, headers, agent }, (answer) => {
-      const outgoing: http.OutgoingHttpHeaders = { ...answer.headers };
-      for (const name of HOP_BY_HOP) delete outgoing[name];
-      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, outgoing);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      answer.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= MAX_JUDGED_BODY_BYTES) chunks.push(chunk);
-      });
-      answer.pipe(response);
-      answer.on('end', () => {
-        const body = size <= MAX_JUDGED_BODY_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
-        // Judged on the next turn of the event loop: the response has been handed to the socket already.
-        setImmediate(() => {
-          const status = answer.statusCode ?? 0;
-          const verdict = judge({ method, target: clientTarget, status, body });
-          coverage.record(method, clientTarget, status, verdict.json);
-          if (verdict.violations.length === 0) return;
-          const shown = maskSessionKey(clientTarget);
-          const violation: ProxyViolation = {
-            seq,
-            at: new Date().toISOString(),
-            method,
-            target: shown,
-            operationId: verdict.operationId,
-            status,
-            problems: verdict.violations,
-            curl: curlLine(`${options.target.replace(/\/+$/, '')}${shown}`, withKey) + (method === 'GET' ? '' : ` -X ${method}`),
-          };
-          violations.push(violation);
-          options.onViolation?.(violation);
+    const upstream = transport.request(
+      {
+        host: target.hostname,
+        port: target.port || (target.protocol === 'https:' ? 443 : 80),
+        method,
+        path: targetPrefix + clientTarget,
+        headers,
+        agent,
+      },
+      (answer) => {
+        const outgoing: http.OutgoingHttpHeaders = { ...answer.headers };
+        for (const name of HOP_BY_HOP) delete outgoing[name];
+        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, outgoing);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        answer.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_JUDGED_BODY_BYTES) chunks.push(chunk);
         });
-      });
-    });
+        answer.pipe(response);
+        answer.on('end', () => {
+          const body = size <= MAX_JUDGED_BODY_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
+          // Judged on the next turn of the event loop: the response has been handed to the socket already.
+          setImmediate(() => {
+            const status = answer.statusCode ?? 0;
+            const verdict = judge({ method, target: clientTarget, status, body });
+            coverage.record(method, clientTarget, status, verdict.json);
+            if (verdict.violations.length === 0) return;
+            const shown = maskSessionKey(clientTarget);
+            const violation: ProxyViolation = {
+              seq,
+              at: new Date().toISOString(),
+              method,
+              target: shown,
+              operationId: verdict.operationId,
+              status,
+              problems: verdict.violations,
+              curl: curlLine(`${options.target.replace(/\/+$/, '')}${shown}`, withKey) + (method === 'GET' ? '' : ` -X ${method}`),
+            };
+            violations.push(violation);
+            options.onViolation?.(violation);
+          });
+        });
+      },
+    );
     upstream.on('error', (error) => {
       if (!response.headersSent) {
         response.writeHead(502, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ detail: `contract proxy: the implementation at ${options.target} did not answer (${(error as NodeJS.ErrnoException).code ?? error.message})` }));
+        response.end(
+          JSON.stringify({
+            detail: `contract proxy: the implementation at ${options.target} did not answer (${(error as NodeJS.ErrnoException).code ?? error.message})`,
+          }),
+        );
       } else response.destroy();
     });
     request.pipe(upstream);
@@ -124,7 +138,13 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
 
   const listening = await new Promise<{ ok: true } | { ok: false; message: string }>((resolve) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      resolve({ ok: false, message: error.code === 'EADDRINUSE' ? `port ${options.port} is in use; pick another with --port, or 0 for any free port` : `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port} (${error.code ?? error.message})` });
+      resolve({
+        ok: false,
+        message:
+          error.code === 'EADDRINUSE'
+            ? `port ${options.port} is in use; pick another with --port, or 0 for any free port`
+            : `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port} (${error.code ?? error.message})`,
+      });
     });
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve({ ok: true }));
   });
@@ -134,7 +154,14 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
     ok: true,
     proxy: {
       url: `http://${options.host ?? '127.0.0.1'}:${port}`,
-      summary: () => ({ target: options.target, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, exchanges, violations: [...violations], coverage: coverage.summary() }),
+      summary: () => ({
+        target: options.target,
+        startedAt: new Date(started).toISOString(),
+        durationMs: Date.now() - started,
+        exchanges,
+        violations: [...violations],
+        coverage: coverage.summary(),
+      }),
       stop: () =>
         new Promise<void>((resolve) => {
           server.closeAllConnections();

@@ -5,7 +5,13 @@
 import { coverageLines } from './coverage';
 import type { CheckResult, CheckStatus, ReportedFinding, RunResult, SuiteResult } from './run';
 
-const MARK: Record<CheckStatus, string> = { passed: 'ok     ', failed: 'FAIL   ', allowed: 'allowed', skipped: 'skip   ', 'not-implemented': 'missing' };
+const MARK: Record<CheckStatus, string> = {
+  passed: 'ok     ',
+  failed: 'FAIL   ',
+  allowed: 'allowed',
+  skipped: 'skip   ',
+  'not-implemented': 'missing',
+};
 const SUITE_TITLE: Record<SuiteResult['name'], string> = {
   seed: 'seed level (what the contract mandates)',
   reference: 'reference level (what the reference server does, beyond the contract)',
@@ -41,7 +47,9 @@ export function renderText(result: RunResult): string {
 
 function suiteLines(suite: SuiteResult): string[] {
   const counts = countByStatus(suite.checks);
-  const lines = [`${SUITE_TITLE[suite.name]}: ${counts.passed} passed, ${counts.failed} failed, ${counts.allowed} allowed, ${counts.skipped} skipped${notImplementedCount(counts)}`];
+  const lines = [
+    `${SUITE_TITLE[suite.name]}: ${counts.passed} passed, ${counts.failed} failed, ${counts.allowed} allowed, ${counts.skipped} skipped${notImplementedCount(counts)}`,
+  ];
   for (const check of suite.checks) {
     lines.push(`  ${MARK[check.status]} ${check.id}  ${check.title}`);
     if ((check.status === 'skipped' || check.status === 'not-implemented') && check.details) lines.push(`            ${check.details}`);
@@ -113,7 +121,9 @@ function junitSuite(suite: SuiteResult, timestamp: string): string[] {
     } else if (check.status === 'not-implemented') {
       lines.push(`${open}><skipped message="${xmlAttribute(`not implemented by the server: ${check.details ?? ''}`)}"/></testcase>`);
     } else if (check.status === 'allowed') {
-      lines.push(`${open}><skipped message="${xmlAttribute(`allowed divergence: ${check.allowedReason ?? ''}`)}"/><system-out>${xmlText(findingsText(check))}</system-out></testcase>`);
+      lines.push(
+        `${open}><skipped message="${xmlAttribute(`allowed divergence: ${check.allowedReason ?? ''}`)}"/><system-out>${xmlText(findingsText(check))}</system-out></testcase>`,
+      );
     } else {
       const message = check.findings[0]?.message ?? 'failed';
       lines.push(`${open}><failure message="${xmlAttribute(message)}" type="ContractViolation">${xmlText(findingsText(check))}</failure></testcase>`);

@@ -54,7 +54,14 @@ export interface RunResult {
   coverage?: Coverage;
 }
 
-export function toResult(check: Pick<Check, 'id' | 'level' | 'title'>, outcome: CheckOutcome, durationMs: number, requests: number, allow: Map<string, string>, withKey: boolean): CheckResult {
+export function toResult(
+  check: Pick<Check, 'id' | 'level' | 'title'>,
+  outcome: CheckOutcome,
+  durationMs: number,
+  requests: number,
+  allow: Map<string, string>,
+  withKey: boolean,
+): CheckResult {
   const allowedReason = allow.get(check.id);
   const status: CheckStatus = outcome.status === 'failed' && allowedReason !== undefined ? 'allowed' : outcome.status;
   return {
@@ -83,8 +90,16 @@ export function reportFinding(finding: Finding, withKey: boolean): ReportedFindi
 export function compareResults(mirror: Mirror, allow: Map<string, string>, withKey: boolean): CheckResult[] {
   return mirror.checkIds.map((checkId) => {
     const differences = mirror.differences.filter((difference) => difference.checkId === checkId);
-    const outcome: CheckOutcome = differences.length === 0 ? { status: 'passed' } : { status: 'failed', findings: differences.map(differenceFinding) };
-    const result = toResult({ id: `compare.${checkId}`, level: 'seed', title: `the requests of ${checkId} get the same responses from both servers` }, outcome, 0, 0, allow, withKey);
+    const outcome: CheckOutcome =
+      differences.length === 0 ? { status: 'passed' } : { status: 'failed', findings: differences.map(differenceFinding) };
+    const result = toResult(
+      { id: `compare.${checkId}`, level: 'seed', title: `the requests of ${checkId} get the same responses from both servers` },
+      outcome,
+      0,
+      0,
+      allow,
+      withKey,
+    );
     return { ...result, suite: 'compare' as const };
   });
 }

@@ -50,9 +50,20 @@ export const DEFAULT_RUN_OPTIONS = {
 
 export async function runContract(options: RunOptions): Promise<RunResult> {
   const started = Date.now();
-  const transport = createTransport({ baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxRequests: options.maxRequests, ...optional('sessionApiKey', options.sessionApiKey), ...optional('fetch', options.fetch) });
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    timeoutMs: options.timeoutMs,
+    maxRequests: options.maxRequests,
+    ...optional('sessionApiKey', options.sessionApiKey),
+    ...optional('fetch', options.fetch),
+  });
   const result: RunResult = {
-    target: { baseUrl: transport.baseUrl, conversationId: options.conversationId, ...optional('compareUrl', options.compareUrl), ...(options.manifest ? { fixture: true } : {}) },
+    target: {
+      baseUrl: transport.baseUrl,
+      conversationId: options.conversationId,
+      ...optional('compareUrl', options.compareUrl),
+      ...(options.manifest ? { fixture: true } : {}),
+    },
     seed: options.seed,
     runs: options.runs,
     levels: [...options.levels],
@@ -81,7 +92,15 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
 
   const audit = createTrafficAudit(responseValidator(), contractDocument());
   transport.observe(audit.observe);
-  second = options.compareUrl ? createTransport({ baseUrl: options.compareUrl, timeoutMs: options.timeoutMs, maxRequests: options.maxRequests, ...optional('sessionApiKey', options.sessionApiKey), ...optional('fetch', options.fetch) }) : undefined;
+  second = options.compareUrl
+    ? createTransport({
+        baseUrl: options.compareUrl,
+        timeoutMs: options.timeoutMs,
+        maxRequests: options.maxRequests,
+        ...optional('sessionApiKey', options.sessionApiKey),
+        ...optional('fetch', options.fetch),
+      })
+    : undefined;
   let mirror: Mirror | undefined;
   if (second) {
     const reachable = await second.get(`/api/conversations/${options.conversationId}/events/search?limit=1`);
@@ -98,10 +117,27 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   const allow = new Map((options.allow ?? []).map((entry) => [entry.id, entry.reason]));
   const results: CheckResult[] = [];
   if (!discovery.ok) {
-    results.push(toResult({ id: 'discovery', level: 'seed', title: 'the unfiltered search of the conversation returns pages' }, { status: 'failed', findings: discovery.findings }, 0, 0, allow, withKey));
+    results.push(
+      toResult(
+        { id: 'discovery', level: 'seed', title: 'the unfiltered search of the conversation returns pages' },
+        { status: 'failed', findings: discovery.findings },
+        0,
+        0,
+        allow,
+        withKey,
+      ),
+    );
   } else {
     const settings: RunSettings = { seed: options.seed, runs: options.runs, propertyTimeLimitMs: options.propertyTimeLimitMs };
-    const context = createCheckContext({ conversationId: options.conversationId, data: discovery.data, transport, search, settings, audit, ...(options.manifest ? { manifest: options.manifest } : {}) });
+    const context = createCheckContext({
+      conversationId: options.conversationId,
+      data: discovery.data,
+      transport,
+      search,
+      settings,
+      audit,
+      ...(options.manifest ? { manifest: options.manifest } : {}),
+    });
     const selected = selectChecks(options);
     for (const check of [...selected.filter((candidate) => !candidate.audit), ...selected.filter((candidate) => candidate.audit)]) {
       transport.setCheck(check.id);
@@ -163,7 +199,14 @@ async function runSafely(check: Check, context: Parameters<Check['run']>[0]): Pr
     return await check.run(context);
   } catch (error) {
     // A crash is a bug of the kit, not a verdict on the server; it still fails the run so it gets seen.
-    return { status: 'failed', findings: [{ message: `the check crashed (a bug in the kit, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}` }] };
+    return {
+      status: 'failed',
+      findings: [
+        {
+          message: `the check crashed (a bug in the kit, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        },
+      ],
+    };
   }
 }
 

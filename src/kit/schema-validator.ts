@@ -74,7 +74,9 @@ function validByKind(body: unknown, validate: ValidateFunction, kinds: Set<strin
   if (typeof body !== 'object' || body === null) return false;
   const items = (body as { items?: unknown }).items;
   const events = Array.isArray(items) ? items : [body];
-  const allKnown = events.every((event) => typeof (event as { kind?: unknown } | null)?.kind === 'string' && kinds.has((event as { kind: string }).kind));
+  const allKnown = events.every(
+    (event) => typeof (event as { kind?: unknown } | null)?.kind === 'string' && kinds.has((event as { kind: string }).kind),
+  );
   if (!allKnown || events.length === 0) return false;
   if (!events.every((event) => kindSchema((event as { kind: string }).kind)(event))) return false;
   return Array.isArray(items) ? validate({ ...body, items: [] }) : validate(body);
@@ -90,7 +92,8 @@ function eventErrors(body: unknown, kinds: Set<string>, kindSchema: (kind: strin
 
 function oneEventErrors(item: unknown, where: string, kinds: Set<string>, kindSchema: (kind: string) => ValidateFunction): string[] {
   const kind = (item as { kind?: unknown } | null)?.kind;
-  if (typeof kind !== 'string' || !kinds.has(kind)) return [`${where || '(body)'}: kind ${JSON.stringify(kind)} is not one of the contract's event kinds`];
+  if (typeof kind !== 'string' || !kinds.has(kind))
+    return [`${where || '(body)'}: kind ${JSON.stringify(kind)} is not one of the contract's event kinds`];
   const validate = kindSchema(kind);
   return validate(item) ? [] : describeErrors(validate.errors ?? [], where).map((error) => `${error} [${kind}]`);
 }
@@ -98,7 +101,8 @@ function oneEventErrors(item: unknown, where: string, kinds: Set<string>, kindSc
 function describeErrors(errors: ErrorObject[], prefix = ''): string[] {
   return errors.map((error) => {
     const where = prefix + error.instancePath || '(body)';
-    const extra = error.keyword === 'additionalProperties' ? ` (${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)})` : '';
+    const extra =
+      error.keyword === 'additionalProperties' ? ` (${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)})` : '';
     return `${where} ${error.message ?? error.keyword}${extra}`;
   });
 }

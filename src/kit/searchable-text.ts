@@ -10,7 +10,11 @@ export function searchableTextOf(item: Record<string, unknown>): string | undefi
   const content = Array.isArray(message['content']) ? message['content'] : [];
   const extended = Array.isArray(item['extended_content']) ? item['extended_content'] : [];
   const reasoning = typeof message['reasoning_content'] === 'string' ? [message['reasoning_content']] : [];
-  const pieces = [...content.map(partText), ...extended.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? part['text'] : '')), ...reasoning];
+  const pieces = [
+    ...content.map(partText),
+    ...extended.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? part['text'] : '')),
+    ...reasoning,
+  ];
   return pieces.join(' ').toLowerCase();
 }
 

@@ -46,7 +46,8 @@ export function createTrafficAudit(validator: ResponseValidator, document: OpenA
       const verdict = exchange.json.ok
         ? validator.validate(match.operation.operationId, exchange.status, exchange.json.value)
         : { valid: false as const, errors: [`body is not JSON: ${exchange.json.error}`] };
-      if (verdict.valid === false && schemaViolations.length < KEPT_PER_KIND) schemaViolations.push({ exchange: slim(exchange), errors: verdict.errors });
+      if (verdict.valid === false && schemaViolations.length < KEPT_PER_KIND)
+        schemaViolations.push({ exchange: slim(exchange), errors: verdict.errors });
     },
     validatedByStatus,
     schemaViolations,

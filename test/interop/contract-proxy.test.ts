@@ -40,7 +40,14 @@ function startProxyCli(args: string[]): Promise<RunningProxy> {
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
       if (!url) return;
       clearTimeout(timer);
-      resolve({ url, output: () => stdout + stderr, stop: () => (child.kill('SIGINT'), exited) });
+      resolve({
+        url,
+        output: () => stdout + stderr,
+        stop: () => {
+          child.kill('SIGINT');
+          return exited;
+        },
+      });
     });
     void exited.then((code) => {
       clearTimeout(timer);
@@ -62,7 +69,10 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
 
 /** Several faults at once: each response hook in turn. */
 function combined(...faults: Fault[]): Fault {
-  return { response: (url: URL, response: UpstreamResponse) => faults.reduce((current, fault) => (fault.response ? fault.response(url, current) : current), response) };
+  return {
+    response: (url: URL, response: UpstreamResponse) =>
+      faults.reduce((current, fault) => (fault.response ? fault.response(url, current) : current), response),
+  };
 }
 
 let ours: OurServer;
@@ -79,7 +89,16 @@ afterAll(async () => {
 });
 
 it('between the published client and our server: nothing violated, exit 0, coverage of what the client did', async () => {
-  const proxy = await startProxyCli(['--target', ours.url, '--port', '0', '--json', path.join(work, 'clean.json'), '--junit', path.join(work, 'clean.xml')]);
+  const proxy = await startProxyCli([
+    '--target',
+    ours.url,
+    '--port',
+    '0',
+    '--json',
+    path.join(work, 'clean.json'),
+    '--junit',
+    path.join(work, 'clean.xml'),
+  ]);
   const outcome = await runPublishedClient(planFor(proxy.url, ours.conversationId, events));
   expect(outcome.all).toHaveLength(150);
   expect(outcome.batch).toEqual([events[1], null, events[2]]);
@@ -95,7 +114,12 @@ it('between the published client and our server: nothing violated, exit 0, cover
   expect(byId['searchConversationEvents']).toMatchObject({ requests: 8, statusesSeen: ['200'], statusesNotSeen: ['401', '404', '422', '500'] });
   // The plan never sends timestamp__lt to the search, and the coverage says so.
   expect(byId['searchConversationEvents']!.parametersNotExercised).toEqual(['timestamp__lt']);
-  expect(byId['countConversationEvents']).toMatchObject({ requests: 5, statusesSeen: ['200'], parametersExercised: ['conversation_id', 'kind', 'source', 'body', 'timestamp__lt'], parametersNotExercised: ['timestamp__gte'] });
+  expect(byId['countConversationEvents']).toMatchObject({
+    requests: 5,
+    statusesSeen: ['200'],
+    parametersExercised: ['conversation_id', 'kind', 'source', 'body', 'timestamp__lt'],
+    parametersNotExercised: ['timestamp__gte'],
+  });
   expect(byId['getConversationEvent']).toMatchObject({ requests: 6, statusesSeen: ['200', '404'] });
   expect(byId['searchConversationEvents']!.kindsSeen).toEqual(expect.arrayContaining([...new Set(events.map((event) => event.kind))]));
   expect(summary.exchanges).toBe(19);
@@ -120,7 +144,7 @@ describe('in front of a server with injected faults', () => {
     expect(output).toMatch(/VIOLATION #\d+ GET \/api\/conversations\/\w+\/events\/search\?limit=100 -> 200 \(searchConversationEvents\)/);
     expect(output).toMatch(/- body: \/items\/0 must NOT have additional properties \("unexpected_field"\) \[\w+\]/);
     expect(output).toContain('- next_page_id is "": a client testing `!== null` loops forever');
-    expect(output).toContain('- the server answered 500: a client\'s request must never get a 5xx');
+    expect(output).toContain("- the server answered 500: a client's request must never get a 5xx");
     expect(output).toMatch(/reproduce: curl -sS -g 'http:\/\/127\.0\.0\.1:\d+\/api\/conversations\/\w+\/events\/no-such-event'/);
     expect(output).toContain('FAILED:');
 
@@ -140,7 +164,9 @@ describe('exit 2 when it cannot run', () => {
   it('a target nobody listens on', async () => {
     const outcome = await runCli(['proxy', '--target', 'http://127.0.0.1:9', '--port', '0']);
     expect(outcome.code).toBe(2);
-    expect(outcome.stderr).toContain('contract proxy: cannot reach the target http://127.0.0.1:9 (ECONNREFUSED). Is the implementation running? Check --target.');
+    expect(outcome.stderr).toContain(
+      'contract proxy: cannot reach the target http://127.0.0.1:9 (ECONNREFUSED). Is the implementation running? Check --target.',
+    );
   });
 
   it('a port in use', async () => {

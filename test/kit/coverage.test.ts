@@ -13,7 +13,12 @@ beforeAll(async () => {
   const events = await createAgentServerClient({ baseUrl: ours.url }).listEvents(ours.conversationId);
   kindsInConversation = [...new Set(events.map((event) => event.kind))].sort();
   // Discovery (one page, limit=100), an unknown conversation (404) and limit=0 (422); nothing else.
-  result = await runKit({ baseUrl: ours.url, conversationId: ours.conversationId, levels: ['seed'], only: ['errors.not-found', 'errors.limit-zero'] });
+  result = await runKit({
+    baseUrl: ours.url,
+    conversationId: ours.conversationId,
+    levels: ['seed'],
+    only: ['errors.not-found', 'errors.limit-zero'],
+  });
 });
 afterAll(() => ours.stop());
 
@@ -32,7 +37,13 @@ it('per operation: requests, declared statuses seen and not seen, parameters exe
   });
   expect([...search!.kindsSeen!].sort()).toEqual(kindsInConversation);
   expect(search!.kindsSeen!.length + search!.kindsNotSeen!.length).toBe(ALL_KINDS);
-  expect(count).toMatchObject({ operationId: 'countConversationEvents', requests: 0, statusesSeen: [], statusesNotSeen: ['200', '401', '404', '422', '500'], parametersExercised: [] });
+  expect(count).toMatchObject({
+    operationId: 'countConversationEvents',
+    requests: 0,
+    statusesSeen: [],
+    statusesNotSeen: ['200', '401', '404', '422', '500'],
+    parametersExercised: [],
+  });
   expect(count).not.toHaveProperty('kindsSeen');
   expect(getEvent).toMatchObject({ operationId: 'getConversationEvent', requests: 0, kindsSeen: [] });
   expect(getEvent!.kindsNotSeen).toHaveLength(ALL_KINDS);
@@ -45,7 +56,9 @@ it('the text report lists it, the never-exercised included', () => {
   expect(JSON.parse(renderJson(result))).toHaveProperty('coverage.operations.0.statusesNotSeen', ['401', '500']);
   expect(text).toContain('  searchConversationEvents (GET /api/conversations/{conversation_id}/events/search): 3 requests');
   expect(text).toContain('    statuses seen: 200, 404, 422; not seen: 401, 500');
-  expect(text).toContain('    parameters exercised: conversation_id, limit; not exercised: page_id, kind, source, body, sort_order, timestamp__gte, timestamp__lt');
+  expect(text).toContain(
+    '    parameters exercised: conversation_id, limit; not exercised: page_id, kind, source, body, sort_order, timestamp__gte, timestamp__lt',
+  );
   expect(text).toContain('  countConversationEvents (GET /api/conversations/{conversation_id}/events/count): 0 requests');
   expect(text).toMatch(/ {4}event kinds met: none; never met: \w+(, \w+){13}\n/);
 });

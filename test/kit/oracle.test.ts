@@ -25,12 +25,17 @@ describe('instantOf', () => {
     expect(instantOf(text)).toBe(want);
   });
 
-  it.each([['30 February', '2024-02-30T00:00:00'], ['29 February of a common year', '2023-02-29'], ['month 13', '2024-13-01'], ['hour 24', '2024-01-01T24:00:00'], ['garbage', 'garbage'], ['empty', ''], ['not a string', 17]])(
-    '%s is not an instant',
-    (_name, text) => {
-      expect(instantOf(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    ['30 February', '2024-02-30T00:00:00'],
+    ['29 February of a common year', '2023-02-29'],
+    ['month 13', '2024-13-01'],
+    ['hour 24', '2024-01-01T24:00:00'],
+    ['garbage', 'garbage'],
+    ['empty', ''],
+    ['not a string', 17],
+  ])('%s is not an instant', (_name, text) => {
+    expect(instantOf(text)).toBeUndefined();
+  });
 
   it('naive values are local wall-clock time, whatever the zone', () => {
     const local = new Date(2026, 5, 16, 5, 39, 48, 701);
@@ -45,15 +50,37 @@ describe('instantOf', () => {
 });
 
 describe('searchableTextOf', () => {
-  const message = (llm: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ kind: 'MessageEvent', llm_message: { role: 'user', ...llm }, ...extra });
+  const message = (llm: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    kind: 'MessageEvent',
+    llm_message: { role: 'user', ...llm },
+    ...extra,
+  });
 
   it('joins content, extended content and reasoning with single spaces, lower-cased', () => {
-    const item = message({ content: [{ type: 'text', text: 'Fix THE' }, { type: 'text', text: 'Bug' }], reasoning_content: 'Think' }, { extended_content: [{ type: 'text', text: 'Skill' }] });
+    const item = message(
+      {
+        content: [
+          { type: 'text', text: 'Fix THE' },
+          { type: 'text', text: 'Bug' },
+        ],
+        reasoning_content: 'Think',
+      },
+      { extended_content: [{ type: 'text', text: 'Skill' }] },
+    );
     expect(searchableTextOf(item)).toBe('fix the bug skill think');
   });
 
   it('an image part stands as [Image: N URLs], lower-cased with the rest', () => {
-    expect(searchableTextOf(message({ content: [{ type: 'image', image_urls: ['a', 'b'] }, { type: 'text', text: 'X' }] }))).toBe('[image: 2 urls] x');
+    expect(
+      searchableTextOf(
+        message({
+          content: [
+            { type: 'image', image_urls: ['a', 'b'] },
+            { type: 'text', text: 'X' },
+          ],
+        }),
+      ),
+    ).toBe('[image: 2 urls] x');
   });
 
   it('only message events have text; a message without llm_message has none', () => {
@@ -83,9 +110,12 @@ describe('event kinds', () => {
 
 describe('conversation ids', () => {
   const hex = '8f1a2b3c4d5e4f708192a3b4c5d6e7f8';
-  it.each([hex, hex.toUpperCase(), hyphenated(hex), `{${hyphenated(hex)}}`, `urn:uuid:${hyphenated(hex).toUpperCase()}`])('%s is the UUID', (text) => {
-    expect(uuidHex(text)).toBe(hex);
-  });
+  it.each([hex, hex.toUpperCase(), hyphenated(hex), `{${hyphenated(hex)}}`, `urn:uuid:${hyphenated(hex).toUpperCase()}`])(
+    '%s is the UUID',
+    (text) => {
+      expect(uuidHex(text)).toBe(hex);
+    },
+  );
   it.each(['not-a-uuid', '123', `${hex}0`, `{${hex}`, `${hyphenated(hex)}-`])('%s is not a UUID', (text) => {
     expect(uuidHex(text)).toBeUndefined();
   });
@@ -94,7 +124,9 @@ describe('conversation ids', () => {
 it('the kit imports nothing from src/search, src/server or src/store', () => {
   const kitRoot = path.join(__dirname, '../../src/kit');
   const files = readdirSync(kitRoot, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
-  const offenders = files.filter((file) => /from '(?:\.\.\/)+(?:search|server|store)(?:\/[^']*)?'/.test(readFileSync(path.join(kitRoot, file), 'utf8')));
+  const offenders = files.filter((file) =>
+    /from '(?:\.\.\/)+(?:search|server|store)(?:\/[^']*)?'/.test(readFileSync(path.join(kitRoot, file), 'utf8')),
+  );
   expect(files.length).toBeGreaterThan(20);
   expect(offenders).toEqual([]);
 });

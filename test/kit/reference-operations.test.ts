@@ -14,7 +14,11 @@ const OPERATION_CHECKS = ['ref.count.', 'ref.get-event.', 'ref.properties.count'
 it('our server passes every count and get-by-id check', async () => {
   const result = await runKit({ baseUrl: ours.url, conversationId: ours.conversationId, levels: ['reference'], only: OPERATION_CHECKS });
   expect(notPassed(result)).toEqual([]);
-  expect(allChecksOf(result).map((check) => check.id).sort()).toEqual([
+  expect(
+    allChecksOf(result)
+      .map((check) => check.id)
+      .sort(),
+  ).toEqual([
     'ref.count.matches-walk',
     'ref.errors.count-not-found-body',
     'ref.errors.count-order-of-items',
@@ -39,7 +43,9 @@ it('a server without count and get-by-id gets "not implemented" for those checks
     const statuses = allChecksOf(result).map((check) => [check.id, check.status]);
     expect(statuses.every(([, status]) => status === 'not-implemented')).toBe(true);
     const count = allChecksOf(result).find((check) => check.id === 'ref.count.matches-walk')!;
-    expect(count.details).toMatch(/^the server has no GET \/api\/conversations\/\{conversation_id\}\/events\/count \(countConversationEvents\): .* answered 404 \{"detail":"Not Found"\}/);
+    expect(count.details).toMatch(
+      /^the server has no GET \/api\/conversations\/\{conversation_id\}\/events\/count \(countConversationEvents\): .* answered 404 \{"detail":"Not Found"\}/,
+    );
   } finally {
     await proxy.stop();
   }

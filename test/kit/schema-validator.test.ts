@@ -13,7 +13,10 @@ it('takes the schemas the document declares for each operation: 200, 401, 404, 4
   expect(validator.validate('countConversationEvents', 200, 3)).toEqual({ valid: true });
   expect(validator.validate('countConversationEvents', 200, { count: 3 }).valid).toBe(false);
   expect(validator.validate('getConversationEvent', 200, pause)).toEqual({ valid: true });
-  expect(validator.validate('getConversationEvent', 200, { ...pause, extra: 1 })).toEqual({ valid: false, errors: ['(body) must NOT have additional properties ("extra") [PauseEvent]'] });
+  expect(validator.validate('getConversationEvent', 200, { ...pause, extra: 1 })).toEqual({
+    valid: false,
+    errors: ['(body) must NOT have additional properties ("extra") [PauseEvent]'],
+  });
 });
 
 it.each<[string, number, unknown]>([
@@ -26,7 +29,12 @@ it.each<[string, number, unknown]>([
 });
 
 it.each<[string, number, unknown, string]>([
-  ['an extra property on an event', 200, { items: [pause, { ...pause, id: 'e2', unexpected_field: 1 }], next_page_id: null }, '/items/1 must NOT have additional properties ("unexpected_field") [PauseEvent]'],
+  [
+    'an extra property on an event',
+    200,
+    { items: [pause, { ...pause, id: 'e2', unexpected_field: 1 }], next_page_id: null },
+    '/items/1 must NOT have additional properties ("unexpected_field") [PauseEvent]',
+  ],
   ['an unknown kind', 200, { items: [{ ...pause, kind: 'Mystery' }] }, '/items/0: kind "Mystery" is not one of the contract\'s event kinds'],
   ['an extra property on the page', 200, { items: [], next_page_id: null, total: 3 }, '(body) must NOT have additional properties ("total")'],
   ['a number as cursor', 200, { items: [], next_page_id: 7 }, '/next_page_id must be string,null'],

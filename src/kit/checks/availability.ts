@@ -25,10 +25,10 @@ const DESCRIPTION: Record<OptionalOperation, string> = {
 const probes = new WeakMap<CheckContext, Map<OptionalOperation, Promise<Availability>>>();
 
 export function availabilityOf(context: CheckContext, operation: OptionalOperation): Promise<Availability> {
-  let perContext = probes.get(context);
-  if (!perContext) probes.set(context, (perContext = new Map()));
-  let probe = perContext.get(operation);
-  if (!probe) perContext.set(operation, (probe = sendProbe(context, operation)));
+  const perContext = probes.get(context) ?? new Map<OptionalOperation, Promise<Availability>>();
+  probes.set(context, perContext);
+  const probe = perContext.get(operation) ?? sendProbe(context, operation);
+  perContext.set(operation, probe);
   return probe;
 }
 
@@ -39,14 +39,20 @@ async function sendProbe(context: CheckContext, operation: OptionalOperation): P
   if (exchange.status === 404 && exchange.json.ok && isDeepStrictEqual(exchange.json.value, ROUTE_NOT_FOUND)) {
     return {
       available: false,
-      outcome: notImplemented(`the server has no ${DESCRIPTION[operation]}: a request for an unknown conversation there answered ${statusAndBody(exchange)}, the answer of an unknown route (a server with the operation answers the search's 404, "Conversation not found: ...")`),
+      outcome: notImplemented(
+        `the server has no ${DESCRIPTION[operation]}: a request for an unknown conversation there answered ${statusAndBody(exchange)}, the answer of an unknown route (a server with the operation answers the search's 404, "Conversation not found: ...")`,
+      ),
     };
   }
   return { available: true };
 }
 
 /** Runs `judge` only when every operation it needs is there; otherwise the first "not implemented". */
-export async function whenAvailable(context: CheckContext, operations: OptionalOperation[], judge: () => Promise<CheckOutcome>): Promise<CheckOutcome> {
+export async function whenAvailable(
+  context: CheckContext,
+  operations: OptionalOperation[],
+  judge: () => Promise<CheckOutcome>,
+): Promise<CheckOutcome> {
   for (const operation of operations) {
     const availability = await availabilityOf(context, operation);
     if (!availability.available) return availability.outcome;

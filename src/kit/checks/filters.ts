@@ -38,10 +38,14 @@ export function timestampValue(event: ObservedEvent): string {
 }
 
 const kindCases = (context: CheckContext): Filters[] => context.data.kinds.map((kind) => ({ kind }));
-const sourceCases = (context: CheckContext): Filters[] => [...new Set([...context.data.sources, 'agent', 'user', 'environment'])].map((source) => ({ source }));
+const sourceCases = (context: CheckContext): Filters[] =>
+  [...new Set([...context.data.sources, 'agent', 'user', 'environment'])].map((source) => ({ source }));
 const bodyCases = (context: CheckContext): Filters[] => context.data.words.slice(0, 3).map((body) => ({ body }));
 const bodyCaseVariants = (context: CheckContext): Filters[] =>
-  context.data.words.slice(0, 2).flatMap((word) => [word.toUpperCase(), word[0]!.toUpperCase() + word.slice(1)]).map((body) => ({ body }));
+  context.data.words
+    .slice(0, 2)
+    .flatMap((word) => [word.toUpperCase(), word[0]!.toUpperCase() + word.slice(1)])
+    .map((body) => ({ body }));
 const boundaryCase = (context: CheckContext, name: 'timestamp__gte' | 'timestamp__lt'): Filters[] => {
   const boundary = timedAt(context, 0.5);
   return boundary ? [{ [name]: timestampValue(boundary) }] : [];
@@ -134,7 +138,13 @@ const ltExclusive: Check = {
 };
 
 /** Says plainly when the event on the boundary itself is the one wrongly in or out. */
-async function withBoundaryHint(outcome: CheckOutcome, context: CheckContext, filters: Filters, boundary: ObservedEvent, included: boolean): Promise<CheckOutcome> {
+async function withBoundaryHint(
+  outcome: CheckOutcome,
+  context: CheckContext,
+  filters: Filters,
+  boundary: ObservedEvent,
+  included: boolean,
+): Promise<CheckOutcome> {
   if (outcome.status !== 'failed') return outcome;
   const walk = await context.walk({ ...filters, limit: 100 });
   const returned = walk.events.some((event) => event.key === boundary.key);
@@ -143,7 +153,13 @@ async function withBoundaryHint(outcome: CheckOutcome, context: CheckContext, fi
   const message = included
     ? `${describeEvent(boundary)} has exactly the instant ${name}=${value} and is missing: ${name} must be inclusive`
     : `${describeEvent(boundary)} has exactly the instant ${name}=${value} and is returned: ${name} must be exclusive`;
-  return { ...outcome, findings: [{ message, expected: included ? 'timestamp >= value' : 'timestamp < value', ...exchangeField(walk.pages[0]?.exchange) }, ...outcome.findings] };
+  return {
+    ...outcome,
+    findings: [
+      { message, expected: included ? 'timestamp >= value' : 'timestamp < value', ...exchangeField(walk.pages[0]?.exchange) },
+      ...outcome.findings,
+    ],
+  };
 }
 
 const window: Check = {
@@ -196,7 +212,13 @@ function combinations(context: CheckContext): Filters[] {
   if (word && late) cases.push({ kind: 'MessageEvent', body: word, timestamp__lt: timestampValue(late) });
   const message = events.find((event) => word !== undefined && event.text?.includes(word));
   if (word && message?.source && early) {
-    cases.push({ kind: 'MessageEvent', source: message.source, body: word, timestamp__gte: timestampValue(context.data.timed[0]!), ...(late ? { timestamp__lt: timestampValue(late) } : {}) });
+    cases.push({
+      kind: 'MessageEvent',
+      source: message.source,
+      body: word,
+      timestamp__gte: timestampValue(context.data.timed[0]!),
+      ...(late ? { timestamp__lt: timestampValue(late) } : {}),
+    });
   }
   return cases;
 }

@@ -20,7 +20,8 @@ const FIRST_PAGE = 5;
 /** The first page's event keys for a raw request, compared with what the plain request gave. */
 async function sameFirstPage(context: CheckContext, path: string, want: string[], what: string): Promise<Finding[] | { skip: string }> {
   const sent = exchangeOrOutcome(await context.get(path), what);
-  if ('outcome' in sent) return sent.outcome.status === 'skipped' ? { skip: sent.outcome.details } : sent.outcome.status === 'failed' ? sent.outcome.findings : [];
+  if ('outcome' in sent)
+    return sent.outcome.status === 'skipped' ? { skip: sent.outcome.details } : sent.outcome.status === 'failed' ? sent.outcome.findings : [];
   return pageFindings(sent.exchange, want, what);
 }
 
@@ -29,7 +30,13 @@ function pageFindings(exchange: Exchange, want: string[], what: string): Finding
   if (!page) return [{ message: `${what} answered ${statusAndBody(exchange)}`, expected: '200 with an EventPage', exchange }];
   const got = page.items.map((item) => ((item as { id?: unknown } | null)?.id as string | undefined) ?? JSON.stringify(item));
   if (JSON.stringify(got) === JSON.stringify(want)) return [];
-  return [{ message: `${what} returned ${got.length} events [${got.slice(0, 5).join(', ')}]`, expected: `the same ${want.length} events as the plain request [${want.slice(0, 5).join(', ')}]`, exchange }];
+  return [
+    {
+      message: `${what} returned ${got.length} events [${got.slice(0, 5).join(', ')}]`,
+      expected: `the same ${want.length} events as the plain request [${want.slice(0, 5).join(', ')}]`,
+      exchange,
+    },
+  ];
 }
 
 function firstKeys(context: CheckContext, count: number): string[] {
@@ -63,7 +70,12 @@ function idFormCheck(form: string): Check {
     async run(context) {
       const spelled = conversationIdForms(context.conversationId).find(([name]) => name === form)?.[1];
       if (spelled === undefined) return skipped('the conversation id given is not a UUID');
-      const result = await sameFirstPage(context, context.searchPath(spelled, `limit=${FIRST_PAGE}`), firstKeys(context, FIRST_PAGE), `conversation id ${spelled}`);
+      const result = await sameFirstPage(
+        context,
+        context.searchPath(spelled, `limit=${FIRST_PAGE}`),
+        firstKeys(context, FIRST_PAGE),
+        `conversation id ${spelled}`,
+      );
       return 'skip' in result ? skipped(result.skip) : verdict(result);
     },
   };
@@ -89,7 +101,9 @@ const unencodedColon: Check = {
     const boundary = timedAt(context, 0.5);
     if (!boundary?.timestamp) return skipped('no event with a readable timestamp');
     const value = boundary.timestamp;
-    const want = expectedEvents(context.data.events, { timestamp__gte: value }).slice(0, 100).map((event) => event.key);
+    const want = expectedEvents(context.data.events, { timestamp__gte: value })
+      .slice(0, 100)
+      .map((event) => event.key);
     // Only characters that need no encoding besides ':' are left raw, so the request is otherwise ordinary.
     const raw = encodeURIComponent(value).replaceAll('%3A', ':');
     const result = await sameFirstPage(context, context.searchPath(undefined, `limit=100&timestamp__gte=${raw}`), want, `timestamp__gte=${raw}`);
@@ -119,7 +133,8 @@ const timestampFormCases = (context: CheckContext): Filters[] => {
   return timestampForms(boundary.timestamp, boundary.micros).map(([, value]) => ({ timestamp__gte: value }));
 };
 
-const qualifiedKindCases = (context: CheckContext): Filters[] => context.data.kinds.filter(isContractKind).map((kind) => ({ kind: classPathOf(kind) }));
+const qualifiedKindCases = (context: CheckContext): Filters[] =>
+  context.data.kinds.filter(isContractKind).map((kind) => ({ kind: classPathOf(kind) }));
 
 /** The filter sets of the reference-level accept checks, for judging other operations on them. */
 export function referenceFilterSets(context: CheckContext): Filters[] {
@@ -129,7 +144,8 @@ export function referenceFilterSets(context: CheckContext): Filters[] {
 const timestampFormsAccepted: Check = {
   id: 'ref.accepts.timestamp-forms',
   level: 'reference',
-  title: 'timestamp filters accept a date, minutes without seconds, a space separator, naive values, Z, +05:00 and unix seconds, each meaning the same instant',
+  title:
+    'timestamp filters accept a date, minutes without seconds, a space separator, naive values, Z, +05:00 and unix seconds, each meaning the same instant',
   async run(context) {
     const boundary = timedAt(context, 0.5);
     if (!boundary?.timestamp || boundary.micros === undefined) return skipped('no event with a readable timestamp');
@@ -140,7 +156,7 @@ const timestampFormsAccepted: Check = {
 const naiveEqualsZoned: Check = {
   id: 'ref.timestamps.naive-equals-zoned',
   level: 'reference',
-  title: "a naive timestamp filter is server local time: it gives the same result as the value with the local offset and in UTC",
+  title: 'a naive timestamp filter is server local time: it gives the same result as the value with the local offset and in UTC',
   async run(context) {
     const boundary = timedAt(context, 0.5);
     if (!boundary?.timestamp || boundary.micros === undefined) return skipped('no event with a readable timestamp');

@@ -48,11 +48,25 @@ const datetimeError = (parameter: string, error: string): WantedItem => ({
   loc: ['query', parameter],
   msg: `Input should be a valid datetime or date, ${error}`,
 });
-const uuidError = (error: string): WantedItem => ({ type: 'uuid_parsing', loc: ['path', 'conversation_id'], msg: `Input should be a valid UUID, ${error}` });
+const uuidError = (error: string): WantedItem => ({
+  type: 'uuid_parsing',
+  loc: ['path', 'conversation_id'],
+  msg: `Input should be a valid UUID, ${error}`,
+});
 
 const REFERENCE_REJECTIONS: ReferenceRejection[] = [
-  { id: 'ref.errors.uuid-invalid-character', title: 'conversation id not-a-uuid: uuid_parsing, invalid character', conversationId: 'not-a-uuid', want: [uuidError('invalid character: found `n` at 1')] },
-  { id: 'ref.errors.uuid-invalid-length', title: 'conversation id 123: uuid_parsing, invalid length', conversationId: '123', want: [uuidError('invalid length: expected length 32 for simple format, found 3')] },
+  {
+    id: 'ref.errors.uuid-invalid-character',
+    title: 'conversation id not-a-uuid: uuid_parsing, invalid character',
+    conversationId: 'not-a-uuid',
+    want: [uuidError('invalid character: found `n` at 1')],
+  },
+  {
+    id: 'ref.errors.uuid-invalid-length',
+    title: 'conversation id 123: uuid_parsing, invalid length',
+    conversationId: '123',
+    want: [uuidError('invalid length: expected length 32 for simple format, found 3')],
+  },
   { id: 'ref.errors.limit-zero', title: 'limit=0: greater_than with ctx {gt: 0}', query: 'limit=0', want: [GREATER_THAN] },
   { id: 'ref.errors.limit-negative', title: 'limit=-1: greater_than with ctx {gt: 0}', query: 'limit=-1', want: [GREATER_THAN] },
   {
@@ -65,10 +79,25 @@ const REFERENCE_REJECTIONS: ReferenceRejection[] = [
   { id: 'ref.errors.limit-fraction', title: 'limit=1.5: int_parsing', query: 'limit=1.5', want: [INT_PARSING] },
   { id: 'ref.errors.limit-exponent', title: 'limit=1e2: int_parsing', query: 'limit=1e2', want: [INT_PARSING] },
   { id: 'ref.errors.limit-empty', title: 'limit= (empty): int_parsing', query: 'limit=', want: [INT_PARSING] },
-  { id: 'ref.errors.sort-order-invalid', title: "sort_order=BAD: enum with ctx expected", query: 'sort_order=BAD', want: [SORT_ENUM] },
-  { id: 'ref.errors.sort-order-lower-case', title: 'sort_order=timestamp: enum (values are case-sensitive)', query: 'sort_order=timestamp', want: [SORT_ENUM] },
-  { id: 'ref.errors.timestamp-garbage', title: 'timestamp__gte=garbage: datetime_from_date_parsing, input is too short', query: 'timestamp__gte=garbage', want: [datetimeError('timestamp__gte', 'input is too short')] },
-  { id: 'ref.errors.timestamp-empty', title: 'timestamp__lt= (empty): datetime_from_date_parsing, input is too short', query: 'timestamp__lt=', want: [datetimeError('timestamp__lt', 'input is too short')] },
+  { id: 'ref.errors.sort-order-invalid', title: 'sort_order=BAD: enum with ctx expected', query: 'sort_order=BAD', want: [SORT_ENUM] },
+  {
+    id: 'ref.errors.sort-order-lower-case',
+    title: 'sort_order=timestamp: enum (values are case-sensitive)',
+    query: 'sort_order=timestamp',
+    want: [SORT_ENUM],
+  },
+  {
+    id: 'ref.errors.timestamp-garbage',
+    title: 'timestamp__gte=garbage: datetime_from_date_parsing, input is too short',
+    query: 'timestamp__gte=garbage',
+    want: [datetimeError('timestamp__gte', 'input is too short')],
+  },
+  {
+    id: 'ref.errors.timestamp-empty',
+    title: 'timestamp__lt= (empty): datetime_from_date_parsing, input is too short',
+    query: 'timestamp__lt=',
+    want: [datetimeError('timestamp__lt', 'input is too short')],
+  },
   {
     id: 'ref.errors.timestamp-impossible-date',
     title: 'timestamp__gte=2024-02-30T00:00:00: datetime_from_date_parsing, day value is outside expected range',
@@ -83,8 +112,20 @@ const REFERENCE_REJECTIONS: ReferenceRejection[] = [
     query: 'timestamp__lt=garbage&sort_order=BAD&limit=0',
     want: [uuidError('invalid character: found `n` at 1'), GREATER_THAN, SORT_ENUM, datetimeError('timestamp__lt', 'input is too short')],
   },
-  { id: 'ref.errors.count-uuid', title: 'count, conversation id not-a-uuid: uuid_parsing', operation: 'count', conversationId: 'not-a-uuid', want: [uuidError('invalid character: found `n` at 1')] },
-  { id: 'ref.errors.count-timestamp-garbage', title: 'count, timestamp__gte=garbage: datetime_from_date_parsing', operation: 'count', query: 'timestamp__gte=garbage', want: [datetimeError('timestamp__gte', 'input is too short')] },
+  {
+    id: 'ref.errors.count-uuid',
+    title: 'count, conversation id not-a-uuid: uuid_parsing',
+    operation: 'count',
+    conversationId: 'not-a-uuid',
+    want: [uuidError('invalid character: found `n` at 1')],
+  },
+  {
+    id: 'ref.errors.count-timestamp-garbage',
+    title: 'count, timestamp__gte=garbage: datetime_from_date_parsing',
+    operation: 'count',
+    query: 'timestamp__gte=garbage',
+    want: [datetimeError('timestamp__gte', 'input is too short')],
+  },
   {
     id: 'ref.errors.count-timestamp-impossible-date',
     title: 'count, timestamp__lt=2024-02-30T00:00:00: datetime_from_date_parsing, day value is outside expected range',
@@ -98,9 +139,19 @@ const REFERENCE_REJECTIONS: ReferenceRejection[] = [
     operation: 'count',
     conversationId: 'not-a-uuid',
     query: 'timestamp__lt=garbage&timestamp__gte=',
-    want: [uuidError('invalid character: found `n` at 1'), datetimeError('timestamp__gte', 'input is too short'), datetimeError('timestamp__lt', 'input is too short')],
+    want: [
+      uuidError('invalid character: found `n` at 1'),
+      datetimeError('timestamp__gte', 'input is too short'),
+      datetimeError('timestamp__lt', 'input is too short'),
+    ],
   },
-  { id: 'ref.errors.get-event-uuid', title: 'get-by-id, conversation id 123: uuid_parsing, invalid length', operation: 'get-event', conversationId: '123', want: [uuidError('invalid length: expected length 32 for simple format, found 3')] },
+  {
+    id: 'ref.errors.get-event-uuid',
+    title: 'get-by-id, conversation id 123: uuid_parsing, invalid length',
+    operation: 'get-event',
+    conversationId: '123',
+    want: [uuidError('invalid length: expected length 32 for simple format, found 3')],
+  },
 ];
 
 function referenceRejectionCheck(rejection: ReferenceRejection): Check {
@@ -130,7 +181,9 @@ export function validationBodyFindings(exchange: Exchange, want: WantedItem[]): 
   const findings: Finding[] = [];
   want.forEach((wanted, index) => {
     const item = items[index]!;
-    const wrong = (['type', 'loc', 'msg', 'ctx'] as const).filter((field) => wanted[field] !== undefined && !isDeepStrictEqual(item[field], wanted[field]));
+    const wrong = (['type', 'loc', 'msg', 'ctx'] as const).filter(
+      (field) => wanted[field] !== undefined && !isDeepStrictEqual(item[field], wanted[field]),
+    );
     if (wrong.length === 0) return;
     const got = wrong.map((field) => `${field} ${JSON.stringify(item[field])}`).join(', ');
     const wantedText = wrong.map((field) => `${field} ${JSON.stringify(wanted[field])}`).join(', ');

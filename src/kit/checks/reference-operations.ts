@@ -37,7 +37,10 @@ export async function countOf(context: CheckContext, filters: Filters): Promise<
   const { exchange } = sent;
   const value = exchange.json.ok ? exchange.json.value : undefined;
   if (exchange.status !== 200 || typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    return { ok: false, finding: { message: `${what} answered ${statusAndBody(exchange)}`, expected: '200 with a bare non-negative JSON integer', exchange } };
+    return {
+      ok: false,
+      finding: { message: `${what} answered ${statusAndBody(exchange)}`, expected: '200 with a bare non-negative JSON integer', exchange },
+    };
   }
   return { ok: true, count: value, exchange };
 }
@@ -59,7 +62,11 @@ const countMatchesWalk: Check = {
         if (!answer.ok && 'outcome' in answer) return answer.outcome;
         if (!answer.ok) findings.push(answer.finding);
         else if (answer.count !== walk.events.length) {
-          findings.push({ message: `count with ${describeFilters(filters)} is ${answer.count}, a full search walk returns ${plural(walk.events.length, 'event')}`, expected: String(walk.events.length), exchange: answer.exchange });
+          findings.push({
+            message: `count with ${describeFilters(filters)} is ${answer.count}, a full search walk returns ${plural(walk.events.length, 'event')}`,
+            expected: String(walk.events.length),
+            exchange: answer.exchange,
+          });
         }
       }
       return verdict(findings, `${cases.length} filter sets`);
@@ -94,14 +101,29 @@ const getEventSameAsWalk: Check = {
         if (!sent.ok) return outcomeOfFailure(sent.failure, `get-by-id of ${describeEvent(event)}`);
         const { exchange } = sent;
         if (exchange.status !== 200 || !exchange.json.ok) {
-          findings.push({ message: `get-by-id of ${describeEvent(event)} answered ${statusAndBody(exchange)}`, expected: '200 with the event', exchange });
+          findings.push({
+            message: `get-by-id of ${describeEvent(event)} answered ${statusAndBody(exchange)}`,
+            expected: '200 with the event',
+            exchange,
+          });
           continue;
         }
         const difference = firstDifference(withoutNullKeys(exchange.json.value), withoutNullKeys(event.raw), '$');
-        if (difference) findings.push({ message: `get-by-id of ${describeEvent(event)} differs from the search's copy at ${difference} (get-by-id vs search)`, expected: 'the same event as the search returns', exchange });
+        if (difference)
+          findings.push({
+            message: `get-by-id of ${describeEvent(event)} differs from the search's copy at ${difference} (get-by-id vs search)`,
+            expected: 'the same event as the search returns',
+            exchange,
+          });
       }
-      const sample = chosen.length < withId.length ? `${chosen.length} of ${withId.length} events (spread over the conversation; the request budget allowed no more)` : `all ${plural(withId.length, 'event')}`;
-      const shown = findings.length > SHOWN_MISMATCHES ? [...findings.slice(0, SHOWN_MISMATCHES), { message: `and ${findings.length - SHOWN_MISMATCHES} more events that differ` }] : findings;
+      const sample =
+        chosen.length < withId.length
+          ? `${chosen.length} of ${withId.length} events (spread over the conversation; the request budget allowed no more)`
+          : `all ${plural(withId.length, 'event')}`;
+      const shown =
+        findings.length > SHOWN_MISMATCHES
+          ? [...findings.slice(0, SHOWN_MISMATCHES), { message: `and ${findings.length - SHOWN_MISMATCHES} more events that differ` }]
+          : findings;
       return verdict(shown, `${sample} fetched by id`);
     }),
 };
@@ -124,9 +146,14 @@ const unknownEventId: Check = {
       if ('outcome' in sent) return sent.outcome;
       const { exchange } = sent;
       const expected = '404 {"detail": "Not Found"} (the TypeScript client turns a 404 into null)';
-      if (exchange.status >= 500) return verdict([{ message: `an unknown event id made the server fail: ${statusAndBody(exchange)}`, expected, exchange }]);
+      if (exchange.status >= 500)
+        return verdict([{ message: `an unknown event id made the server fail: ${statusAndBody(exchange)}`, expected, exchange }]);
       const detail = exchange.json.ok ? (exchange.json.value as { detail?: unknown } | null)?.detail : undefined;
-      return verdict(exchange.status === 404 && detail === 'Not Found' ? [] : [{ message: `an unknown event id answered ${statusAndBody(exchange)}`, expected, exchange }]);
+      return verdict(
+        exchange.status === 404 && detail === 'Not Found'
+          ? []
+          : [{ message: `an unknown event id answered ${statusAndBody(exchange)}`, expected, exchange }],
+      );
     }),
 };
 
@@ -139,12 +166,21 @@ const reservedWords: Check = {
       const findings: Finding[] = [];
       const searched = exchangeOrOutcome(await context.get(context.eventsPath('search')), '/events/search');
       if ('outcome' in searched) return searched.outcome;
-      if (!pageOf(searched.exchange)) findings.push({ message: `/events/search answered ${statusAndBody(searched.exchange)}`, expected: '200 with an EventPage', exchange: searched.exchange });
+      if (!pageOf(searched.exchange))
+        findings.push({
+          message: `/events/search answered ${statusAndBody(searched.exchange)}`,
+          expected: '200 with an EventPage',
+          exchange: searched.exchange,
+        });
       const counted = await countOf(context, {});
       if (!counted.ok && 'outcome' in counted) return counted.outcome;
       if (!counted.ok) findings.push(counted.finding);
       else if (counted.count !== context.data.events.length) {
-        findings.push({ message: `/events/count answered ${counted.count}`, expected: `${context.data.events.length}, the number of events of the conversation`, exchange: counted.exchange });
+        findings.push({
+          message: `/events/count answered ${counted.count}`,
+          expected: `${context.data.events.length}, the number of events of the conversation`,
+          exchange: counted.exchange,
+        });
       }
       return verdict(findings);
     }),

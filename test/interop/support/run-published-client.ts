@@ -39,8 +39,21 @@ export function planFor(baseUrl: string, conversationId: string, all: readonly E
   return {
     baseUrl,
     conversationId,
-    searches: [{}, { kind: 'MessageEvent' }, { source: 'agent', limit: 7 }, { sort_order: 'TIMESTAMP_DESC', limit: 5 }, { timestamp__gte: middle.timestamp!, limit: 20 }, ...(word ? [{ body: word }] : [])],
-    counts: [{}, { kind: 'ActionEvent' }, { source: 'user' }, { timestamp__lt: middle.timestamp! }, ...(word ? [{ body: word, kind: 'MessageEvent' }] : [])],
+    searches: [
+      {},
+      { kind: 'MessageEvent' },
+      { source: 'agent', limit: 7 },
+      { sort_order: 'TIMESTAMP_DESC', limit: 5 },
+      { timestamp__gte: middle.timestamp!, limit: 20 },
+      ...(word ? [{ body: word }] : []),
+    ],
+    counts: [
+      {},
+      { kind: 'ActionEvent' },
+      { source: 'user' },
+      { timestamp__lt: middle.timestamp! },
+      ...(word ? [{ body: word, kind: 'MessageEvent' }] : []),
+    ],
     eventIds: [all[0]!.id!, middle.id!, all[all.length - 1]!.id!],
     batch: [all[1]!.id!, 'no-such-event', all[2]!.id!],
   };

@@ -167,17 +167,22 @@ export const FAULTS = {
 
   /** TIMESTAMP_DESC pages come out ascending within each page. */
   unsortedDescending: {
-    response: onPages((url, page) => (url.searchParams.get('sort_order') === 'TIMESTAMP_DESC' ? { ...page, items: [...page.items].reverse() } : page)),
+    response: onPages((url, page) =>
+      url.searchParams.get('sort_order') === 'TIMESTAMP_DESC' ? { ...page, items: [...page.items].reverse() } : page,
+    ),
   },
 
   /** An event carries a property the contract does not allow. */
   extraPropertyOnEvent: {
-    response: onPages((_url, page) => (page.items[0] ? { ...page, items: [{ ...page.items[0], unexpected_field: 1 }, ...page.items.slice(1)] } : page)),
+    response: onPages((_url, page) =>
+      page.items[0] ? { ...page, items: [{ ...page.items[0], unexpected_field: 1 }, ...page.items.slice(1)] } : page,
+    ),
   },
 
   /** An unknown conversation answers 200 with an empty page. */
   okForUnknownConversation: {
-    response: (_url: URL, response: UpstreamResponse) => (response.status === 404 ? { status: 200, body: { items: [], next_page_id: null } } : response),
+    response: (_url: URL, response: UpstreamResponse) =>
+      response.status === 404 ? { status: 200, body: { items: [], next_page_id: null } } : response,
   },
 
   /** A server from before count and get-by-id: their routes are unknown paths. */
