@@ -137,7 +137,7 @@ function printContractDiff() {
   try {
     const previous = path.join(work, 'HEAD-openapi.yaml');
     writeFileSync(previous, committed.stdout);
-    const diff = spawnSync(process.execPath, [path.join(root, 'bin/agent-server-contract.js'), 'diff', previous, specPath], {
+    const diff = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/contract.ts'), 'diff', previous, specPath], {
       cwd: root,
       encoding: 'utf8',
     });

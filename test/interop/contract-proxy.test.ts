@@ -28,7 +28,7 @@ interface RunningProxy {
 }
 
 function startProxyCli(args: string[]): Promise<RunningProxy> {
-  const child: ChildProcess = spawn(process.execPath, ['bin/agent-server-contract.js', 'proxy', ...args], { cwd: REPO });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/contract.ts', 'proxy', ...args], { cwd: REPO });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -58,7 +58,7 @@ function startProxyCli(args: string[]): Promise<RunningProxy> {
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/agent-server-contract.js', ...args], { cwd: REPO });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/contract.ts', ...args], { cwd: REPO });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -175,7 +175,7 @@ it('the command exits 1 on a breaking change, 0 on a compatible one, 2 on an unr
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         execFile(
           'node',
-          ['bin/agent-server-contract.js', 'diff', ...files.map((file) => path.join(work, file))],
+          ['--import', 'tsx', 'src/cli/contract.ts', 'diff', ...files.map((file) => path.join(work, file))],
           { cwd: path.resolve(__dirname, '../..') },
           (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
         );
