@@ -18,7 +18,7 @@ import { planFor, runPublishedClient } from './support/run-published-client';
  * every injected fault reported, exit 1 and the JUnit file holding it in front of a faulty one.
  */
 const REPO = path.resolve(__dirname, '../..');
-jest.setTimeout(90_000);
+jest.setTimeout(180_000);
 
 interface RunningProxy {
   url: string;
