@@ -35,7 +35,7 @@ function startProxyCli(args: string[]): Promise<RunningProxy> {
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the proxy did not start: ${stdout}${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`the proxy did not start: ${stdout}${stderr}`)), 90_000);
     child.stdout!.on('data', () => {
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
       if (!url) return;
