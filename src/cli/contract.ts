@@ -12,7 +12,7 @@ import { runDiffCommand } from '../kit/diff-command';
 import { runProxyCommand } from '../kit/proxy-command';
 import { renderJson, renderJunit, renderText } from '../kit/report';
 import { writeReportFile } from '../kit/report-file';
-import { runContract, type RunResult } from '../kit/run';
+import { runContract } from '../kit/run';
 import { asksForVersion, packageVersion } from './package-info';
 
 const EXIT_PASSED = 0;
