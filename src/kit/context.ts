@@ -69,8 +69,8 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     eventsPath: (tail, conversationId = parts.conversationId, query) => eventsPath(tail, conversationId, query),
     walk(query, maxPages = pagesFor(data.events.length, query.limit)) {
       const key = `${canonicalKey(query)}|${maxPages}`;
-      let walk = walks.get(key);
-      if (!walk) walks.set(key, (walk = walkPages(parts.search, query, maxPages)));
+      const walk = walks.get(key) ?? walkPages(parts.search, query, maxPages);
+      walks.set(key, walk);
       return walk;
     },
     requestsLeft: () => transport.maxRequests - transport.sent,
