@@ -18,6 +18,7 @@ import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomp
 /** Holds no conversation: only the search route is asked for, and it never reaches a store. */
 const NO_STORE: EventStore = {
   open: async () => undefined,
+  listConversations: async () => [],
   health: () => ({ conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0 }),
   close: async () => undefined,
 };

@@ -29,6 +29,8 @@ export type ToolDefinition = Schemas['ToolDefinition'];
 export type ValidationError = Schemas['ValidationError'];
 export type HTTPValidationError = Schemas['HTTPValidationError'];
 export type NotFoundError = Schemas['NotFoundError'];
+export type StoredConversation = Schemas['StoredConversation'];
+export type StoredConversationList = Schemas['StoredConversationList'];
 
 export type SearchOperation = operations['searchConversationEvents'];
 /** Query parameters of the search operation, as the contract declares them. */

@@ -6,6 +6,7 @@ import { HttpError, errorHandler } from './errors';
 import { searchParameters } from './parameters';
 import { dropFragment, normalizeQuery, openApiValidator } from './request-validation';
 import { searchRoute } from './search-route';
+import { storedConversationList } from './stored-conversations';
 import { requireSessionKey } from './session-keys';
 
 export interface AppOptions {
@@ -63,6 +64,9 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   app.use('/api', normalizeQuery(parameters));
   app.use(openApiValidator(document, validateResponses));
   app.get('/api/conversations/:conversation_id/events/search', searchHandler ?? searchRoute(store, { validateResponses }));
+  app.get('/api/stored-conversations', async (_req, res) => {
+    res.json(await storedConversationList(store));
+  });
 
   app.use(() => {
     throw new HttpError(404, { detail: 'Not Found' });

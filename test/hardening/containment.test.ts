@@ -50,7 +50,12 @@ describe('ids that would traverse never reach the store', () => {
     const logger = createMemoryLogger();
     const real = createDirectoryStore(root, { logger });
     // The real store, recording what it is asked to open: nothing is stubbed.
-    store = { open: (hex) => (opened.push(hex), real.open(hex)), health: () => real.health(), close: () => real.close() };
+    store = {
+      open: (hex) => (opened.push(hex), real.open(hex)),
+      listConversations: () => real.listConversations(),
+      health: () => real.health(),
+      close: () => real.close(),
+    };
     running = await listen(createApp({ store, logger, validateResponses: true }), '127.0.0.1', 0);
   });
   afterAll(async () => {
