@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { Event, EventPage, SearchQuery, paths } from '../contract';
+import type { Event, EventPage, SearchQuery, StoredConversationList, paths } from '../contract';
 import { AgentServerError, PagingError, detailOf } from './errors';
 
 export interface AgentServerClientOptions {
@@ -18,6 +18,10 @@ export type SearchFilters = Omit<SearchQuery, 'page_id'>;
 
 export type SearchResult =
   | { ok: true; page: EventPage; response: Response }
+  | { ok: false; error: AgentServerError; response: Response };
+
+export type StoredConversationsResult =
+  | { ok: true; list: StoredConversationList; response: Response }
   | { ok: false; error: AgentServerError; response: Response };
 
 /**
@@ -61,7 +65,14 @@ export function createAgentServerClient(options: AgentServerClientOptions) {
     return events;
   }
 
-  return { searchEvents, iterateEvents, listEvents };
+  /** This server's list of stored conversations (not an operation of the reference server). */
+  async function listStoredConversations(): Promise<StoredConversationsResult> {
+    const { data, error, response } = await http.GET('/api/stored-conversations');
+    if (data !== undefined) return { ok: true, list: data, response };
+    return { ok: false, error: new AgentServerError(response.status, detailOf(error), response.url), response };
+  }
+
+  return { searchEvents, iterateEvents, listEvents, listStoredConversations };
 }
 
 export type AgentServerClient = ReturnType<typeof createAgentServerClient>;

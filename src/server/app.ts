@@ -8,6 +8,7 @@ import { dropFragment, normalizeQuery, openApiValidator } from './request-valida
 import { searchRoute } from './search-route';
 import { storedConversationList } from './stored-conversations';
 import { requireSessionKey } from './session-keys';
+import { viewerAssets } from './viewer-assets';
 
 export interface AppOptions {
   store: EventStore;
@@ -22,6 +23,8 @@ export interface AppOptions {
    * bytes, to measure this application without the store and the search.
    */
   searchHandler?: RequestHandler;
+  /** Where the built events viewer is (`npm run build:viewer`); dist/viewer by default. */
+  viewerDirectory?: string;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface AppOptions {
  * plus `/alive`, `/health`, `/openapi.json` and `/docs`. It does not listen; the
  * caller does (see src/cli/start.ts).
  */
-export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [], searchHandler }: AppOptions): Express {
+export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [], searchHandler, viewerDirectory }: AppOptions): Express {
   const document = loadOpenApiDocument();
   const parameters = searchParameters(document);
   const app = express();
@@ -58,6 +61,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
     res.json(document);
   });
   app.use('/docs', docsPage(document));
+  app.use(viewerAssets(viewerDirectory));
 
   // /alive, /health, /openapi.json and /docs stay open: they hold no conversation data.
   if (sessionApiKeys.length > 0) app.use('/api', requireSessionKey(sessionApiKeys));

@@ -51,10 +51,14 @@ function documentForValidator(document: OpenApiDocument, validateResponses: bool
  * nothing, so they are dropped when responses are not validated.
  */
 function dropResponseSchemas(document: OpenApiDocument): void {
-  const operation = document.paths[SEARCH_PATH]?.['get'] as { parameters: unknown; responses: Record<string, { content?: unknown }> };
-  for (const response of Object.values(operation.responses)) delete response.content;
+  const pending: string[] = [];
+  for (const pathItem of Object.values(document.paths)) {
+    for (const operation of Object.values(pathItem) as { parameters?: unknown; responses: Record<string, { content?: unknown }> }[]) {
+      for (const response of Object.values(operation.responses)) delete response.content;
+      pending.push(...referencedSchemaNames(operation.parameters ?? []));
+    }
+  }
   const kept: Record<string, Record<string, unknown>> = {};
-  const pending = referencedSchemaNames(operation.parameters);
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     const schema = document.components.schemas[name];
     if (!schema || kept[name]) continue;
