@@ -87,11 +87,11 @@ function contentOf(event: Event): Content {
     case 'CondensationSummaryEvent':
       return { title: 'Summary of condensed events', body: [richText(event.summary)] };
     case 'ConversationStateUpdateEvent':
-      return { title: event.key ?? 'state', body: [jsonBlock(event.value, 'Value')] };
+      return stateUpdateContent(event);
     case 'LLMCompletionLogEvent':
       return {
-        title: `${event.model_name ?? 'unknown model'} · ${event.filename}`,
-        body: [folded('Completion log', () => [codeBlock(prettyJsonText(event.log_data))])],
+        title: event.model_name ?? 'unknown model',
+        body: [folded(`Completion log ${event.filename}`, () => [codeBlock(prettyJsonText(event.log_data))])],
       };
     case 'TokenEvent':
       return {
@@ -117,10 +117,10 @@ function unknownKind(event: never): Content {
 function messageContent(event: EventOfKind<'MessageEvent'>): Content {
   const message = event.llm_message;
   return {
-    title: event.sender ? `${message.role} · ${event.sender}` : message.role,
+    title: event.sender ? `from ${event.sender}` : undefined,
     body: [
       ...messageParts(message.content ?? []),
-      event.extended_content && event.extended_content.length > 0 ? labelledBlock('Extended content', textBlocks(event.extended_content)) : null,
+      event.extended_content && event.extended_content.length > 0 ? folded('Extended content', () => textBlocks(event.extended_content ?? [])) : null,
       ...reasoning(message.reasoning_content, message.thinking_blocks, message.responses_reasoning_item),
       message.tool_calls && message.tool_calls.length > 0
         ? labelledBlock('Tool calls', message.tool_calls.map((call) => element('div', {}, [element('code', { text: call.name }), argumentsBlock(call.arguments)])))
@@ -150,7 +150,7 @@ function observationContent(event: EventOfKind<'ObservationEvent'>): Content {
   const isError = observation['is_error'] === true;
   const text = observationText(observation);
   const facts: string[] = [];
-  if (typeof observation['command'] === 'string') facts.push(`$ ${observation['command']}`);
+  if (typeof observation['command'] === 'string') facts.push(observation.kind === 'TerminalObservation' ? `$ ${observation['command']}` : `command: ${observation['command']}`);
   if (typeof observation['exit_code'] === 'number') facts.push(`exit code ${observation['exit_code']}`);
   if (observation['timeout'] === true) facts.push('timed out');
   const lines = text === undefined ? 0 : text.split('\n').length;
@@ -165,6 +165,14 @@ function observationContent(event: EventOfKind<'ObservationEvent'>): Content {
         : jsonBlock(withoutKind(observation), 'Observation'),
     ],
   };
+}
+
+function stateUpdateContent(event: EventOfKind<'ConversationStateUpdateEvent'>): Content {
+  const key = event.key ?? 'state';
+  const value: unknown = event.value;
+  if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) return { title: `${key} → ${String(value)}`, body: [] };
+  const text = prettyJson(value);
+  return { title: key, body: [folded(`Value (${text.split('\n').length} lines)`, () => [codeBlock(text, 'json')])] };
 }
 
 function condensationContent(event: EventOfKind<'Condensation'>): Content {
@@ -184,7 +192,7 @@ function resultOf(event: { tool_name: string; tool_call_id: string; action_id: s
   return element('p', {
     className: 'result-of',
     attributes: { 'data-result-of': event.tool_call_id, 'data-action-id': actionId },
-    text: `↳ Result of ${event.tool_name} call ${shortId(event.tool_call_id)}`,
+    text: `↳ Result of the ${event.tool_name} action · ${shortId(event.tool_call_id)}`,
   });
 }
 
