@@ -183,9 +183,9 @@ describe('a conversation', () => {
 
 describe('filters', () => {
   const cases: { name: string; filters: Record<string, string>; fill: (page: Page) => Promise<void> }[] = [
-    { name: 'kind', filters: { kind: 'MessageEvent' }, fill: (page) => page.getByLabel('Kind').selectOption('MessageEvent').then(() => undefined) },
-    { name: 'source', filters: { source: 'user' }, fill: (page) => page.getByLabel('Source').selectOption('user').then(() => undefined) },
-    { name: 'body', filters: { body: 'pagination' }, fill: (page) => page.getByLabel('Message text').fill('pagination').then(() => page.getByLabel('Message text').press('Enter')) },
+    { name: 'kind', filters: { kind: 'MessageEvent' }, fill: (page) => page.getByLabel('Kind', { exact: true }).selectOption('MessageEvent').then(() => undefined) },
+    { name: 'source', filters: { source: 'user' }, fill: (page) => page.getByLabel('Source', { exact: true }).selectOption('user').then(() => undefined) },
+    { name: 'body', filters: { body: 'pagination' }, fill: (page) => page.getByLabel('Message text', { exact: true }).fill('pagination').then(() => page.getByLabel('Message text', { exact: true }).press('Enter')) },
     {
       name: 'time range',
       filters: { timestamp__gte: '2026-06-16T05:45:00', timestamp__lt: '2026-06-16T06:00:00' },
@@ -195,7 +195,7 @@ describe('filters', () => {
         await page.getByRole('button', { name: 'Apply' }).click();
       },
     },
-    { name: 'order', filters: { sort_order: 'TIMESTAMP_DESC' }, fill: (page) => page.getByLabel('Order').selectOption('TIMESTAMP_DESC').then(() => undefined) },
+    { name: 'order', filters: { sort_order: 'TIMESTAMP_DESC' }, fill: (page) => page.getByLabel('Order', { exact: true }).selectOption('TIMESTAMP_DESC').then(() => undefined) },
   ];
 
   for (const { name, filters, fill } of cases) {
