@@ -51,7 +51,9 @@ describe('ids that would traverse never reach the store', () => {
     const real = createDirectoryStore(root, { logger });
     // The real store, recording what it is asked to open: nothing is stubbed.
     store = {
-      open: (hex) => (opened.push(hex), real.open(hex)),
+      search: (hex, criteria) => (opened.push(hex), real.search(hex, criteria)),
+      count: (hex, filters) => (opened.push(hex), real.count(hex, filters)),
+      getEvent: (hex, eventId) => (opened.push(hex), real.getEvent(hex, eventId)),
       listConversations: () => real.listConversations(),
       health: () => real.health(),
       close: () => real.close(),
