@@ -4,7 +4,7 @@
  * SessionKeyNeeded, which the page answers with the key prompt.
  */
 import { createAgentServerClient, type AgentServerClient, type AgentServerError } from '../client';
-import type { EventPage, SearchQuery, StoredConversationList } from '../contract/types';
+import type { CountQuery, EventPage, SearchQuery, StoredConversationList } from '../contract/types';
 
 export class SessionKeyNeeded extends Error {
   override readonly name = 'SessionKeyNeeded';
@@ -27,6 +27,7 @@ export class ViewerRequestError extends Error {
 export interface ViewerApi {
   listConversations(): Promise<StoredConversationList>;
   searchEvents(conversationId: string, query: SearchQuery): Promise<EventPage>;
+  countEvents(conversationId: string, filters: CountQuery): Promise<number>;
 }
 
 export function createViewerApi(sessionKey: string | undefined): ViewerApi {
@@ -42,6 +43,11 @@ export function createViewerApi(sessionKey: string | undefined): ViewerApi {
       const result = await reach(() => client.searchEvents(conversationId, query));
       if (result.ok) return result.page;
       throw failure(result.error, keyWasSent, 'the events');
+    },
+    async countEvents(conversationId, filters) {
+      const result = await reach(() => client.countEvents(conversationId, filters));
+      if (result.ok) return result.count;
+      throw failure(result.error, keyWasSent, 'the number of events');
     },
   };
 }

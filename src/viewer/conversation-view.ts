@@ -44,11 +44,41 @@ export async function showConversation(container: HTMLElement, options: Conversa
     pollMs: POLL_MS,
     fetchPage: (pageId) => api.searchEvents(conversationId, pageId === undefined ? query : { ...query, page_id: pageId }),
     onError: options.onError,
-    onChange: () => updateStatus(),
+    onChange: (cause) => {
+      updateStatus();
+      if (cause === 'live') void refreshCount();
+    },
   });
+  const { sort_order: _order, ...countFilters } = filters;
+  let matching: number | undefined;
+  let counting = false;
+  let countAgain = false;
   const updateStatus = () => {
     const shown = timeline.renderedCount;
-    status.textContent = `${shown} ${shown === 1 ? 'event' : 'events'} shown${isFiltered(filters) ? ' (filtered)' : ''} · live: new events appear as they are written`;
+    const total = matching ?? shown;
+    const noun = total === 1 ? 'event' : 'events';
+    const what = isFiltered(filters) ? `${total} matching ${noun}` : `${total} ${noun}`;
+    status.textContent = `${what} · ${shown} shown · live: new events appear as they are written`;
+  };
+  /** The number of matching events, asked again whenever the timeline changes (at most one request at a time). */
+  const refreshCount = async () => {
+    if (counting) {
+      countAgain = true;
+      return;
+    }
+    counting = true;
+    try {
+      matching = await api.countEvents(conversationId, countFilters);
+      updateStatus();
+    } catch (error) {
+      options.onError(error);
+    } finally {
+      counting = false;
+      if (countAgain) {
+        countAgain = false;
+        void refreshCount();
+      }
+    }
   };
 
   replaceChildren(container, [
@@ -69,6 +99,7 @@ export async function showConversation(container: HTMLElement, options: Conversa
 
   await timeline.start();
   updateStatus();
+  void refreshCount();
   return { dispose: () => timeline.dispose() };
 }
 

@@ -15,8 +15,8 @@ export interface TimelineOptions {
   fetchPage(pageId: string | undefined): Promise<EventPage>;
   /** Called with each failure; the timeline keeps what it has and tries again on the next scroll or poll. */
   onError(error: unknown): void;
-  /** Called after every change of the rendered events. */
-  onChange?(): void;
+  /** Called after events were added: a page the reader scrolled to, or events written since (`live`). */
+  onChange?(cause: 'page' | 'live'): void;
   pollMs: number;
 }
 
@@ -86,7 +86,7 @@ export class Timeline {
       const page = await this.options.fetchPage(this.nextPageId);
       if (this.disposed) return;
       this.started = true;
-      this.appendEvents(page.items);
+      this.appendEvents(page.items, 'page');
       this.nextPageId = page.next_page_id ?? undefined;
       this.reachedEnd = this.nextPageId === undefined;
       this.updateFooter();
@@ -133,7 +133,7 @@ export class Timeline {
         const last = this.lastRenderedId();
         const page = await this.options.fetchPage(last);
         if (this.disposed || this.loading) return;
-        this.appendEvents(page.items);
+        this.appendEvents(page.items, 'live');
         if (page.next_page_id) {
           this.nextPageId = page.next_page_id;
           this.reachedEnd = false;
@@ -155,7 +155,7 @@ export class Timeline {
     return cards.length > 0 ? cards[cards.length - 1]!.dataset['eventId'] : undefined;
   }
 
-  private appendEvents(events: readonly Event[]): void {
+  private appendEvents(events: readonly Event[], cause: 'page' | 'live'): void {
     const fragment = document.createDocumentFragment();
     const added: HTMLElement[] = [];
     for (const event of events) {
@@ -166,7 +166,7 @@ export class Timeline {
     }
     if (added.length === 0) return;
     this.list.appendChild(fragment);
-    this.afterAdding(added);
+    this.afterAdding(added, cause);
   }
 
   /** Newest-first view: the events before the first one shown, in the page's order. */
@@ -181,7 +181,7 @@ export class Timeline {
     const added = fresh.map((event) => this.render(event));
     for (const card of added) fragment.appendChild(card);
     this.list.insertBefore(fragment, this.list.firstChild);
-    this.afterAdding(added);
+    this.afterAdding(added, 'live');
     this.updateFooter();
   }
 
@@ -195,10 +195,10 @@ export class Timeline {
     return card;
   }
 
-  private afterAdding(cards: readonly HTMLElement[]): void {
+  private afterAdding(cards: readonly HTMLElement[], cause: 'page' | 'live'): void {
     for (const card of cards) this.pair(card);
     if (!this.focused) this.setFocusable(cards[0]!);
-    this.options.onChange?.();
+    this.options.onChange?.(cause);
   }
 
   /** Links an action and its result, whichever arrives second. */
