@@ -99,12 +99,12 @@ export class Timeline {
     } finally {
       this.list.setAttribute('aria-busy', 'false');
     }
-    // The footer may still be in view after a short page: keep going until it is not.
-    if (!this.reachedEnd && this.footerNearViewport()) await new Promise((resolve) => requestAnimationFrame(resolve)).then(() => this.loadMore());
-  }
-
-  private footerNearViewport(): boolean {
-    return this.footer.getBoundingClientRect().top < window.innerHeight + 1200;
+    // The footer may still be near the view after a short page. Observing it again reports
+    // where it is after the next layout, without forcing one here.
+    if (!this.reachedEnd) {
+      this.observer.unobserve(this.footer);
+      this.observer.observe(this.footer);
+    }
   }
 
   private updateFooter(): void {
@@ -225,7 +225,10 @@ export class Timeline {
     }
     action.classList.add('paired');
     result.classList.add('paired');
-    if (action.nextElementSibling === result) result.classList.add('follows-action');
+    if (action.nextElementSibling === result) {
+      action.classList.add('before-result');
+      result.classList.add('follows-action');
+    }
   }
 
   private onKey(event: KeyboardEvent): void {
