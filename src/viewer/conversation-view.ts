@@ -11,7 +11,9 @@ import { displayTimestamp } from './time-format';
 import { Timeline } from './timeline';
 import type { ViewFilters, ViewState } from './view-state';
 
-/** Events per request: small enough to draw in one frame, large enough to stay ahead of fast scrolling. */
+/** The first page fills a screen and no more, so it is drawn soonest. */
+const FIRST_PAGE_SIZE = 20;
+/** Events per later request: small enough to draw in one frame, large enough to stay ahead of fast scrolling. */
 const PAGE_SIZE = 50;
 /** New events must be on screen within 2 s of being written. */
 const POLL_MS = 1000;
@@ -35,6 +37,7 @@ export async function showConversation(container: HTMLElement, options: Conversa
   const filters = state.filters;
   const order = filters.sort_order ?? 'TIMESTAMP';
   const query: SearchQuery = { ...filters, limit: PAGE_SIZE };
+  const firstQuery: SearchQuery = { ...filters, limit: FIRST_PAGE_SIZE };
 
   const heading = element('h1', { className: 'conversation-heading', text: 'Conversation' });
   const facts = element('p', { className: 'conversation-facts' }, [element('code', { text: conversationId })]);
@@ -42,7 +45,7 @@ export async function showConversation(container: HTMLElement, options: Conversa
   const timeline = new Timeline({
     order,
     pollMs: POLL_MS,
-    fetchPage: (pageId) => api.searchEvents(conversationId, pageId === undefined ? query : { ...query, page_id: pageId }),
+    fetchPage: (pageId) => api.searchEvents(conversationId, pageId === undefined ? firstQuery : { ...query, page_id: pageId }),
     onError: options.onError,
     onChange: (cause) => {
       updateStatus();

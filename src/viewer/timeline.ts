@@ -20,6 +20,8 @@ export interface TimelineOptions {
   pollMs: number;
 }
 
+/** Newest first, events written since the last poll are read up to this many pages; a burst beyond that shows after a reload. */
+const MAX_CATCH_UP_PAGES = 20;
 /** Start the next page this far before the reader reaches the end. */
 const PREFETCH_MARGIN = '1200px 0px';
 
@@ -141,9 +143,9 @@ export class Timeline {
         }
         this.updateFooter();
       } else {
-        const page = await this.options.fetchPage(undefined);
+        const fresh = await this.newestUnseen();
         if (this.disposed || this.loading) return;
-        this.prependNewest(page.items);
+        this.prependNewest(fresh);
       }
     } catch (error) {
       if (!this.disposed) this.options.onError(error);
@@ -169,13 +171,23 @@ export class Timeline {
     this.afterAdding(added, cause);
   }
 
-  /** Newest-first view: the events before the first one shown, in the page's order. */
-  private prependNewest(events: readonly Event[]): void {
+  /** Newest-first view: the events before the first one shown, read page by page until a shown one is reached. */
+  private async newestUnseen(): Promise<Event[]> {
     const fresh: Event[] = [];
-    for (const event of events) {
-      if (event.id !== undefined && this.ids.has(event.id)) break;
-      fresh.push(event);
+    let pageId: string | undefined;
+    for (let pages = 0; pages < MAX_CATCH_UP_PAGES; pages++) {
+      const page = await this.options.fetchPage(pageId);
+      for (const event of page.items) {
+        if (event.id !== undefined && this.ids.has(event.id)) return fresh;
+        fresh.push(event);
+      }
+      if (!page.next_page_id) return fresh;
+      pageId = page.next_page_id;
     }
+    return fresh;
+  }
+
+  private prependNewest(fresh: readonly Event[]): void {
     if (fresh.length === 0) return;
     const fragment = document.createDocumentFragment();
     const added = fresh.map((event) => this.render(event));
