@@ -3,6 +3,7 @@
  * on screen within 1 s of opening it, and no long task over 100 ms (PerformanceObserver
  * `longtask`) while the reader pages through a 10k-event conversation to its end. The
  * figures are printed, and docs/viewer.md records a run; on a shared machine they vary.
+ * Not part of `npm test` (it pages 10k events for minutes): `npm run test:viewer-performance`.
  */
 import { generateConversation } from '../../src/fixture';
 import { conversationId } from '../support/events';
