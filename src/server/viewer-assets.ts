@@ -8,9 +8,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import express, { type Router } from 'express';
+import { packageRoot } from '../cli/package-info';
 import { errorCode } from '../store/error-code';
 
-export const VIEWER_DIRECTORY = path.resolve(__dirname, '../../dist/viewer');
+/** Where `npm run build:viewer` writes, found from the package root: the same whether the server runs from src/ or from dist/src/. */
+export function defaultViewerDirectory(): string {
+  return path.join(packageRoot(), 'dist', 'viewer');
+}
 
 /**
  * Only this server's own files: a stored event that got markup into the page still
@@ -19,7 +23,7 @@ export const VIEWER_DIRECTORY = path.resolve(__dirname, '../../dist/viewer');
 const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const YEAR_SECONDS = 365 * 24 * 60 * 60;
 
-export function viewerAssets(directory: string = VIEWER_DIRECTORY): Router {
+export function viewerAssets(directory: string = defaultViewerDirectory()): Router {
   const router = express.Router();
   router.get('/', async (_req, res) => {
     let page: Buffer;

@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const countPath = (id: string, query: Query = {}) => `/api/conversations/${id}/events/count?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`;
+const countPath = (id: string, query: Query = {}) => `/api/conversations/${id}/events/count?${new URLSearchParams(Object.entries(query).map(([name, value]): [string, string] => [name, String(value)]))}`;
 const eventPath = (id: string, eventId: string) => `/api/conversations/${id}/events/${encodeURIComponent(eventId)}`;
 
 describe('count', () => {
