@@ -15,8 +15,8 @@ import type { ViewFilters, ViewState } from './view-state';
 const FIRST_PAGE_SIZE = 20;
 /** Events per later request: small enough to draw in one frame, large enough to stay ahead of fast scrolling. */
 const PAGE_SIZE = 50;
-/** New events must be on screen within 2 s of being written. */
-const POLL_MS = 1000;
+/** New events must be on screen within 2 s of being written; polling twice a second leaves room for a slow request. */
+const POLL_MS = 500;
 
 export interface ConversationScreenOptions {
   api: ViewerApi;
