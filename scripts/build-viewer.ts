@@ -4,7 +4,9 @@ import { buildViewerBundle } from './viewer-bundle';
 
 buildViewerBundle().then(
   (bundle) => {
-    process.stdout.write(`viewer: ${path.relative(process.cwd(), bundle.directory)} (${bundle.script}, ${bundle.style}; ${Math.round(bundle.bytes / 1024)} KiB)\n`);
+    process.stdout.write(
+      `viewer: ${path.relative(process.cwd(), bundle.directory)} (${bundle.script}, ${bundle.style}; ${Math.round(bundle.bytes / 1024)} KiB)\n`,
+    );
   },
   (error: unknown) => {
     process.stderr.write(`viewer build failed: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -33,7 +33,10 @@ async function main(): Promise<void> {
     await page.locator('article.event').nth(40).waitFor();
     await page.screenshot({ path: path.join(root, 'docs', 'viewer-conversation.png') });
     // Further on, where the agent works: actions paired with their results, and a failed one.
-    await page.locator('article.event').nth(9).evaluate((card) => window.scrollTo(0, card.getBoundingClientRect().top + window.scrollY - 16));
+    await page
+      .locator('article.event')
+      .nth(9)
+      .evaluate((card) => window.scrollTo(0, card.getBoundingClientRect().top + window.scrollY - 16));
     await page.screenshot({ path: path.join(root, 'docs', 'viewer-steps.png') });
     process.stdout.write('wrote docs/viewer-list.png, docs/viewer-conversation.png and docs/viewer-steps.png\n');
   } finally {

@@ -20,7 +20,8 @@ export function defaultViewerDirectory(): string {
  * Only this server's own files: a stored event that got markup into the page still
  * could not load a script or send data anywhere else.
  */
-const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const YEAR_SECONDS = 365 * 24 * 60 * 60;
 
 export function viewerAssets(directory: string = defaultViewerDirectory()): Router {
@@ -31,10 +32,19 @@ export function viewerAssets(directory: string = defaultViewerDirectory()): Rout
       page = await readFile(path.join(directory, 'index.html'));
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
-      res.status(503).type('text/plain').set('Cache-Control', 'no-store').send('The events viewer is not built. Run `npm run build:viewer` and reload this page.\n');
+      res
+        .status(503)
+        .type('text/plain')
+        .set('Cache-Control', 'no-store')
+        .send('The events viewer is not built. Run `npm run build:viewer` and reload this page.\n');
       return;
     }
-    res.set({ 'Cache-Control': 'no-cache', 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
+    res.set({
+      'Cache-Control': 'no-cache',
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    });
     res.type('html').send(page);
   });
   router.use(

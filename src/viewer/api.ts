@@ -31,7 +31,10 @@ export interface ViewerApi {
 }
 
 export function createViewerApi(sessionKey: string | undefined): ViewerApi {
-  const client: AgentServerClient = createAgentServerClient({ baseUrl: location.origin, ...(sessionKey !== undefined ? { sessionApiKey: sessionKey } : {}) });
+  const client: AgentServerClient = createAgentServerClient({
+    baseUrl: location.origin,
+    ...(sessionKey !== undefined ? { sessionApiKey: sessionKey } : {}),
+  });
   const keyWasSent = sessionKey !== undefined;
   return {
     async listConversations() {
@@ -62,7 +65,8 @@ async function reach<T>(request: () => Promise<T>): Promise<T> {
 
 function failure(error: AgentServerError, keyWasSent: boolean, what: string): Error {
   if (error.status === 401) return new SessionKeyNeeded(keyWasSent);
-  if (error.status === 404 && typeof error.detail === 'string') return new ViewerRequestError(`${error.detail}. It may have been deleted, or the link names another store's conversation.`, 404);
+  if (error.status === 404 && typeof error.detail === 'string')
+    return new ViewerRequestError(`${error.detail}. It may have been deleted, or the link names another store's conversation.`, 404);
   if (error.status === 422) {
     const problems = error.validationErrors.map((item) => `${String(item.loc[item.loc.length - 1] ?? 'request')}: ${item.msg}`);
     return new ViewerRequestError(`The server rejected the filters. ${problems.join('; ')}`, 422);

@@ -11,9 +11,16 @@ export interface ListScreen {
   dispose(): void;
 }
 
-export async function showConversationList(container: HTMLElement, api: ViewerApi, link: (conversation: string) => HTMLAnchorElement): Promise<ListScreen> {
+export async function showConversationList(
+  container: HTMLElement,
+  api: ViewerApi,
+  link: (conversation: string) => HTMLAnchorElement,
+): Promise<ListScreen> {
   const list = await api.listConversations();
-  const filterBox = element('input', { className: 'list-filter', attributes: { type: 'search', id: 'conversation-filter', placeholder: 'id or title', autocomplete: 'off' } });
+  const filterBox = element('input', {
+    className: 'list-filter',
+    attributes: { type: 'search', id: 'conversation-filter', placeholder: 'id or title', autocomplete: 'off' },
+  });
   const summary = element('p', { className: 'list-summary', attributes: { 'aria-live': 'polite' } });
   const items = element('ul', { className: 'conversation-list' });
   const rows = list.items.map((conversation) => ({ conversation, row: conversationRow(conversation, link) }));
@@ -21,7 +28,10 @@ export async function showConversationList(container: HTMLElement, api: ViewerAp
   const applyFilter = () => {
     const needle = filterBox.value.trim().toLowerCase();
     const shown = rows.filter(({ conversation }) => matches(conversation, needle));
-    replaceChildren(items, shown.map(({ row }) => row));
+    replaceChildren(
+      items,
+      shown.map(({ row }) => row),
+    );
     const total = rows.length;
     summary.textContent =
       total === 0
@@ -49,7 +59,10 @@ function conversationRow(conversation: StoredConversation, link: (conversation: 
   const anchor = link(conversation.id);
   anchor.className = 'conversation-link';
   anchor.append(
-    element('span', { className: conversation.title ? 'conversation-title' : 'conversation-title untitled', text: conversation.title ?? 'Untitled conversation' }),
+    element('span', {
+      className: conversation.title ? 'conversation-title' : 'conversation-title untitled',
+      text: conversation.title ?? 'Untitled conversation',
+    }),
     element('span', { className: 'conversation-meta' }, [
       element('code', { className: 'conversation-id', text: conversation.id }),
       element('span', { text: `${conversation.event_count} ${conversation.event_count === 1 ? 'event' : 'events'}` }),

@@ -97,7 +97,10 @@ export async function showConversation(container: HTMLElement, options: Conversa
   void describeConversation(api, conversationId).then((conversation) => {
     if (!conversation) return;
     heading.textContent = conversation.title ?? 'Untitled conversation';
-    facts.append(` · ${conversation.event_count} events stored`, conversation.last_event_at ? ` · last event ${displayTimestamp(conversation.last_event_at)}` : '');
+    facts.append(
+      ` · ${conversation.event_count} events stored`,
+      conversation.last_event_at ? ` · last event ${displayTimestamp(conversation.last_event_at)}` : '',
+    );
   }, options.onError);
 
   await timeline.start();
@@ -122,13 +125,20 @@ function isFiltered(filters: ViewFilters): boolean {
 
 /** The filter form. Lists apply when changed; text fields when Enter is pressed or Apply is clicked. */
 function filterForm(filters: ViewFilters, apply: (filters: ViewFilters) => void): HTMLFormElement {
-  const kind = select('filter-kind', 'kind', [['', 'All kinds'], ...EVENT_KINDS.map((name) => [name, `${KIND_PRESENTATION[name].label} (${name})`] as const)]);
+  const kind = select('filter-kind', 'kind', [
+    ['', 'All kinds'],
+    ...EVENT_KINDS.map((name) => [name, `${KIND_PRESENTATION[name].label} (${name})`] as const),
+  ]);
   if (filters.kind && !isEventKind(filters.kind)) kind.append(element('option', { text: filters.kind, attributes: { value: filters.kind } }));
   kind.value = filters.kind ?? '';
   const source = select('filter-source', 'source', [['', 'All sources'], ...EVENT_SOURCES.map((name) => [name, name] as const)]);
-  if (filters.source && !isEventSource(filters.source)) source.append(element('option', { text: filters.source, attributes: { value: filters.source } }));
+  if (filters.source && !isEventSource(filters.source))
+    source.append(element('option', { text: filters.source, attributes: { value: filters.source } }));
   source.value = filters.source ?? '';
-  const order = select('filter-order', 'sort_order', [['TIMESTAMP', 'Oldest first'], ['TIMESTAMP_DESC', 'Newest first']]);
+  const order = select('filter-order', 'sort_order', [
+    ['TIMESTAMP', 'Oldest first'],
+    ['TIMESTAMP_DESC', 'Newest first'],
+  ]);
   order.value = filters.sort_order ?? 'TIMESTAMP';
   const body = textInput('filter-body', 'body', filters.body, 'text in messages', 'search');
   const from = textInput('filter-from', 'timestamp__gte', filters.timestamp__gte, '2026-06-16T05:40:00');

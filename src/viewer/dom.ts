@@ -10,7 +10,11 @@ export interface ElementOptions {
 
 export type Child = Node | string | null | undefined | false;
 
-export function element<K extends keyof HTMLElementTagNameMap>(tag: K, options: ElementOptions = {}, children: readonly Child[] = []): HTMLElementTagNameMap[K] {
+export function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  options: ElementOptions = {},
+  children: readonly Child[] = [],
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (options.className) node.className = options.className;
   if (options.text !== undefined) node.textContent = options.text;

@@ -38,11 +38,20 @@ export function eventCard(event: Event, position: number): HTMLElement {
   card.append(
     element('header', { className: 'event-head' }, [
       element('h3', { className: 'event-title', attributes: { id: headingId } }, [
-        element('span', { className: `badge kind-badge kind-${presentation.group}`, text: `${GROUP_ICON[presentation.group] ?? ''} ${presentation.label}` }),
+        element('span', {
+          className: `badge kind-badge kind-${presentation.group}`,
+          text: `${GROUP_ICON[presentation.group] ?? ''} ${presentation.label}`,
+        }),
         title ? element('span', { className: 'event-summary', text: title }) : null,
       ]),
       element('span', { className: `badge source-badge source-${source}`, text: source }),
-      event.timestamp ? element('time', { className: 'event-time', text: displayTimeOfDay(event.timestamp), attributes: { datetime: event.timestamp, title: displayTimestamp(event.timestamp) } }) : null,
+      event.timestamp
+        ? element('time', {
+            className: 'event-time',
+            text: displayTimeOfDay(event.timestamp),
+            attributes: { datetime: event.timestamp, title: displayTimestamp(event.timestamp) },
+          })
+        : null,
     ]),
     element('div', { className: 'event-body' }, body),
   );
@@ -76,7 +85,13 @@ function contentOf(event: Event): Content {
         title: `${event.tools.length} tools`,
         body: [
           folded('System prompt', () => [codeBlock(event.system_prompt.text)]),
-          folded(`Tools (${event.tools.length})`, () => [element('ul', { className: 'tool-list' }, event.tools.map((tool) => element('li', { text: toolName(tool) })))]),
+          folded(`Tools (${event.tools.length})`, () => [
+            element(
+              'ul',
+              { className: 'tool-list' },
+              event.tools.map((tool) => element('li', { text: toolName(tool) })),
+            ),
+          ]),
           event.dynamic_context ? folded('Dynamic context', () => [codeBlock(event.dynamic_context?.text ?? '')]) : null,
         ],
       };
@@ -97,10 +112,7 @@ function contentOf(event: Event): Content {
       return {
         title: `${event.prompt_token_ids.length} prompt tokens, ${event.response_token_ids.length} response tokens`,
         body: [
-          folded('Token ids', () => [
-            labelled('Prompt', event.prompt_token_ids.join(' ')),
-            labelled('Response', event.response_token_ids.join(' ')),
-          ]),
+          folded('Token ids', () => [labelled('Prompt', event.prompt_token_ids.join(' ')), labelled('Response', event.response_token_ids.join(' '))]),
         ],
       };
     case 'PauseEvent':
@@ -123,16 +135,24 @@ function messageContent(event: EventOfKind<'MessageEvent'>): Content {
       event.extended_content && event.extended_content.length > 0 ? folded('Extended content', () => textBlocks(event.extended_content ?? [])) : null,
       ...reasoning(message.reasoning_content, message.thinking_blocks, message.responses_reasoning_item),
       message.tool_calls && message.tool_calls.length > 0
-        ? labelledBlock('Tool calls', message.tool_calls.map((call) => element('div', {}, [element('code', { text: call.name }), argumentsBlock(call.arguments)])))
+        ? labelledBlock(
+            'Tool calls',
+            message.tool_calls.map((call) => element('div', {}, [element('code', { text: call.name }), argumentsBlock(call.arguments)])),
+          )
         : null,
       event.activated_skills && event.activated_skills.length > 0 ? labelled('Skills', event.activated_skills.join(', ')) : null,
-      event.critic_result ? labelled('Critic', `${event.critic_result.score.toFixed(2)}${event.critic_result.message ? ` · ${event.critic_result.message}` : ''}`) : null,
+      event.critic_result
+        ? labelled('Critic', `${event.critic_result.score.toFixed(2)}${event.critic_result.message ? ` · ${event.critic_result.message}` : ''}`)
+        : null,
     ],
   };
 }
 
 function actionContent(event: EventOfKind<'ActionEvent'>): Content {
-  const thought = event.thought.map((part) => part.text).join('\n').trim();
+  const thought = event.thought
+    .map((part) => part.text)
+    .join('\n')
+    .trim();
   return {
     title: event.summary ? `${event.tool_name} · ${event.summary}` : event.tool_name,
     body: [
@@ -150,7 +170,8 @@ function observationContent(event: EventOfKind<'ObservationEvent'>): Content {
   const isError = observation['is_error'] === true;
   const text = observationText(observation);
   const facts: string[] = [];
-  if (typeof observation['command'] === 'string') facts.push(observation.kind === 'TerminalObservation' ? `$ ${observation['command']}` : `command: ${observation['command']}`);
+  if (typeof observation['command'] === 'string')
+    facts.push(observation.kind === 'TerminalObservation' ? `$ ${observation['command']}` : `command: ${observation['command']}`);
   if (typeof observation['exit_code'] === 'number') facts.push(`exit code ${observation['exit_code']}`);
   if (observation['timeout'] === true) facts.push('timed out');
   const lines = text === undefined ? 0 : text.split('\n').length;
@@ -230,7 +251,9 @@ function jsonBlock(value: unknown, label: string): HTMLElement {
 function observationText(observation: Record<string, unknown>): string | undefined {
   const content = observation['content'];
   if (!Array.isArray(content)) return undefined;
-  const texts = content.flatMap((part: unknown) => (typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string' ? [(part as { text: string }).text] : []));
+  const texts = content.flatMap((part: unknown) =>
+    typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string' ? [(part as { text: string }).text] : [],
+  );
   return texts.length > 0 ? texts.join('\n') : undefined;
 }
 

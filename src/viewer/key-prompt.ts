@@ -9,7 +9,11 @@ export function showKeyPrompt(container: HTMLElement, keyWasRejected: boolean, s
   const form = element('form', { className: 'key-form' }, [
     element('h1', { text: 'Session key required' }),
     keyWasRejected
-      ? element('p', { className: 'notice error', attributes: { role: 'alert' }, text: '⚠ The server did not accept that session key. Check it and enter it again.' })
+      ? element('p', {
+          className: 'notice error',
+          attributes: { role: 'alert' },
+          text: '⚠ The server did not accept that session key. Check it and enter it again.',
+        })
       : element('p', { text: 'This server only shows its conversations to clients that send one of its session keys.' }),
     element('label', { text: 'Session key', attributes: { for: 'session-key' } }),
     input,

@@ -52,9 +52,12 @@ export class Timeline {
       const card = (event.target as HTMLElement).closest<HTMLElement>('article.event');
       if (card) this.setFocusable(card);
     });
-    this.observer = new IntersectionObserver((entries) => {
-      if (entries.some((entry) => entry.isIntersecting)) void this.loadMore();
-    }, { rootMargin: PREFETCH_MARGIN });
+    this.observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) void this.loadMore();
+      },
+      { rootMargin: PREFETCH_MARGIN },
+    );
   }
 
   /** Loads the first page, then follows the reader's scrolling and polls for new events. */
@@ -112,7 +115,9 @@ export class Timeline {
   private updateFooter(): void {
     if (!this.reachedEnd) this.footer.textContent = 'Loading more events as you scroll…';
     else if (this.ids.size === 0) this.footer.textContent = 'No events match this view. New events will appear here as they are written.';
-    else this.footer.textContent = this.options.order === 'TIMESTAMP' ? 'End of the conversation so far. New events appear here as they are written.' : 'Oldest event reached.';
+    else
+      this.footer.textContent =
+        this.options.order === 'TIMESTAMP' ? 'End of the conversation so far. New events appear here as they are written.' : 'Oldest event reached.';
   }
 
   private schedulePoll(): void {
@@ -215,14 +220,17 @@ export class Timeline {
 
   /** Links an action and its result, whichever arrives second. */
   private pair(card: HTMLElement): void {
-    const callId = card.querySelector<HTMLElement>('[data-pair-for]')?.dataset['pairFor'] ?? card.querySelector<HTMLElement>('[data-result-of]')?.dataset['resultOf'];
+    const callId =
+      card.querySelector<HTMLElement>('[data-pair-for]')?.dataset['pairFor'] ??
+      card.querySelector<HTMLElement>('[data-result-of]')?.dataset['resultOf'];
     if (callId === undefined) return;
     const action = this.actionsByCall.get(callId);
     const result = this.resultsByCall.get(callId);
     if (!action || !result) return;
     const pending = action.querySelector<HTMLElement>('[data-pair-for]');
     if (pending?.classList.contains('pending')) {
-      const failed = result.classList.contains('group-error') || result.classList.contains('group-rejection') || result.querySelector('.error-flag') !== null;
+      const failed =
+        result.classList.contains('group-error') || result.classList.contains('group-rejection') || result.querySelector('.error-flag') !== null;
       const where = action.compareDocumentPosition(result) & Node.DOCUMENT_POSITION_FOLLOWING ? 'below' : 'above';
       pending.classList.remove('pending');
       pending.textContent = '';

@@ -19,7 +19,10 @@ beforeAll(async () => {
       {
         id: OLDER,
         events: [
-          message({ id: eventId(1), timestamp: '2026-03-01T09:00:00.000001', source: 'user' }, { text: ['Fix the flaky test in the billing module'] }),
+          message(
+            { id: eventId(1), timestamp: '2026-03-01T09:00:00.000001', source: 'user' },
+            { text: ['Fix the flaky test in the billing module'] },
+          ),
           pause({ id: eventId(2), timestamp: '2026-03-01T09:05:00' }),
         ],
       },

@@ -125,7 +125,11 @@ export async function scrollToEnd(page: Page, timeoutMs = 60_000): Promise<void>
 }
 
 /** Every id the API returns for the query, in its order: what the page must show. */
-export async function apiEventIds(client: AgentServerClient, conversation: string, filters: Parameters<AgentServerClient['listEvents']>[1] = {}): Promise<string[]> {
+export async function apiEventIds(
+  client: AgentServerClient,
+  conversation: string,
+  filters: Parameters<AgentServerClient['listEvents']>[1] = {},
+): Promise<string[]> {
   const events = await client.listEvents(conversation, filters);
   return events.map((event) => event.id ?? '');
 }

@@ -15,7 +15,9 @@ const LONG_TASK_LIMIT_MS = 100;
 
 let harness: ViewerHarness;
 beforeAll(async () => {
-  harness = await startViewerHarness({ conversations: [{ id: LARGE_ID, events: generateConversation({ events: LARGE_EVENTS, seed: 'viewer-performance' }) }] });
+  harness = await startViewerHarness({
+    conversations: [{ id: LARGE_ID, events: generateConversation({ events: LARGE_EVENTS, seed: 'viewer-performance' }) }],
+  });
   // Load the large conversation into the store first: the target is about the page, not the first read from disk.
   expect((await harness.client.countEvents(LARGE_ID)).ok).toBe(true);
 }, 120_000);

@@ -25,7 +25,10 @@ beforeAll(async () => {
       {
         id: HOSTILE_ID,
         events: [
-          message({ id: eventId(101), timestamp: '2026-01-01T10:00:00', source: 'user' }, { text: [HOSTILE_TEXT + '\n```html\n<iframe src="https://example.com"></iframe>\n```'] }),
+          message(
+            { id: eventId(101), timestamp: '2026-01-01T10:00:00', source: 'user' },
+            { text: [HOSTILE_TEXT + '\n```html\n<iframe src="https://example.com"></iframe>\n```'] },
+          ),
           action({ id: eventId(102), timestamp: '2026-01-01T10:00:01' }, HOSTILE_TEXT),
           observation({ id: eventId(103), timestamp: '2026-01-01T10:00:02' }, HOSTILE_TEXT),
         ],
@@ -69,9 +72,13 @@ describe('the list of conversations', () => {
     const { page } = await harness.open('/');
     await page.locator('.conversation-list li').first().waitFor();
     await page.getByLabel('Filter by id or title').fill('invoice totals');
-    await expect(page.locator('.conversation-list li').evaluateAll((items) => items.map((item) => item.getAttribute('data-conversation-id')))).resolves.toEqual([SMALL_SAMPLE_ID]);
+    await expect(
+      page.locator('.conversation-list li').evaluateAll((items) => items.map((item) => item.getAttribute('data-conversation-id'))),
+    ).resolves.toEqual([SMALL_SAMPLE_ID]);
     await page.getByLabel('Filter by id or title').fill(SAMPLE_HEX.slice(0, 10));
-    await expect(page.locator('.conversation-list li').evaluateAll((items) => items.map((item) => item.getAttribute('data-conversation-id')))).resolves.toEqual([SAMPLE_ID]);
+    await expect(
+      page.locator('.conversation-list li').evaluateAll((items) => items.map((item) => item.getAttribute('data-conversation-id'))),
+    ).resolves.toEqual([SAMPLE_ID]);
     await expect(page.locator('.list-summary').textContent()).resolves.toContain('1 of 5 conversations');
   });
 
@@ -124,13 +131,18 @@ describe('a conversation', () => {
     // An action links to its observation; following the link focuses it.
     const pairedAction = page.locator('article.event[data-kind="ActionEvent"].paired').first();
     await pairedAction.locator('.pair-link button').click();
-    const focused = await page.evaluate(() => ({ kind: document.activeElement?.getAttribute('data-kind'), callId: document.activeElement?.querySelector('[data-result-of]')?.getAttribute('data-result-of') }));
+    const focused = await page.evaluate(() => ({
+      kind: document.activeElement?.getAttribute('data-kind'),
+      callId: document.activeElement?.querySelector('[data-result-of]')?.getAttribute('data-result-of'),
+    }));
     const actionCallId = await pairedAction.locator('[data-pair-for]').getAttribute('data-pair-for');
     expect(focused.callId).toBe(actionCallId);
     expect(['ObservationEvent', 'AgentErrorEvent', 'UserRejectObservation']).toContain(focused.kind);
     // Errors say so in text.
     await expect(page.locator('article.event[data-kind="AgentErrorEvent"] .kind-badge').first().textContent()).resolves.toContain('Agent error');
-    await expect(page.locator('article.event[data-kind="ConversationErrorEvent"] .kind-badge').first().textContent()).resolves.toContain('Conversation error');
+    await expect(page.locator('article.event[data-kind="ConversationErrorEvent"] .kind-badge').first().textContent()).resolves.toContain(
+      'Conversation error',
+    );
     await expect(page.locator('article.event[data-kind="UserRejectObservation"]').first().textContent()).resolves.toContain('Reason');
     // A condensation says how many events it forgot and shows the summary.
     const condensation = page.locator('article.event[data-kind="Condensation"]').first();
@@ -141,7 +153,9 @@ describe('a conversation', () => {
   it('never puts encrypted_content or stored markup into the page, even with every fold open', async () => {
     const page = await openSample();
     await scrollToEnd(page);
-    await page.locator('details:not([open]) > summary').evaluateAll((summaries) => summaries.forEach((summary) => (summary as HTMLElement).click()));
+    await page.locator('details:not([open]) > summary').evaluateAll((summaries) => {
+      for (const summary of summaries) (summary as HTMLElement).click();
+    });
     const html = await page.content();
     const secrets = readdirSync(path.join(harness.root, SAMPLE_HEX, 'events')).flatMap((name) => {
       const text = readFileSync(path.join(harness.root, SAMPLE_HEX, 'events', name), 'utf8');
@@ -156,7 +170,9 @@ describe('a conversation', () => {
     expect(await hostile.locator('main img, main script, main iframe, main b').count()).toBe(0);
     expect(await hostile.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     await expect(hostile.locator('article.event[data-kind="MessageEvent"] .prose').first().textContent()).resolves.toContain('<img src=x onerror=');
-    await expect(hostile.locator('article.event[data-kind="MessageEvent"] pre code').textContent()).resolves.toBe('<iframe src="https://example.com"></iframe>');
+    await expect(hostile.locator('article.event[data-kind="MessageEvent"] pre code').textContent()).resolves.toBe(
+      '<iframe src="https://example.com"></iframe>',
+    );
   });
 
   it('moves between events with j and k, with a visible focus ring', async () => {
@@ -180,9 +196,33 @@ describe('a conversation', () => {
 
 describe('filters', () => {
   const cases: { name: string; filters: Record<string, string>; fill: (page: Page) => Promise<void> }[] = [
-    { name: 'kind', filters: { kind: 'MessageEvent' }, fill: (page) => page.getByLabel('Kind', { exact: true }).selectOption('MessageEvent').then(() => undefined) },
-    { name: 'source', filters: { source: 'user' }, fill: (page) => page.getByLabel('Source', { exact: true }).selectOption('user').then(() => undefined) },
-    { name: 'body', filters: { body: 'pagination' }, fill: (page) => page.getByLabel('Message text', { exact: true }).fill('pagination').then(() => page.getByLabel('Message text', { exact: true }).press('Enter')) },
+    {
+      name: 'kind',
+      filters: { kind: 'MessageEvent' },
+      fill: (page) =>
+        page
+          .getByLabel('Kind', { exact: true })
+          .selectOption('MessageEvent')
+          .then(() => undefined),
+    },
+    {
+      name: 'source',
+      filters: { source: 'user' },
+      fill: (page) =>
+        page
+          .getByLabel('Source', { exact: true })
+          .selectOption('user')
+          .then(() => undefined),
+    },
+    {
+      name: 'body',
+      filters: { body: 'pagination' },
+      fill: (page) =>
+        page
+          .getByLabel('Message text', { exact: true })
+          .fill('pagination')
+          .then(() => page.getByLabel('Message text', { exact: true }).press('Enter')),
+    },
     {
       name: 'time range',
       filters: { timestamp__gte: '2026-06-16T05:45:00', timestamp__lt: '2026-06-16T06:00:00' },
@@ -192,7 +232,15 @@ describe('filters', () => {
         await page.getByRole('button', { name: 'Apply' }).click();
       },
     },
-    { name: 'order', filters: { sort_order: 'TIMESTAMP_DESC' }, fill: (page) => page.getByLabel('Order', { exact: true }).selectOption('TIMESTAMP_DESC').then(() => undefined) },
+    {
+      name: 'order',
+      filters: { sort_order: 'TIMESTAMP_DESC' },
+      fill: (page) =>
+        page
+          .getByLabel('Order', { exact: true })
+          .selectOption('TIMESTAMP_DESC')
+          .then(() => undefined),
+    },
   ];
 
   for (const { name, filters, fill } of cases) {
@@ -213,7 +261,9 @@ describe('filters', () => {
       await scrollToEnd(page);
       expect(await shownEventIds(page)).toEqual(await apiEventIds(harness.client, SAMPLE_ID, filters));
       const form = await page.evaluate(() =>
-        Object.fromEntries([...document.querySelectorAll<HTMLInputElement | HTMLSelectElement>('form.filters [name]')].map((field) => [field.name, field.value])),
+        Object.fromEntries(
+          [...document.querySelectorAll<HTMLInputElement | HTMLSelectElement>('form.filters [name]')].map((field) => [field.name, field.value]),
+        ),
       );
       for (const [key, value] of Object.entries(filters)) expect({ key, value: form[key] }).toEqual({ key, value });
     });
@@ -222,7 +272,9 @@ describe('filters', () => {
   it('combines filters from a link and clears them with one button', async () => {
     const page = await openSample('&kind=ActionEvent&source=agent&sort_order=TIMESTAMP_DESC');
     await scrollToEnd(page);
-    expect(await shownEventIds(page)).toEqual(await apiEventIds(harness.client, SAMPLE_ID, { kind: 'ActionEvent', source: 'agent', sort_order: 'TIMESTAMP_DESC' }));
+    expect(await shownEventIds(page)).toEqual(
+      await apiEventIds(harness.client, SAMPLE_ID, { kind: 'ActionEvent', source: 'agent', sort_order: 'TIMESTAMP_DESC' }),
+    );
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.waitForURL((url) => url.search === `?conversation=${SAMPLE_ID}`);
   });
@@ -245,7 +297,10 @@ describe('filters', () => {
 describe('live', () => {
   function appendEvent(index: number, id: string, timestamp: string, text: string): void {
     const event = message({ id, timestamp, source: 'agent' }, { text: [text] });
-    writeFileSync(path.join(harness.root, LIVE_ID.replaceAll('-', ''), 'events', `event-${String(index).padStart(5, '0')}-${id}.json`), JSON.stringify(event));
+    writeFileSync(
+      path.join(harness.root, LIVE_ID.replaceAll('-', ''), 'events', `event-${String(index).padStart(5, '0')}-${id}.json`),
+      JSON.stringify(event),
+    );
   }
 
   it('shows an event written to the conversation within 2 s, in oldest-first and newest-first views', async () => {
