@@ -30,7 +30,7 @@ async function main(): Promise<void> {
 
     await page.setViewportSize({ width: 1200, height: 1400 });
     await page.goto(`${running.url}/?conversation=${SAMPLE_CONVERSATION}`);
-    await page.locator('article.event').nth(40).waitFor();
+    await page.locator('article.event').nth(15).waitFor();
     await page.screenshot({ path: path.join(root, 'docs', 'viewer-conversation.png') });
     // Further on, where the agent works: actions paired with their results, and a failed one.
     await page
