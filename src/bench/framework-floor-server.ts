@@ -13,12 +13,13 @@ import { createApp } from '../server/app';
 import { sendPageBody } from '../server/event-page';
 import { listen } from '../server/listen';
 import type { EventStore } from '../store/event-store';
+import { emptyStoredEventCounts } from '../store/stored-event-counts';
 import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomputed-server';
 
 /** Holds no conversation: only the search route is asked for, and it never reaches a store. */
 const NO_STORE: EventStore = {
   open: async () => undefined,
-  health: () => ({ conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0 }),
+  health: () => ({ conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0, storedEvents: emptyStoredEventCounts('contract') }),
   close: async () => undefined,
 };
 

@@ -2,6 +2,7 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import { type OpenApiDocument, loadOpenApiDocument } from '../contract';
 import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
+import { storedEventCountsBody } from '../store/stored-event-counts';
 import { HttpError, errorHandler } from './errors';
 import { searchParameters } from './parameters';
 import { dropFragment, normalizeQuery, openApiValidator } from './request-validation';
@@ -51,6 +52,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
       conversations_loaded: health.conversationsLoaded,
       events_loaded: health.eventsLoaded,
       events_skipped_invalid: health.eventsSkipped,
+      stored_events: storedEventCountsBody(health.storedEvents),
     });
   });
   app.get('/openapi.json', (_req, res) => {

@@ -4,6 +4,7 @@
  * bytes verbatim, so a store hands out the stored JSON, never a re-serialised object.
  */
 import type { EventIndex } from '../search';
+import type { StoredEventCounts } from './stored-event-counts';
 
 /** Counters an operator reads on the health endpoint. */
 export interface StoreHealth {
@@ -11,8 +12,10 @@ export interface StoreHealth {
   conversationsLoaded: number;
   /** Events served from those conversations. */
   eventsLoaded: number;
-  /** Event files of those conversations that are not served (unreadable, not JSON, or not matching the contract). */
+  /** Event files of those conversations that are broken (unreadable, not JSON, or their known fields break the contract). */
   eventsSkipped: number;
+  /** What became of those conversations' stored events, newer servers' additions included. */
+  storedEvents: StoredEventCounts;
 }
 
 export interface EventStore {
