@@ -39,7 +39,7 @@ interface Rule {
 export interface UnlistedPropertyPruner {
   /**
    * Deletes, in place, every property a closed object of the contract does not list, and
-   * returns their paths (`parent_id`, `action.some_field`, `thought[].x`), each once.
+   * returns their paths (`parent_id`, `action.some_field`, `thought[].x`), each once, sorted.
    */
   prune(event: unknown): string[];
   /** The event kinds the contract has. */
@@ -60,7 +60,7 @@ export function compileUnlistedPropertyPruner(document: OpenApiDocument = loadOp
     prune(event) {
       const removed: string[] = [];
       if (root.reachesClosed) pruneValue(root, event, '', removed);
-      return removed.length > 1 ? [...new Set(removed)] : removed;
+      return removed.length > 1 ? [...new Set(removed)].sort() : removed;
     },
   };
 }
