@@ -1,8 +1,8 @@
 /**
- * `npm start -- [--host H] [--port P] [--conversations-path DIR] [--validate-responses] [--session-api-key KEY ...]`
+ * `npm start -- [--host H] [--port P] [--conversations-path DIR] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...]`
  * Serves a conversations directory in the reference layout. Flags win over the
- * environment (HOST, PORT, OH_CONVERSATIONS_PATH, SESSION_API_KEY, OH_SESSION_API_KEYS_n);
- * the default is the bundled sample.
+ * environment (HOST, PORT, OH_CONVERSATIONS_PATH, SERVE_STORED_EVENTS_UNCHANGED,
+ * SESSION_API_KEY, OH_SESSION_API_KEYS_n); the default is the bundled sample.
  */
 import { opendirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -16,13 +16,15 @@ import { checkConversationsRoot } from '../store/store-root';
 
 const SAMPLE_DATA = path.resolve(__dirname, '../../sample-data/conversations');
 const USAGE =
-  'usage: npm start -- [--host HOST] [--port PORT] [--conversations-path DIR] [--validate-responses] [--session-api-key KEY ...]';
+  'usage: npm start -- [--host HOST] [--port PORT] [--conversations-path DIR] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...]';
 
 interface StartConfig {
   host: string;
   port: number;
   conversationsPath: string;
   validateResponses: boolean;
+  /** Serve stored events with the properties the contract does not list (answers then go beyond the contract). */
+  serveStoredEventsUnchanged: boolean;
   sessionApiKeys: string[];
 }
 
@@ -36,6 +38,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
         port: { type: 'string' },
         'conversations-path': { type: 'string' },
         'validate-responses': { type: 'boolean', default: false },
+        'serve-stored-events-unchanged': { type: 'boolean' },
         'session-api-key': { type: 'string', multiple: true },
         help: { type: 'boolean', default: false },
       },
@@ -47,13 +50,27 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
   const portText = values.port ?? env['PORT'] ?? '8000';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) return `--port must be a whole number from 0 to 65535, got ${JSON.stringify(portText)}.`;
+  const unchanged = values['serve-stored-events-unchanged'] ?? envSwitch(env['SERVE_STORED_EVENTS_UNCHANGED']);
+  if (typeof unchanged === 'string') return unchanged;
+  if (unchanged && values['validate-responses']) {
+    return '--serve-stored-events-unchanged serves properties the contract does not list, which --validate-responses would reject in every answer: pass one of them.';
+  }
   return {
     host: values.host ?? env['HOST'] ?? '127.0.0.1',
     port,
     conversationsPath: path.resolve(values['conversations-path'] ?? env['OH_CONVERSATIONS_PATH'] ?? SAMPLE_DATA),
     validateResponses: values['validate-responses'],
+    serveStoredEventsUnchanged: unchanged,
     sessionApiKeys: [...(values['session-api-key'] ?? []), ...sessionKeysFromEnv(env)],
   };
+}
+
+/** An on/off environment variable: unset or empty is off; anything but the listed words is a mistake worth naming. */
+function envSwitch(value: string | undefined): boolean | string {
+  const text = (value ?? '').trim().toLowerCase();
+  if (text === '' || ['0', 'false', 'no', 'off'].includes(text)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(text)) return true;
+  return `SERVE_STORED_EVENTS_UNCHANGED must be 1/true/yes/on or 0/false/no/off, got ${JSON.stringify(value)}.`;
 }
 
 function isLoopback(host: string): boolean {
@@ -93,7 +110,7 @@ async function main(): Promise<void> {
   }
 
   const logger = createLogger();
-  const store = createDirectoryStore(config.conversationsPath, { logger });
+  const store = createDirectoryStore(config.conversationsPath, { logger, storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract' });
   const app = createApp({ store, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
   let running;
   try {
@@ -113,6 +130,9 @@ async function main(): Promise<void> {
   const example = exampleConversation(config.conversationsPath);
   console.log(`Agent Server listening on ${running.url}, serving ${config.conversationsPath}`);
   console.log(`API docs: ${running.url}/docs`);
+  if (config.serveStoredEventsUnchanged) {
+    console.log('Stored events are served unchanged: properties the contract does not list are kept, so answers may go beyond the contract.');
+  }
   if (example) console.log(`Try: curl '${running.url}/api/conversations/${example}/events/search?limit=5'`);
 
   const { stop } = running;

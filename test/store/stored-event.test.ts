@@ -84,7 +84,7 @@ describe('what a newer server wrote that the contract has no word for', () => {
 });
 
 describe('the walk compiled from a contract', () => {
-  const documentWith = (schemas: Record<string, unknown>): OpenApiDocument => ({ openapi: '3.1.0', paths: {}, components: { schemas } as OpenApiDocument['components']['schemas'] });
+  const documentWith = (schemas: Record<string, unknown>): OpenApiDocument => ({ openapi: '3.1.0', paths: {}, components: { schemas: schemas as OpenApiDocument['components']['schemas'] } });
   const node = {
     type: 'object',
     unevaluatedProperties: false,
