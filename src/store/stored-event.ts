@@ -15,6 +15,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Event } from '../contract';
 import { clip, contractMismatch } from './event-validator';
+import { withoutTopLevelMembers } from './json-members';
 import { compileUnlistedPropertyPruner } from './unlisted-properties';
 
 /**
@@ -58,11 +59,23 @@ export function decodeStoredEvent(bytes: Buffer, mode: StoredEventMode = 'contra
   }
   const kind = isObject(value) ? value['kind'] : undefined;
   if (typeof kind === 'string' && !pruner.kinds.has(kind)) return { served: false, because: 'unknown-kind', kind: clip(kind) };
-  const unlisted = pruner.prune(value);
-  const mismatch = contractMismatch(value);
+  const { event, removed: unlisted } = pruner.prune(value);
+  const mismatch = contractMismatch(event);
   if (mismatch) return { served: false, ...mismatch };
-  const payload = unlisted.length === 0 || mode === 'as-stored' ? stored : Buffer.from(JSON.stringify(value));
-  return { served: true, payload, event: value as Event, unlisted };
+  const payload = unlisted.length === 0 || mode === 'as-stored' ? stored : withoutUnlisted(stored, event, unlisted);
+  return { served: true, payload, event: event as Event, unlisted };
+}
+
+/**
+ * The stored bytes without the unlisted properties: cut out of the text when they are all
+ * top-level members (a newer server's usual additions), else the cleaned event serialised.
+ */
+function withoutUnlisted(stored: Buffer, event: unknown, unlisted: readonly string[]): Buffer {
+  if (unlisted.every((path) => !path.includes('.') && !path.includes('['))) {
+    const cut = withoutTopLevelMembers(stored, new Set(unlisted));
+    if (cut) return cut;
+  }
+  return Buffer.from(JSON.stringify(event));
 }
 
 function broken(reason: string): StoredEventDecision {

@@ -38,10 +38,11 @@ interface Rule {
 
 export interface UnlistedPropertyPruner {
   /**
-   * Deletes, in place, every property a closed object of the contract does not list, and
-   * returns their paths (`parent_id`, `action.some_field`, `thought[].x`), each once, sorted.
+   * The event without the properties closed objects of the contract do not list (objects
+   * that keep everything are reused; the input may be changed), and the paths of what was
+   * removed (`parent_id`, `action.some_field`, `thought[].x`), each once, sorted.
    */
-  prune(event: unknown): string[];
+  prune(event: unknown): { event: unknown; removed: string[] };
   /** The event kinds the contract has. */
   readonly kinds: ReadonlySet<string>;
   /** Unions that lead to closed objects but whose branches cannot be told apart (schema paths). */
@@ -59,11 +60,24 @@ export function compileUnlistedPropertyPruner(document: OpenApiDocument = loadOp
     ambiguousUnions: compiler.ambiguous,
     prune(event) {
       const removed: string[] = [];
-      if (root.reachesClosed) pruneValue(root, event, '', removed);
-      return removed.length > 1 ? [...new Set(removed)].sort() : removed;
+      const kept = root.reachesClosed ? pruneValue(root, event, '', removed) : event;
+      return { event: kept, removed: removed.length > 1 ? [...new Set(removed)].sort() : removed };
     },
   };
 }
+
+/** The rule of a property that may hold anything: nothing below it is closed. */
+const OPEN: Rule = {
+  types: undefined,
+  listed: undefined,
+  patterns: [],
+  properties: new Map(),
+  otherProperties: undefined,
+  items: undefined,
+  tagged: undefined,
+  branches: [],
+  reachesClosed: false,
+};
 
 class RuleCompiler {
   readonly ambiguous: string[] = [];
@@ -165,33 +179,46 @@ class RuleCompiler {
   }
 }
 
-function pruneValue(rule: Rule, value: unknown, path: string, removed: string[]): void {
+/**
+ * The value without what the contract does not list. An object that loses properties is
+ * replaced by a copy of the rest rather than changed with `delete`, which would turn it
+ * into a slow dictionary object for the validator and the serialiser that follow.
+ */
+function pruneValue(rule: Rule, value: unknown, path: string, removed: string[]): unknown {
   if (rule.tagged) {
-    if (!isPlainObject(value)) return;
+    if (!isPlainObject(value)) return value;
     const tag = value[rule.tagged.property];
     const branch = typeof tag === 'string' ? rule.tagged.branches.get(tag) : undefined;
-    if (branch?.reachesClosed) pruneValue(branch, value, path, removed);
+    if (branch?.reachesClosed) value = pruneValue(branch, value, path, removed);
   } else if (rule.branches.length > 0) {
     const branch = onlyBranchFor(rule.branches, value);
-    if (branch?.reachesClosed) pruneValue(branch, value, path, removed);
+    if (branch?.reachesClosed) value = pruneValue(branch, value, path, removed);
   }
   if (Array.isArray(value)) {
-    if (rule.items?.reachesClosed) for (const item of value) pruneValue(rule.items, item, `${path}[]`, removed);
-    return;
+    const items = rule.items;
+    if (items?.reachesClosed) for (let i = 0; i < value.length; i++) value[i] = pruneValue(items, value[i], `${path}[]`, removed);
+    return value;
   }
-  if (!isPlainObject(value)) return;
-  if (rule.listed === undefined && !rule.otherProperties?.reachesClosed && !hasReachingProperty(rule)) return;
-  for (const name of Object.keys(value)) {
-    const child = rule.properties.get(name);
-    if (child) {
-      if (child.reachesClosed) pruneValue(child, value[name], joinPath(path, name), removed);
-    } else if (rule.listed !== undefined && !rule.patterns.some((pattern) => pattern.test(name))) {
-      delete value[name];
+  if (!isPlainObject(value)) return value;
+  if (rule.listed === undefined && !rule.otherProperties?.reachesClosed && !hasReachingProperty(rule)) return value;
+  const names = Object.keys(value);
+  let kept: Record<string, unknown> | undefined;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const child = rule.properties.get(name) ?? (rule.listed === undefined || rule.patterns.some((pattern) => pattern.test(name)) ? rule.otherProperties ?? OPEN : undefined);
+    if (child === undefined) {
       removed.push(joinPath(path, name));
-    } else if (rule.otherProperties?.reachesClosed) {
-      pruneValue(rule.otherProperties, value[name], joinPath(path, name), removed);
+      if (!kept) {
+        kept = {};
+        for (let j = 0; j < i; j++) kept[names[j]!] = value[names[j]!];
+      }
+      continue;
     }
+    const next = child.reachesClosed ? pruneValue(child, value[name], joinPath(path, name), removed) : value[name];
+    if (kept) kept[name] = next;
+    else if (next !== value[name]) value[name] = next;
   }
+  return kept ?? value;
 }
 
 function hasReachingProperty(rule: Rule): boolean {
