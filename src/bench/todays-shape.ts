@@ -34,7 +34,11 @@ export interface TodaysShapeOptions {
 }
 
 /** Opens `spec.events` events of today's shape and the same events in the seed's shape, each in a new server. */
-export async function measureTodaysShapeOpen(spec: DatasetSpec, options: TodaysShapeOptions, progress: (line: string) => void): Promise<TodaysShapeFigures> {
+export async function measureTodaysShapeOpen(
+  spec: DatasetSpec,
+  options: TodaysShapeOptions,
+  progress: (line: string) => void,
+): Promise<TodaysShapeFigures> {
   const root = path.join(options.dataDirectory, 'shapes', 'conversations');
   const { seedShape, todaysShape } = ensureShapes(spec, root, path.join(options.dataDirectory, 'shapes'), progress);
   const open = async (dataset: Dataset, name: string): Promise<ColdOpenFigures> => {
@@ -86,17 +90,33 @@ interface Marker {
   readonly facts: DatasetFacts;
 }
 
-function ensureShapes(spec: DatasetSpec, root: string, markers: string, progress: (line: string) => void): { seedShape: ShapedDataset; todaysShape: ShapedDataset } {
+function ensureShapes(
+  spec: DatasetSpec,
+  root: string,
+  markers: string,
+  progress: (line: string) => void,
+): { seedShape: ShapedDataset; todaysShape: ShapedDataset } {
   const seedHex = `5eed5a9e${String(spec.events).padStart(24, '0')}`;
   const todayHex = `70da7a9e${String(spec.events).padStart(24, '0')}`;
   const markerFile = path.join(markers, `${spec.label}.json`);
   let marker = matchingMarker(markerFile, spec);
   if (!marker || !existsSync(path.join(root, seedHex)) || !existsSync(path.join(root, todayHex))) {
     progress(`generating ${spec.events} events in the seed's shape and in today's...`);
-    const conversation = generateRecordedConversation({ events: spec.events, seed: spec.seed, largePayloadBytes: DEFAULT_LARGE_PAYLOAD_BYTES, shape: 'today' });
+    const conversation = generateRecordedConversation({
+      events: spec.events,
+      seed: spec.seed,
+      largePayloadBytes: DEFAULT_LARGE_PAYLOAD_BYTES,
+      shape: 'today',
+    });
     writeConversation(root, seedHex, conversation.served);
     writeConversation(root, todayHex, conversation.served, conversation.stored);
-    marker = { version: DATA_VERSION, events: spec.events, seed: spec.seed, servedEvents: conversation.served.length, facts: factsOf(conversation.served) };
+    marker = {
+      version: DATA_VERSION,
+      events: spec.events,
+      seed: spec.seed,
+      servedEvents: conversation.served.length,
+      facts: factsOf(conversation.served),
+    };
     mkdirSync(markers, { recursive: true });
     // Written last: an interrupted generation leaves no marker and is done again.
     writeFileSync(markerFile, `${JSON.stringify(marker)}\n`);

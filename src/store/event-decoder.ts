@@ -6,7 +6,7 @@
  * What is served of a stored event is decided by stored-event.ts.
  */
 import type { Event } from '../contract';
-import { DEFAULT_SOURCE, IndexedEvent, searchableText, storedTimestampMicros } from '../search';
+import { DEFAULT_SOURCE, type IndexedEvent, searchableText, storedTimestampMicros } from '../search';
 import type { EventFileName } from './event-file-name';
 import { decodeStoredEvent, type StoredEventMode } from './stored-event';
 

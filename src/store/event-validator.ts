@@ -54,7 +54,10 @@ function valueAt(root: unknown, pointer: string): unknown {
 
 /** `/action/kind` as `action.kind`; array indexes as `[]`, so one count covers every element. */
 export function displayPath(pointer: string): string {
-  const segments = pointer.split('/').slice(1).map((segment) => (/^\d+$/.test(segment) ? '[]' : segment));
+  const segments = pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => (/^\d+$/.test(segment) ? '[]' : segment));
   return clip(segments.join('.').replace(/\.\[\]/g, '[]')) || '/';
 }
 

@@ -23,7 +23,15 @@ export interface StoredEventCounts {
 }
 
 export function emptyStoredEventCounts(mode: StoredEventMode): StoredEventCounts {
-  return { mode, servedAsStored: 0, servedWithUnlistedProperties: 0, unlistedProperties: tally(), notServedByKind: tally(), notServedByValue: tally(), brokenFiles: 0 };
+  return {
+    mode,
+    servedAsStored: 0,
+    servedWithUnlistedProperties: 0,
+    unlistedProperties: tally(),
+    notServedByKind: tally(),
+    notServedByValue: tally(),
+    brokenFiles: 0,
+  };
 }
 
 /** Keys come from stored files, so the object has no prototype a key such as `__proto__` could reach. */

@@ -44,9 +44,19 @@ export class StoredEventReport {
   /** A file was not served because a newer server wrote a kind or a value the contract does not have. */
   withheld(because: 'unknown-kind' | 'unknown-value', reason: string, file: string): void {
     if (because === 'unknown-kind') {
-      this.add(`kind:${reason}`, { level: 'info', message: 'events not served: their kind is not in the contract', fields: { kind: reason, example: file }, countName: 'events' });
+      this.add(`kind:${reason}`, {
+        level: 'info',
+        message: 'events not served: their kind is not in the contract',
+        fields: { kind: reason, example: file },
+        countName: 'events',
+      });
     } else {
-      this.add(`value:${reason}`, { level: 'info', message: 'events not served: they hold a value the contract does not list', fields: { value: reason, example: file }, countName: 'events' });
+      this.add(`value:${reason}`, {
+        level: 'info',
+        message: 'events not served: they hold a value the contract does not list',
+        fields: { value: reason, example: file },
+        countName: 'events',
+      });
     }
   }
 

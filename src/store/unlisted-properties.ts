@@ -205,7 +205,9 @@ function pruneValue(rule: Rule, value: unknown, path: string, removed: string[])
   let kept: Record<string, unknown> | undefined;
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
-    const child = rule.properties.get(name) ?? (rule.listed === undefined || rule.patterns.some((pattern) => pattern.test(name)) ? rule.otherProperties ?? OPEN : undefined);
+    const child =
+      rule.properties.get(name) ??
+      (rule.listed === undefined || rule.patterns.some((pattern) => pattern.test(name)) ? (rule.otherProperties ?? OPEN) : undefined);
     if (child === undefined) {
       removed.push(joinPath(path, name));
       if (!kept) {

@@ -19,17 +19,21 @@ describe('--serve-stored-events-unchanged', () => {
   it.each([
     ['the flag', { args: ['--serve-stored-events-unchanged'] }],
     ['SERVE_STORED_EVENTS_UNCHANGED=1', { env: { SERVE_STORED_EVENTS_UNCHANGED: '1' } }],
-  ])('set by %s, serves parent_id as stored, says so at start and on /health', async (_how, options) => {
-    const server = await startServerProcess({ conversationsPath: SAMPLE, ...options });
-    try {
-      const { items, storedEvents } = await firstEventsAndHealth(server.url);
-      expect(items[1]).toHaveProperty('parent_id', items[0]!['id']);
-      expect(storedEvents).toMatchObject({ unlisted_properties: 'kept' });
-      expect(server.stdout.join('\n')).toContain('answers may go beyond the contract');
-    } finally {
-      await server.stop();
-    }
-  }, 60_000);
+  ])(
+    'set by %s, serves parent_id as stored, says so at start and on /health',
+    async (_how, options) => {
+      const server = await startServerProcess({ conversationsPath: SAMPLE, ...options });
+      try {
+        const { items, storedEvents } = await firstEventsAndHealth(server.url);
+        expect(items[1]).toHaveProperty('parent_id', items[0]!['id']);
+        expect(storedEvents).toMatchObject({ unlisted_properties: 'kept' });
+        expect(server.stdout.join('\n')).toContain('answers may go beyond the contract');
+      } finally {
+        await server.stop();
+      }
+    },
+    60_000,
+  );
 
   it('is off by default: the same events are served without what the contract does not list', async () => {
     const server = await startServerProcess({ conversationsPath: SAMPLE });
@@ -43,9 +47,21 @@ describe('--serve-stored-events-unchanged', () => {
   }, 60_000);
 
   it.each([
-    ['with --validate-responses', { args: ['--serve-stored-events-unchanged', '--validate-responses'] }, /--serve-stored-events-unchanged serves properties the contract does not list, which --validate-responses would reject/],
-    ['with an unclear environment value', { env: { SERVE_STORED_EVENTS_UNCHANGED: 'maybe' } }, /SERVE_STORED_EVENTS_UNCHANGED must be 1\/true\/yes\/on or 0\/false\/no\/off, got "maybe"/],
-  ])('refuses to start %s, naming the problem', async (_case, options, message) => {
-    await expect(startServerProcess({ conversationsPath: SAMPLE, ...options })).rejects.toThrow(message);
-  }, 60_000);
+    [
+      'with --validate-responses',
+      { args: ['--serve-stored-events-unchanged', '--validate-responses'] },
+      /--serve-stored-events-unchanged serves properties the contract does not list, which --validate-responses would reject/,
+    ],
+    [
+      'with an unclear environment value',
+      { env: { SERVE_STORED_EVENTS_UNCHANGED: 'maybe' } },
+      /SERVE_STORED_EVENTS_UNCHANGED must be 1\/true\/yes\/on or 0\/false\/no\/off, got "maybe"/,
+    ],
+  ])(
+    'refuses to start %s, naming the problem',
+    async (_case, options, message) => {
+      await expect(startServerProcess({ conversationsPath: SAMPLE, ...options })).rejects.toThrow(message);
+    },
+    60_000,
+  );
 });

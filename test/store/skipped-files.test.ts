@@ -1,6 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONVERSATION, createConversation, pause, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+import {
+  CONVERSATION,
+  createConversation,
+  pause,
+  storeOverTemporaryRoot,
+  userMessage,
+  writeEvent,
+  type StoreUnderTest,
+} from './conversations-on-disk';
 
 let t: StoreUnderTest;
 beforeEach(() => (t = storeOverTemporaryRoot()));
@@ -14,10 +22,26 @@ describe('event files that cannot be served', () => {
     ['an empty file', '', 'empty file'],
     ['a JSON value that is no event', `["${SECRET}"]`, 'does not match the contract at /: must be object'],
     ['an event without a kind', `{"summary":"${SECRET}"}`, 'does not match the contract at /: tag "kind" must be string'],
-    ['a missing required property', '{"kind":"MessageEvent","source":"user"}', "does not match the contract at /: must have required property 'llm_message'"],
-    ['a wrong type deep inside', '{"kind":"MessageEvent","source":"user","llm_message":{"role":7}}', 'does not match the contract at /llm_message/role: must be string'],
-    ['a nested union given a string', '{"kind":"ObservationEvent","tool_name":"t","tool_call_id":"c","action_id":"a","observation":"x"}', 'does not match the contract at /observation: must be object'],
-    ['a known field broken beside an unlisted one', `{"kind":"AgentErrorEvent","parent_id":"p","tool_name":"t","tool_call_id":"c","error":7}`, 'does not match the contract at /error: must be string'],
+    [
+      'a missing required property',
+      '{"kind":"MessageEvent","source":"user"}',
+      "does not match the contract at /: must have required property 'llm_message'",
+    ],
+    [
+      'a wrong type deep inside',
+      '{"kind":"MessageEvent","source":"user","llm_message":{"role":7}}',
+      'does not match the contract at /llm_message/role: must be string',
+    ],
+    [
+      'a nested union given a string',
+      '{"kind":"ObservationEvent","tool_name":"t","tool_call_id":"c","action_id":"a","observation":"x"}',
+      'does not match the contract at /observation: must be object',
+    ],
+    [
+      'a known field broken beside an unlisted one',
+      `{"kind":"AgentErrorEvent","parent_id":"p","tool_name":"t","tool_call_id":"c","error":7}`,
+      'does not match the contract at /error: must be string',
+    ],
     ['bytes that are not UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]), 'not valid UTF-8'],
   ])('skips %s with one warning naming the reason and the file, and serves the rest', async (_name, content, reason) => {
     const events = createConversation(t.root);

@@ -51,9 +51,46 @@ describe('a stored event of a kind the contract has', () => {
   });
 
   it.each([
-    ['ObservationEvent.extended_content', { id: 'o1', source: 'environment', tool_name: 'finish', tool_call_id: 'c', observation: { kind: 'FinishObservation', content: [] }, action_id: 'a1', extended_content: [], parent_id: 'a1', kind: 'ObservationEvent' }, ['extended_content', 'parent_id']],
-    ['AgentErrorEvent.classification', { id: 'e1', source: 'agent', tool_name: 't', tool_call_id: 'c', error: 'bad', classification: { kind: 'agent_action', retryable: true, user_action: 'retry' }, kind: 'AgentErrorEvent' }, ['classification']],
-    ['ConversationErrorEvent.classification', { id: 'e2', source: 'environment', code: 'X', detail: 'y', classification: { kind: 'internal', retryable: false }, kind: 'ConversationErrorEvent' }, ['classification']],
+    [
+      'ObservationEvent.extended_content',
+      {
+        id: 'o1',
+        source: 'environment',
+        tool_name: 'finish',
+        tool_call_id: 'c',
+        observation: { kind: 'FinishObservation', content: [] },
+        action_id: 'a1',
+        extended_content: [],
+        parent_id: 'a1',
+        kind: 'ObservationEvent',
+      },
+      ['extended_content', 'parent_id'],
+    ],
+    [
+      'AgentErrorEvent.classification',
+      {
+        id: 'e1',
+        source: 'agent',
+        tool_name: 't',
+        tool_call_id: 'c',
+        error: 'bad',
+        classification: { kind: 'agent_action', retryable: true, user_action: 'retry' },
+        kind: 'AgentErrorEvent',
+      },
+      ['classification'],
+    ],
+    [
+      'ConversationErrorEvent.classification',
+      {
+        id: 'e2',
+        source: 'environment',
+        code: 'X',
+        detail: 'y',
+        classification: { kind: 'internal', retryable: false },
+        kind: 'ConversationErrorEvent',
+      },
+      ['classification'],
+    ],
   ])('serves %s with the addition removed', (_name, event, unlisted) => {
     const decided = decode(event);
     expect(decided).toMatchObject({ served: true, unlisted });
@@ -61,14 +98,21 @@ describe('a stored event of a kind the contract has', () => {
   });
 
   it('is still skipped as broken when a field the contract knows breaks it, with or without unlisted properties', () => {
-    expect(decode(actionEvent({ parent_id: 'p0', tool_name: 7 }))).toEqual({ served: false, because: 'broken', reason: 'does not match the contract at /tool_name: must be string' });
+    expect(decode(actionEvent({ parent_id: 'p0', tool_name: 7 }))).toEqual({
+      served: false,
+      because: 'broken',
+      reason: 'does not match the contract at /tool_name: must be string',
+    });
     expect(decode(actionEvent({ tool_name: 7 }), 'as-stored')).toMatchObject({ served: false, because: 'broken' });
   });
 });
 
 describe('what a newer server wrote that the contract has no word for', () => {
   it.each([
-    ['HookExecutionEvent', { source: 'hook', hook_event_type: 'PreToolUse', hook_command: 'x', success: true, exit_code: 0, kind: 'HookExecutionEvent' }],
+    [
+      'HookExecutionEvent',
+      { source: 'hook', hook_event_type: 'PreToolUse', hook_command: 'x', success: true, exit_code: 0, kind: 'HookExecutionEvent' },
+    ],
     ['InterruptEvent', { source: 'user', kind: 'InterruptEvent' }],
     ['StreamingDeltaEvent', { kind: 'StreamingDeltaEvent' }],
   ])('a %s is not served, because of its kind', (kind, event) => {
@@ -78,18 +122,34 @@ describe('what a newer server wrote that the contract has no word for', () => {
 
   it('an event holding a value outside an enum is not served, and the value is named when it is a plain word', () => {
     expect(decode({ source: 'hook', kind: 'PauseEvent' })).toEqual({ served: false, because: 'unknown-value', value: 'source = "hook"' });
-    expect(decode(actionEvent({}, { kind: 'TeleportAction' }))).toEqual({ served: false, because: 'unknown-value', value: 'action.kind = "TeleportAction"' });
-    expect(decode(actionEvent({ security_risk: 'sk-live secret value!' }))).toEqual({ served: false, because: 'unknown-value', value: 'security_risk = a value the contract does not list' });
+    expect(decode(actionEvent({}, { kind: 'TeleportAction' }))).toEqual({
+      served: false,
+      because: 'unknown-value',
+      value: 'action.kind = "TeleportAction"',
+    });
+    expect(decode(actionEvent({ security_risk: 'sk-live secret value!' }))).toEqual({
+      served: false,
+      because: 'unknown-value',
+      value: 'security_risk = a value the contract does not list',
+    });
   });
 });
 
 describe('the walk compiled from a contract', () => {
-  const documentWith = (schemas: Record<string, unknown>): OpenApiDocument => ({ openapi: '3.1.0', paths: {}, components: { schemas: schemas as OpenApiDocument['components']['schemas'] } });
+  const documentWith = (schemas: Record<string, unknown>): OpenApiDocument => ({
+    openapi: '3.1.0',
+    paths: {},
+    components: { schemas: schemas as OpenApiDocument['components']['schemas'] },
+  });
   const node = {
     type: 'object',
     unevaluatedProperties: false,
     allOf: [{ properties: { inherited: { type: 'string' } } }],
-    properties: { kind: { const: 'Node' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, meta: { anyOf: [{ $ref: '#/components/schemas/Closed' }, { type: 'null' }] } },
+    properties: {
+      kind: { const: 'Node' },
+      children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+      meta: { anyOf: [{ $ref: '#/components/schemas/Closed' }, { type: 'null' }] },
+    },
   };
   const contract = documentWith({
     Event: { oneOf: [{ $ref: '#/components/schemas/Node' }], discriminator: { propertyName: 'kind' } },
@@ -99,7 +159,13 @@ describe('the walk compiled from a contract', () => {
 
   it('follows unevaluatedProperties, allOf, recursion, nullable unions and pattern properties', () => {
     const pruner = compileUnlistedPropertyPruner(contract);
-    const event = { kind: 'Node', inherited: 'kept', extra: 1, meta: { a: 'kept', b: 2, 'x-ok': 3 }, children: [{ kind: 'Node', deep: true, children: [] }] };
+    const event = {
+      kind: 'Node',
+      inherited: 'kept',
+      extra: 1,
+      meta: { a: 'kept', b: 2, 'x-ok': 3 },
+      children: [{ kind: 'Node', deep: true, children: [] }],
+    };
     expect(pruner.prune(event)).toEqual({
       removed: ['children[].deep', 'extra', 'meta.b'],
       event: { kind: 'Node', inherited: 'kept', meta: { a: 'kept', 'x-ok': 3 }, children: [{ kind: 'Node', children: [] }] },
@@ -111,7 +177,10 @@ describe('the walk compiled from a contract', () => {
     const pruner = compileUnlistedPropertyPruner(
       documentWith({
         Event: { oneOf: [{ $ref: '#/components/schemas/Holder' }], discriminator: { propertyName: 'kind' } },
-        Holder: { type: 'object', properties: { kind: { const: 'Holder' }, either: { anyOf: [{ $ref: '#/components/schemas/Closed' }, { type: 'object' }] } } },
+        Holder: {
+          type: 'object',
+          properties: { kind: { const: 'Holder' }, either: { anyOf: [{ $ref: '#/components/schemas/Closed' }, { type: 'object' }] } },
+        },
         Closed: { type: 'object', additionalProperties: false, properties: { a: { type: 'string' } } },
       }),
     );

@@ -37,7 +37,8 @@ const WITHHELD = STORED.filter(({ record }) => record.kind === 'HookExecutionEve
 interface Served {
   url: string;
   logs: string[];
-  get(pathAndQuery: string): Promise<{ status: number; body: any; text: string }>;
+  /** The body parsed; its shape is what each test asserts. */
+  get<Body = { stored_events: unknown }>(pathAndQuery: string): Promise<{ status: number; body: Body; text: string }>;
   stop(): Promise<void>;
 }
 
@@ -79,7 +80,11 @@ async function walk(server: Served, query = ''): Promise<unknown[]> {
   return items;
 }
 
-const byTimestamp = (events: readonly Event[]) => [...events].map((event, position) => ({ event, position })).sort((a, b) => (a.event.timestamp! < b.event.timestamp! ? -1 : a.event.timestamp! > b.event.timestamp! ? 1 : a.position - b.position)).map(({ event }) => event);
+const byTimestamp = (events: readonly Event[]) =>
+  [...events]
+    .map((event, position) => ({ event, position }))
+    .sort((a, b) => (a.event.timestamp! < b.event.timestamp! ? -1 : a.event.timestamp! > b.event.timestamp! ? 1 : a.position - b.position))
+    .map(({ event }) => event);
 
 describe.each([
   ['on the main thread', undefined],
@@ -116,7 +121,9 @@ describe.each([
   });
 
   it('logs once per reason, with the count, and warns of nothing', async () => {
-    const lines = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['conversation'] === ID && line['message'] !== 'conversation loaded');
+    const lines = server.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line['conversation'] === ID && line['message'] !== 'conversation loaded');
     expect(lines.map(({ message, property, kind }) => [message, property ?? kind]).sort()).toEqual(
       [
         ['events not served: their kind is not in the contract', 'HookExecutionEvent'],
@@ -129,11 +136,14 @@ describe.each([
     expect(lines.find((line) => line['property'] === 'parent_id')).toMatchObject({ level: 'info', events: SERVED.length - 1 });
   });
 
-  it.each(['', '&kind=ObservationEvent', '&source=user', '&kind=ConversationStateUpdateEvent&timestamp__gte=2026-11-20T14:03:00'])('counts what the walk returns (filters %p)', async (query) => {
-    const items = await walk(server, query);
-    const counted = await server.get(api(`/count?${query.slice(1)}`));
-    expect(counted).toMatchObject({ status: 200, body: items.length });
-  });
+  it.each(['', '&kind=ObservationEvent', '&source=user', '&kind=ConversationStateUpdateEvent&timestamp__gte=2026-11-20T14:03:00'])(
+    'counts what the walk returns (filters %p)',
+    async (query) => {
+      const items = await walk(server, query);
+      const counted = await server.get(api(`/count?${query.slice(1)}`));
+      expect(counted).toMatchObject({ status: 200, body: items.length });
+    },
+  );
 
   it('gets a served event by id as the search serves it, and answers 404 for an event it does not serve', async () => {
     const served = SERVED[40]!;
@@ -167,7 +177,11 @@ describe("today's recorded conversation served with stored events unchanged", ()
 
   it('says on /health that unlisted properties are kept', async () => {
     const { body } = await server.get('/health');
-    expect(body.stored_events).toMatchObject({ unlisted_properties: 'kept', served_with_unlisted_properties: SERVED.length - 1, unlisted_property_counts: { parent_id: SERVED.length - 1 } });
+    expect(body.stored_events).toMatchObject({
+      unlisted_properties: 'kept',
+      served_with_unlisted_properties: SERVED.length - 1,
+      unlisted_property_counts: { parent_id: SERVED.length - 1 },
+    });
   });
 });
 
