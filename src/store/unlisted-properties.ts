@@ -66,18 +66,23 @@ export function compileUnlistedPropertyPruner(document: OpenApiDocument = loadOp
   };
 }
 
+/** A rule that admits `types` and closes nothing, until its schema's parts are compiled into it. */
+function emptyRule(types: ReadonlySet<JsonType> | undefined): Rule {
+  return {
+    types,
+    listed: undefined,
+    patterns: [],
+    properties: new Map(),
+    otherProperties: undefined,
+    items: undefined,
+    tagged: undefined,
+    branches: [],
+    reachesClosed: false,
+  };
+}
+
 /** The rule of a property that may hold anything: nothing below it is closed. */
-const OPEN: Rule = {
-  types: undefined,
-  listed: undefined,
-  patterns: [],
-  properties: new Map(),
-  otherProperties: undefined,
-  items: undefined,
-  tagged: undefined,
-  branches: [],
-  reachesClosed: false,
-};
+const OPEN = emptyRule(undefined);
 
 class RuleCompiler {
   readonly ambiguous: string[] = [];
@@ -90,17 +95,7 @@ class RuleCompiler {
     const schema = this.resolve(schemaOrRef);
     const known = this.rules.get(schema);
     if (known) return known;
-    const rule: Rule = {
-      types: typesOf(schema),
-      listed: undefined,
-      patterns: [],
-      properties: new Map(),
-      otherProperties: undefined,
-      items: undefined,
-      tagged: undefined,
-      branches: [],
-      reachesClosed: false,
-    };
+    const rule = emptyRule(typesOf(schema));
     // Registered before its parts, so a schema that refers to itself ends the recursion.
     this.rules.set(schema, rule);
     this.compileObject(schema, rule, where);
