@@ -174,7 +174,18 @@ export interface components {
         HTTPValidationError: {
             detail?: components["schemas"]["ValidationError"][];
         };
-        /** @description One recorded event of a conversation; `kind` tells which. */
+        /**
+         * @description One recorded event of a conversation; `kind` tells which.
+         *
+         *     Stored events written by a newer agent server than this contract describes may hold
+         *     more than it lists: properties such as `parent_id` (the conversation history tree),
+         *     `extended_content` on observations or `classification` on errors; kinds such as
+         *     `HookExecutionEvent` or `InterruptEvent`; values such as `source: hook`. A server
+         *     keeping to this contract serves such an event without the properties its kind's
+         *     schema does not list, at every level the schema closes, and does not serve an event
+         *     whose kind or enum values the contract does not have (the search, the count and
+         *     get-by-id then do not know it, and its id as a `page_id` is an unknown id).
+         */
         Event: components["schemas"]["Condensation"] | components["schemas"]["CondensationRequest"] | components["schemas"]["CondensationSummaryEvent"] | components["schemas"]["ConversationErrorEvent"] | components["schemas"]["ConversationStateUpdateEvent"] | components["schemas"]["LLMCompletionLogEvent"] | components["schemas"]["ActionEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["AgentErrorEvent"] | components["schemas"]["ObservationEvent"] | components["schemas"]["UserRejectObservation"] | components["schemas"]["SystemPromptEvent"] | components["schemas"]["TokenEvent"] | components["schemas"]["PauseEvent"];
         /** @description Unique id of the event (a ULID or a UUID). */
         EventId: string;

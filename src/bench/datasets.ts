@@ -107,7 +107,7 @@ interface StampedEvent {
 }
 
 // The generator's timestamps never decrease, so stored order is search order.
-function factsOf(events: readonly StampedEvent[]): DatasetFacts {
+export function factsOf(events: readonly StampedEvent[]): DatasetFacts {
   const at = (index: number): StampedEvent => {
     const event = events[index];
     if (!event?.id || !event.timestamp) throw new Error(`Generated event ${index} has no id or timestamp; the benchmark needs both.`);

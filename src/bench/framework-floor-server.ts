@@ -14,6 +14,7 @@ import { listen } from '../server/listen';
 import { searchCriteriaOf } from '../server/criteria';
 import type { SearchCriteria } from '../search';
 import type { EventStore, StoredPage } from '../store/event-store';
+import { emptyStoredEventCounts } from '../store/stored-event-counts';
 import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomputed-server';
 
 /**
@@ -37,7 +38,7 @@ function precomputedStore(routes: readonly PrecomputedRoute[]): EventStore {
     count: async () => undefined,
     getEvent: async () => undefined,
     listConversations: async () => [],
-    health: () => ({ conversationsLoaded: pages.size, eventsLoaded: 0, eventsSkipped: 0 }),
+    health: () => ({ conversationsLoaded: pages.size, eventsLoaded: 0, eventsSkipped: 0, storedEvents: emptyStoredEventCounts('contract') }),
     close: async () => undefined,
   };
 }

@@ -6,6 +6,7 @@ import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import type { LoadFigures } from './load';
 import type { ServerLoadFigures } from './side-by-side';
 import type { BenchResults, ConversationResults } from './run';
+import { todaysShapeSection } from './todays-shape';
 import { type TargetCheck, mebibytes, scenario } from './targets';
 
 const RESULTS_HEADER = `# Benchmark results
@@ -30,6 +31,7 @@ export function renderReport(results: BenchResults, targets: readonly TargetChec
     validationTable(results, main),
     appendSection(results, main),
     smallWaitSection(results, main),
+    todaysShapeSection(results.todaysShape),
     targetTable(targets),
   ].join('\n');
 }

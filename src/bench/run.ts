@@ -12,6 +12,7 @@ import { type ReadFloorFigures, bringIntoPageCache, measureReadFloor } from './r
 import { type OurServerOptions, type ServerProcess, spawnOurServer } from './server-process';
 import { type ScenarioResult, type ServerLoadFigures, runSideBySide } from './side-by-side';
 import { type SmallWaitFigures, measureSmallWaitDuringOpen } from './small-wait';
+import { type TodaysShapeFigures, measureTodaysShapeOpen } from './todays-shape';
 import { measureWithResponseValidation } from './validation';
 
 export interface BenchOptions {
@@ -54,6 +55,8 @@ export interface BenchResults extends MainOnlyResults {
   /** Smallest first; the last is the main conversation the remaining figures are about. */
   readonly conversations: readonly ConversationResults[];
   readonly smallWait: SmallWaitFigures;
+  /** The main conversation's size opened in the seed's shape and in today's (todays-shape.ts). */
+  readonly todaysShape: TodaysShapeFigures;
 }
 
 /** Runs every measurement of the plan; `progress` hears what is happening. */
@@ -118,6 +121,7 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
   progress(`small conversation while ${main.spec.label} loads`);
   bringIntoPageCache(main.directory);
   const smallWait = await withServer(startOurs('ours-small-wait'), (server) => measureSmallWaitDuringOpen(server, main, small, plan.smallWaitClients));
+  const todaysShape = await measureTodaysShapeOpen(main.spec, { repoRoot: options.repoRoot, dataDirectory: options.dataDirectory, nodeFlags: options.serverNodeFlags }, progress);
 
   return {
     plan,
@@ -130,6 +134,7 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
     conversations,
     ...mainOnly,
     smallWait,
+    todaysShape,
   };
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 /**
- * `agent-server [--host H] [--port P] [--conversations-path DIR] [--validate-responses] [--session-api-key KEY ...]`
+ * `agent-server [--host H] [--port P] [--conversations-path DIR] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...]`
  * (in the checkout: `npm start -- ...`). Serves a conversations directory in the reference
  * layout. Flags win over the environment (HOST, PORT, OH_CONVERSATIONS_PATH,
- * SESSION_API_KEY, OH_SESSION_API_KEYS_n). Without a path it serves the bundled sample in
+ * SERVE_STORED_EVENTS_UNCHANGED, SESSION_API_KEY, OH_SESSION_API_KEYS_n). Without a path it serves the bundled sample in
  * the checkout, and the reference server's own default, `workspace/conversations` under the
  * working directory, where the package is installed (the sample is not shipped).
  * The shebang carries the node flags of SERVER_NODE_FLAGS (src/server-process.ts).
@@ -21,13 +21,17 @@ import { asksForVersion, packageRoot, packageVersion } from './package-info';
 
 const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');
 const REFERENCE_DEFAULT_PATH = 'workspace/conversations';
-const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR] [--validate-responses] [--session-api-key KEY ...] [--version]
+const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...] [--version]
   (in the checkout: npm start -- [flags])
   --host HOST                 address to listen on (HOST; default 127.0.0.1)
   --port PORT                 port, 0 for any free one (PORT; default 8000)
   --conversations-path DIR    the conversations directory (OH_CONVERSATIONS_PATH; default: the
                               bundled sample in the checkout, else ./${REFERENCE_DEFAULT_PATH})
   --validate-responses        check every response against the contract (slower)
+  --serve-stored-events-unchanged
+                              serve stored events byte for byte, properties the contract does
+                              not list included: answers then go beyond the contract
+                              (SERVE_STORED_EVENTS_UNCHANGED=1; default off)
   --session-api-key KEY       require X-Session-API-Key on /api/* (repeatable; SESSION_API_KEY,
                               OH_SESSION_API_KEYS_0, _1, ...)
   --version                   print the version`;
@@ -42,6 +46,8 @@ interface StartConfig {
   port: number;
   conversationsPath: string;
   validateResponses: boolean;
+  /** Serve stored events with the properties the contract does not list (answers then go beyond the contract). */
+  serveStoredEventsUnchanged: boolean;
   sessionApiKeys: string[];
 }
 
@@ -55,6 +61,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
         port: { type: 'string' },
         'conversations-path': { type: 'string' },
         'validate-responses': { type: 'boolean', default: false },
+        'serve-stored-events-unchanged': { type: 'boolean' },
         'session-api-key': { type: 'string', multiple: true },
         help: { type: 'boolean', default: false },
       },
@@ -66,13 +73,27 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
   const portText = values.port ?? env['PORT'] ?? '8000';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) return `--port must be a whole number from 0 to 65535, got ${JSON.stringify(portText)}.`;
+  const unchanged = values['serve-stored-events-unchanged'] ?? envSwitch(env['SERVE_STORED_EVENTS_UNCHANGED']);
+  if (typeof unchanged === 'string') return unchanged;
+  if (unchanged && values['validate-responses']) {
+    return '--serve-stored-events-unchanged serves properties the contract does not list, which --validate-responses would reject in every answer: pass one of them.';
+  }
   return {
     host: values.host ?? env['HOST'] ?? '127.0.0.1',
     port,
     conversationsPath: path.resolve(values['conversations-path'] ?? env['OH_CONVERSATIONS_PATH'] ?? defaultConversationsPath()),
     validateResponses: values['validate-responses'],
+    serveStoredEventsUnchanged: unchanged,
     sessionApiKeys: [...(values['session-api-key'] ?? []), ...sessionKeysFromEnv(env)],
   };
+}
+
+/** An on/off environment variable: unset or empty is off; anything but the listed words is a mistake worth naming. */
+function envSwitch(value: string | undefined): boolean | string {
+  const text = (value ?? '').trim().toLowerCase();
+  if (text === '' || ['0', 'false', 'no', 'off'].includes(text)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(text)) return true;
+  return `SERVE_STORED_EVENTS_UNCHANGED must be 1/true/yes/on or 0/false/no/off, got ${JSON.stringify(value)}.`;
 }
 
 function isLoopback(host: string): boolean {
@@ -127,7 +148,7 @@ async function main(): Promise<void> {
   }
 
   const logger = createLogger();
-  const store = createDirectoryStore(config.conversationsPath, { logger });
+  const store = createDirectoryStore(config.conversationsPath, { logger, storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract' });
   const app = createApp({ store, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
   let running;
   try {
@@ -147,6 +168,9 @@ async function main(): Promise<void> {
   const example = exampleConversation(config.conversationsPath);
   console.log(`Agent Server listening on ${running.url}, serving ${config.conversationsPath}`);
   console.log(`API docs: ${running.url}/docs`);
+  if (config.serveStoredEventsUnchanged) {
+    console.log('Stored events are served unchanged: properties the contract does not list are kept, so answers may go beyond the contract.');
+  }
   if (example) console.log(exampleCurl(running.url, example, config.sessionApiKeys.length > 0));
 
   const { stop } = running;

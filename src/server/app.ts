@@ -3,6 +3,7 @@ import { type OperationId, loadOpenApiDocument } from '../contract';
 import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
 import { docsPage } from './docs-page';
+import { storedEventCountsBody } from '../store/stored-event-counts';
 import { HttpError, errorHandler } from './errors';
 import { operationHandlers } from './handlers';
 import { type OperationRoute, operationRoutes } from './operation-routes';
@@ -51,6 +52,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
       conversations_loaded: health.conversationsLoaded,
       events_loaded: health.eventsLoaded,
       events_skipped_invalid: health.eventsSkipped,
+      stored_events: storedEventCountsBody(health.storedEvents),
     });
   });
   app.get('/openapi.json', (_req, res) => {

@@ -9,7 +9,7 @@ import { type ProcessExit, processMemory, spawnServer } from '../server-process'
 
 const LISTENING = /listening on (http:\/\/\S+), serving/;
 /** Variables the server reads; a test's own environment must not leak into the child through them. */
-const SERVER_VARIABLES = /^(HOST|PORT|OH_CONVERSATIONS_PATH|SESSION_API_KEY|OH_SESSION_API_KEYS_\d+)$/;
+const SERVER_VARIABLES = /^(HOST|PORT|OH_CONVERSATIONS_PATH|SESSION_API_KEY|OH_SESSION_API_KEYS_\d+|SERVE_STORED_EVENTS_UNCHANGED)$/;
 
 export interface ServerProcessOptions {
   conversationsPath: string;

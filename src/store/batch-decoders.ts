@@ -10,9 +10,10 @@
  * decoded on the main thread, so a load never depends on the workers.
  */
 import type { DecodePool } from './decode-pool';
-import { EventFileBatches, type DecodedFile } from './event-file-batches';
+import { EventFileBatches, type DecodedFiles } from './event-file-batches';
 import type { EventFileName } from './event-file-name';
 import type { PayloadSlab } from './payload-slab';
+import type { StoredEventMode } from './stored-event';
 import type { TimeSlice } from './time-slice';
 
 export interface BatchDecoder {
@@ -23,7 +24,7 @@ export interface BatchDecoder {
   /** Whether a worker decoded any batch (for the load's log line). */
   readonly usedWorkers: boolean;
   /** What became of each file, in the order of `files`. */
-  decode(files: readonly EventFileName[]): Promise<DecodedFile[]>;
+  decode(files: readonly EventFileName[]): Promise<DecodedFiles>;
 }
 
 export class MainThreadDecoder implements BatchDecoder {
@@ -36,15 +37,16 @@ export class MainThreadDecoder implements BatchDecoder {
     realRoot: string,
     slice: TimeSlice,
     slab: PayloadSlab,
+    mode: StoredEventMode,
   ) {
-    this.batches = new EventFileBatches(realRoot, slice, slab);
+    this.batches = new EventFileBatches(realRoot, slice, slab, mode);
   }
 
   get readsOnThreadPool(): boolean {
     return this.batches.onThreadPool;
   }
 
-  decode(files: readonly EventFileName[]): Promise<DecodedFile[]> {
+  decode(files: readonly EventFileName[]): Promise<DecodedFiles> {
     return this.batches.decode(this.directory, files);
   }
 }
@@ -67,6 +69,7 @@ export class SharedDecoder implements BatchDecoder {
     private readonly directory: string,
     private readonly realRoot: string,
     private readonly onMainThread: MainThreadDecoder,
+    private readonly mode: StoredEventMode,
     /** Whether the main thread has had no requests to serve lately. */
     private readonly mainThreadIsFree: () => boolean,
   ) {
@@ -78,14 +81,14 @@ export class SharedDecoder implements BatchDecoder {
     return this.deviceSpeed || this.onMainThread.readsOnThreadPool;
   }
 
-  async decode(files: readonly EventFileName[]): Promise<DecodedFile[]> {
+  async decode(files: readonly EventFileName[]): Promise<DecodedFiles> {
     if (this.pool.pendingJobs >= BATCHES_PER_WORKER * this.pool.workerCount && this.mainThreadIsFree()) return this.onMainThread.decode(files);
     try {
       const names = files.map((file) => file.name);
-      const decoded = await this.pool.decode({ directory: this.directory, realRoot: this.realRoot, names, readsOnThreadPool: this.deviceSpeed });
+      const decoded = await this.pool.decode({ directory: this.directory, realRoot: this.realRoot, names, mode: this.mode, readsOnThreadPool: this.deviceSpeed });
       this.deviceSpeed ||= decoded.readsOnThreadPool;
       this.usedWorkers = true;
-      return decoded.files;
+      return decoded.decoded;
     } catch (error) {
       // Closed with the store: the conversation is closed too, and nothing will be applied.
       if (this.pool.isClosed) throw error;

@@ -14,11 +14,14 @@ import { directoryIdentity } from './conversation-location';
 import type { DecodePool } from './decode-pool';
 import { watchDirectory, type DirectoryChanges, type DirectoryWatch, type DirectoryWatchOptions } from './directory-watch';
 import { errorCode } from './error-code';
-import { isUnserved, type DecodedFile } from './event-file-batches';
+import { isUnserved, type DecodedFile, type DecodedFiles, type UnservedFile } from './event-file-batches';
 import { parseEventFileName, type EventFileName } from './event-file-name';
 import { eventFilesOf, listDirectory } from './event-listing';
 import { PayloadSlab } from './payload-slab';
 import { ServedFiles } from './served-files';
+import type { StoredEventMode } from './stored-event';
+import { countUnder, emptyStoredEventCounts, type StoredEventCounts } from './stored-event-counts';
+import { StoredEventReport } from './stored-event-report';
 import { TimeSlice, consumeInOrder } from './time-slice';
 
 /**
@@ -56,14 +59,22 @@ export interface ConversationOptions {
   decodeInWorkersFrom: number;
   /** Whether the main thread has had no requests to serve lately, and may decode too. */
   mainThreadIsFree: () => boolean;
+  /** What is served of stored events the contract does not fully describe (stored-event.ts). */
+  mode: StoredEventMode;
 }
+
+/** A file withheld because a newer server wrote a kind or a value the contract does not have. */
+type WithheldFile = UnservedFile & { unserved: 'unknown-kind' | 'unknown-value' };
 
 export class ConversationEvents {
   readonly index = new EventIndex<Buffer>();
   private readonly slab = new PayloadSlab();
   private readonly servedFiles = new ServedFiles();
-  /** File name to the reason it is not served. */
+  /** Broken files: name to the reason it is not served. Retried on rescans, since a file caught half-written completes. */
   private readonly skippedFiles = new Map<string, string>();
+  /** Files of kinds or values the contract does not have: name to why. Complete files, so not retried until they change. */
+  private readonly withheldFiles = new Map<string, WithheldFile>();
+  private readonly report: StoredEventReport;
   private readonly eventsPath: string;
   /** The `events/` directory actually read (a link's target), once it exists. */
   private eventsDirectory: { path: string; identity: string } | undefined;
@@ -81,6 +92,7 @@ export class ConversationEvents {
 
   constructor(private readonly options: ConversationOptions) {
     this.eventsPath = path.join(options.directory, 'events');
+    this.report = new StoredEventReport(options.hex, options.mode, options.logger);
   }
 
   /**
@@ -96,6 +108,7 @@ export class ConversationEvents {
       conversation: this.options.hex,
       events: this.index.size,
       skipped: this.skippedCount,
+      withheld: this.withheldFiles.size,
       ms: Math.round(performance.now() - started),
       slowStorage: this.slowStorage,
       decodedInWorkers: this.decodedInWorkers,
@@ -108,6 +121,22 @@ export class ConversationEvents {
 
   get skippedCount(): number {
     return this.skippedFiles.size;
+  }
+
+  /** What became of this conversation's stored events (stored-event-counts.ts). */
+  storedEventCounts(): StoredEventCounts {
+    const counts = emptyStoredEventCounts(this.options.mode);
+    const { nothingUnlisted, bySet } = this.servedFiles.unlistedCounts();
+    counts.servedAsStored = nothingUnlisted;
+    for (const [set, files] of bySet) {
+      counts.servedWithUnlistedProperties += files;
+      for (const property of set.split(',')) countUnder(counts.unlistedProperties, property, files);
+    }
+    for (const file of this.withheldFiles.values()) {
+      countUnder(file.unserved === 'unknown-kind' ? counts.notServedByKind : counts.notServedByValue, file.reason);
+    }
+    counts.brokenFiles = this.skippedFiles.size;
+    return counts;
   }
 
   /** Picks up an `events/` directory created after the conversation was loaded (one stat while it is missing). */
@@ -233,10 +262,16 @@ export class ConversationEvents {
     const files = await eventFilesOf(names, slice);
     const unserved: EventFileName[] = [];
     let servedAndListed = 0;
+    let withheldAndListed = 0;
     for (const file of files) {
       if (this.servedFiles.isServing(file)) servedAndListed++;
+      else if (this.withheldFiles.has(file.name)) withheldAndListed++;
       else unserved.push(file);
       if (slice.isOver()) await slice.yield();
+    }
+    if (withheldAndListed < this.withheldFiles.size) {
+      const listed = new Set(names);
+      for (const name of [...this.withheldFiles.keys()]) if (!listed.has(name)) this.withheldFiles.delete(name);
     }
     if (servedAndListed < this.servedFiles.size) {
       for (const position of this.servedFiles.positionsMissingFrom(files)) this.unservePosition(position);
@@ -245,7 +280,7 @@ export class ConversationEvents {
       const listed = new Set(names);
       for (const name of [...this.skippedFiles.keys()]) if (!listed.has(name)) this.skippedFiles.delete(name);
     }
-    // New files, and skipped ones again: a file caught half-written may be complete by now.
+    // New files, and broken ones again: a file caught half-written may be complete by now.
     await this.loadFiles(unserved);
   }
 
@@ -271,50 +306,66 @@ export class ConversationEvents {
     const decoder = this.decoderFor(directory, files.length, slice);
     const batches: EventFileName[][] = [];
     for (let start = 0; start < files.length; start += FILES_PER_BATCH) batches.push(files.slice(start, start + FILES_PER_BATCH));
-    const applyBatch = async (batch: readonly EventFileName[], decoded: readonly DecodedFile[]) => {
+    const applyBatch = async (batch: readonly EventFileName[], decoded: DecodedFiles) => {
       for (let i = 0; i < batch.length && !this.closed; i++) {
-        this.apply(batch[i]!, decoded[i]!, directory);
+        this.apply(batch[i]!, decoded.files[i]!, decoded.unlisted[i], directory);
         if (slice.isOver()) await slice.yield();
       }
     };
-    await consumeInOrder(batches, decoder.lookahead, (batch) => decoder.decode(batch), applyBatch, () => this.closed);
+    try {
+      await consumeInOrder(batches, decoder.lookahead, (batch) => decoder.decode(batch), applyBatch, () => this.closed);
+    } finally {
+      this.report.flush();
+    }
     this.slowStorage ||= decoder.readsOnThreadPool;
     this.decodedInWorkers ||= decoder.usedWorkers;
   }
 
   private decoderFor(directory: string, fileCount: number, slice: TimeSlice): BatchDecoder {
-    const onMainThread = new MainThreadDecoder(directory, this.options.realRoot, slice, this.slab);
+    const { mode, realRoot } = this.options;
+    const onMainThread = new MainThreadDecoder(directory, realRoot, slice, this.slab, mode);
     const pool = this.options.decodePool;
     if (!pool?.usable || fileCount < this.options.decodeInWorkersFrom) return onMainThread;
-    return new SharedDecoder(pool, directory, this.options.realRoot, onMainThread, this.options.mainThreadIsFree);
+    return new SharedDecoder(pool, directory, realRoot, onMainThread, mode, this.options.mainThreadIsFree);
   }
 
-  private apply(file: EventFileName, decoded: DecodedFile, directory: string): void {
+  private apply(file: EventFileName, decoded: DecodedFile, unlisted: string | undefined, directory: string): void {
     if (isUnserved(decoded)) {
-      return decoded.unserved === 'gone' ? this.forget(file) : this.skip(file, decoded.reason, directory);
+      if (decoded.unserved === 'gone') return this.forget(file);
+      if (decoded.unserved === 'skipped') return this.skip(file, decoded.reason, directory);
+      return this.withhold(file, { unserved: decoded.unserved, reason: decoded.reason }, directory);
     }
     if (this.servedFiles.isTakenByAnother(file)) {
-      return this.skip(file, `index ${file.position} is already served from another event file`, directory);
+      return this.skip(file, 'its index is already served from another event file', directory);
     }
     this.index.upsert(decoded);
-    this.servedFiles.serve(file);
+    this.servedFiles.serve(file, unlisted);
+    this.withheldFiles.delete(file.name);
+    if (unlisted !== undefined) this.report.unlisted(unlisted);
     if (this.skippedFiles.delete(file.name)) {
       this.options.logger.info('event file served after being skipped', { conversation: this.options.hex, file: path.join(directory, file.name) });
     }
   }
 
-  /** Stops serving a file and records why; warns once per file, not on every retry. */
+  /** Stops serving a broken file and records why; the report logs each reason once per conversation. */
   private skip(file: EventFileName, reason: string, directory: string): void {
     this.unserve(file);
-    if (!this.skippedFiles.has(file.name)) {
-      this.options.logger.warn('event file skipped', { conversation: this.options.hex, file: path.join(directory, file.name), reason });
-    }
+    this.withheldFiles.delete(file.name);
+    if (!this.skippedFiles.has(file.name)) this.report.broken(reason, path.join(directory, file.name));
     this.skippedFiles.set(file.name, reason);
+  }
+
+  private withhold(file: EventFileName, withheld: WithheldFile, directory: string): void {
+    this.unserve(file);
+    this.skippedFiles.delete(file.name);
+    if (!this.withheldFiles.has(file.name)) this.report.withheld(withheld.unserved, withheld.reason, path.join(directory, file.name));
+    this.withheldFiles.set(file.name, withheld);
   }
 
   private forget(file: EventFileName): void {
     this.unserve(file);
     this.skippedFiles.delete(file.name);
+    this.withheldFiles.delete(file.name);
   }
 
   private unserve(file: EventFileName): void {

@@ -1,5 +1,6 @@
 /** The messages between the main thread (decode-pool.ts) and a decode worker (decode-worker.ts). */
 import type { PackedBatch } from './packed-batch';
+import type { StoredEventMode } from './stored-event';
 
 /** Read and decode these files of `directory`, in this order. */
 export interface DecodeJob {
@@ -9,6 +10,8 @@ export interface DecodeJob {
   realRoot: string;
   /** Event file names, already checked by parseEventFileName. */
   names: string[];
+  /** What is served of events the contract does not fully describe (stored-event.ts). */
+  mode: StoredEventMode;
   /** Whether earlier reads of this directory came from a device (event-file-batches.ts). */
   readsOnThreadPool: boolean;
 }

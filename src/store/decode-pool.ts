@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../log';
 import type { DecodeJob, DecodeReply } from './decode-job';
-import type { DecodedFile } from './event-file-batches';
+import type { DecodedFiles } from './event-file-batches';
 import { unpackBatch } from './packed-batch';
 import { startModuleWorker } from './typescript-worker';
 
@@ -32,7 +32,7 @@ export interface DecodePoolOptions {
 }
 
 export interface DecodedBatch {
-  files: DecodedFile[];
+  decoded: DecodedFiles;
   readsOnThreadPool: boolean;
 }
 
@@ -184,7 +184,7 @@ class PoolWorker {
     if (!job) return;
     this.forget(reply.jobId);
     if ('error' in reply) job.reject(new Error(reply.error));
-    else job.resolve({ files: unpackBatch(reply.batch), readsOnThreadPool: reply.readsOnThreadPool });
+    else job.resolve({ decoded: unpackBatch(reply.batch), readsOnThreadPool: reply.readsOnThreadPool });
   }
 
   private rejectAll(error: Error): void {

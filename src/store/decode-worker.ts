@@ -27,7 +27,7 @@ port.on('message', (job: DecodeJob) => {
 
 async function answer(job: DecodeJob): Promise<void> {
   try {
-    const batches = new EventFileBatches(job.realRoot, wholeBatch, scratch, job.readsOnThreadPool);
+    const batches = new EventFileBatches(job.realRoot, wholeBatch, scratch, job.mode, job.readsOnThreadPool);
     scratch.reset();
     const decoded = await batches.decode(job.directory, job.names.map(eventFileName));
     const { batch, transfer } = packBatch(decoded);

@@ -16,6 +16,8 @@ import { errorCode } from './error-code';
 import { ConversationSummaries } from './conversation-summaries';
 import type { EventStore, StoreHealth, StoredConversationSummary, StoredPage } from './event-store';
 import { RootWatch } from './root-watch';
+import type { StoredEventMode } from './stored-event';
+import { addStoredEventCounts, emptyStoredEventCounts } from './stored-event-counts';
 import { afterNextPoll } from './time-slice';
 
 export { StoreRootError, checkConversationsRoot } from './store-root';
@@ -34,6 +36,12 @@ export interface DirectoryStoreOptions {
    * smaller ones, and single changed files, on the main thread. `Infinity` never starts a worker.
    */
   decodeInWorkersFrom?: number;
+  /**
+   * What is served of stored events that carry properties the contract does not list:
+   * `contract` (default) removes them, `as-stored` serves the stored bytes unchanged.
+   * Kinds and enum values the contract does not have are never served (stored-event.ts).
+   */
+  storedEvents?: StoredEventMode;
 }
 
 /** Below this many files a load costs less on the main thread (about 50 ms of CPU, in 2 ms slices) than starting the workers (half a second). */
@@ -94,6 +102,7 @@ class DirectoryStore implements DirectoryEventStore {
   private readonly watch: ConversationOptions['watch'];
   private readonly decodePool: DecodePool;
   private readonly decodeInWorkersFrom: number;
+  private readonly mode: StoredEventMode;
   private realRoot: string | undefined;
   private rootWatch: RootWatch | undefined;
   /** When an open last returned a conversation that was already loaded: a request being served. */
@@ -108,6 +117,7 @@ class DirectoryStore implements DirectoryEventStore {
     this.watch = { mode: options.watch, pollMs: options.pollMs };
     this.decodePool = new DecodePool({ workers: decodeWorkers(), idleMs: DECODE_WORKERS_IDLE_MS, logger: options.logger });
     this.decodeInWorkersFrom = options.decodeInWorkersFrom ?? DEFAULT_DECODE_IN_WORKERS_FROM;
+    this.mode = options.storedEvents ?? 'contract';
   }
 
   async search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
@@ -146,12 +156,13 @@ class DirectoryStore implements DirectoryEventStore {
   }
 
   health(): StoreHealth {
-    const health: StoreHealth = { conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0 };
+    const health: StoreHealth = { conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0, storedEvents: emptyStoredEventCounts(this.mode) };
     for (const slot of this.slots.values()) {
       if (!slot.loaded) continue;
       health.conversationsLoaded += 1;
       health.eventsLoaded += slot.conversation.index.size;
       health.eventsSkipped += slot.conversation.skippedCount;
+      addStoredEventCounts(health.storedEvents, slot.conversation.storedEventCounts());
     }
     return health;
   }
@@ -239,6 +250,7 @@ class DirectoryStore implements DirectoryEventStore {
       watch: this.watch,
       decodePool: this.decodePool,
       decodeInWorkersFrom: this.decodeInWorkersFrom,
+      mode: this.mode,
       mainThreadIsFree: () => performance.now() - this.lastServedAt > SERVING_WINDOW_MS,
       onGone: () => {
         if (this.slots.get(hex) === slot) this.drop(hex);

@@ -14,10 +14,15 @@ import { decodeEventFile } from './event-decoder';
 import type { EventFileName } from './event-file-name';
 import { SCRATCH_BYTES, readEventFile, readEventFileNow, type FileRead } from './event-file-reader';
 import type { PayloadKeeper } from './payload-slab';
+import type { StoredEventMode } from './stored-event';
 import { TimeSlice, mapWithConcurrency } from './time-slice';
 
-/** A file that is not served: deleted since it was listed, or skipped for a reason. */
-export type UnservedFile = { unserved: 'gone' } | { unserved: 'skipped'; reason: string };
+/**
+ * A file that is not served: deleted since it was listed, skipped as broken (`skipped`),
+ * or withheld because a newer server wrote a kind or an enum value the contract does not
+ * have (`reason` is then the kind, or the value's path and value).
+ */
+export type UnservedFile = { unserved: 'gone' } | { unserved: 'skipped' | 'unknown-kind' | 'unknown-value'; reason: string };
 
 /**
  * What became of one event file: its index entry, payload kept, or why it is not
@@ -28,6 +33,16 @@ export type DecodedFile = IndexedEvent<Buffer> | UnservedFile;
 
 export function isUnserved(file: DecodedFile): file is UnservedFile {
   return 'unserved' in file;
+}
+
+/**
+ * A batch's files, and beside them, per file, the properties the contract does not list
+ * (joined with commas; undefined when none or not served): a column rather than a field of
+ * each entry, since the index keeps the entries.
+ */
+export interface DecodedFiles {
+  files: DecodedFile[];
+  unlisted: (string | undefined)[];
 }
 
 /**
@@ -47,6 +62,7 @@ export class EventFileBatches {
     private readonly slice: TimeSlice,
     /** Where served payloads are copied to; nothing else is kept. */
     private readonly keeper: PayloadKeeper,
+    private readonly mode: StoredEventMode,
     private deviceSpeed = false,
   ) {}
 
@@ -56,39 +72,44 @@ export class EventFileBatches {
   }
 
   /** What became of each file of `directory`, in the order of `files`. */
-  async decode(directory: string, files: readonly EventFileName[]): Promise<DecodedFile[]> {
+  async decode(directory: string, files: readonly EventFileName[]): Promise<DecodedFiles> {
+    const unlisted = new Array<string | undefined>(files.length);
     if (this.deviceSpeed) {
-      return mapWithConcurrency(files, READS_IN_FLIGHT, (file) =>
-        withScratch(async (scratch) => this.decoded(await readEventFile(path.join(directory, file.name), this.realRoot, scratch), file)),
-      );
+      let at = 0;
+      const decoded = await mapWithConcurrency(files, READS_IN_FLIGHT, (file) => {
+        const index = at++;
+        return withScratch(async (scratch) => this.decoded(await readEventFile(path.join(directory, file.name), this.realRoot, scratch), file, unlisted, index));
+      });
+      return { files: decoded, unlisted };
     }
     const results: DecodedFile[] = [];
     const durations = new Float64Array(files.length);
     for (const file of files) {
       const started = performance.now();
-      results.push(await this.readAndDecode(path.join(directory, file.name), file));
+      results.push(await this.readAndDecode(path.join(directory, file.name), file, unlisted, results.length));
       durations[results.length - 1] = performance.now() - started;
       if (this.slice.isOver()) await this.slice.yield();
     }
     if (files.length >= MIN_READS_TO_JUDGE) this.deviceSpeed = median(durations) > DEVICE_READ_MS;
-    return results;
+    return { files: results, unlisted };
   }
 
   /** On the calling thread; a symbolic link goes through the thread pool, which checks where it leads. */
-  private async readAndDecode(filePath: string, file: EventFileName): Promise<DecodedFile> {
+  private async readAndDecode(filePath: string, file: EventFileName, unlisted: (string | undefined)[], index: number): Promise<DecodedFile> {
     const read = readEventFileNow(filePath, nowScratch);
-    if (read) return this.decoded(read, file);
-    return withScratch(async (scratch) => this.decoded(await readEventFile(filePath, this.realRoot, scratch), file));
+    if (read) return this.decoded(read, file, unlisted, index);
+    return withScratch(async (scratch) => this.decoded(await readEventFile(filePath, this.realRoot, scratch), file, unlisted, index));
   }
 
   /** Decodes the bytes while they are still in the scratch buffer, and copies them only when they are served. */
-  private decoded(read: FileRead, file: EventFileName): DecodedFile {
+  private decoded(read: FileRead, file: EventFileName, unlisted: (string | undefined)[], index: number): DecodedFile {
     if (read.kind === 'gone') return GONE;
     if (read.kind === 'unreadable') return { unserved: 'skipped', reason: read.reason };
-    const decoded = decodeEventFile(read.bytes, file);
-    if (!decoded.ok) return { unserved: 'skipped', reason: decoded.reason };
+    const decoded = decodeEventFile(read.bytes, file, this.mode);
+    if (!decoded.ok) return { unserved: decoded.because === 'broken' ? 'skipped' : decoded.because, reason: decoded.reason };
     const bytes = decoded.event.payload;
     decoded.event.payload = this.keeper.copy(bytes, bytes.length);
+    unlisted[index] = decoded.unlisted;
     return decoded.event;
   }
 }

@@ -4,6 +4,7 @@
  * JSON bytes, never a re-serialised object, and the server writes them out as they are.
  */
 import type { EventFilters, SearchCriteria } from '../search';
+import type { StoredEventCounts } from './stored-event-counts';
 
 /** Counters an operator reads on the health endpoint. */
 export interface StoreHealth {
@@ -11,8 +12,10 @@ export interface StoreHealth {
   conversationsLoaded: number;
   /** Events served from those conversations. */
   eventsLoaded: number;
-  /** Event files of those conversations that are not served (unreadable, not JSON, or not matching the contract). */
+  /** Event files of those conversations that are broken (unreadable, not JSON, or their known fields break the contract). */
   eventsSkipped: number;
+  /** What became of those conversations' stored events, newer servers' additions included. */
+  storedEvents: StoredEventCounts;
 }
 
 /** One stored conversation as the list of conversations shows it, read without loading its events. */

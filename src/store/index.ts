@@ -2,3 +2,5 @@ export type { EventStore, StoreHealth, StoredConversationSummary, StoredPage } f
 export { createDirectoryStore, type DirectoryEventStore, type DirectoryStoreOptions } from './directory-store';
 export { StoreRootError, checkConversationsRoot, type StoreRootProblem } from './store-root';
 export type { WatchMode } from './directory-watch';
+export { decodeStoredEvent, type StoredEventDecision, type StoredEventMode } from './stored-event';
+export type { StoredEventCounts } from './stored-event-counts';

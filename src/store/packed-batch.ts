@@ -7,11 +7,13 @@
  * little garbage to collect.
  */
 import type { EventKind } from '../contract';
-import { isUnserved, type DecodedFile } from './event-file-batches';
+import { isUnserved, type DecodedFile, type DecodedFiles, type UnservedFile } from './event-file-batches';
 
 export interface PackedBatch {
-  /** Per file: why it is not served (`gone` or a skip reason), undefined where it is served. */
+  /** Per file: why it is not served (see `encodeUnserved`), undefined where it is served. */
   unserved: (string | undefined)[];
+  /** Per served file: the properties the contract does not list, joined with commas. */
+  unlisted: (string | undefined)[];
   /**
    * Per file: where its payload ends in `payloads`. Payloads lie in file order, each
    * followed by a comma (see event-page.ts), so the next one starts one byte after.
@@ -28,14 +30,13 @@ export interface PackedBatch {
 }
 
 const COMMA = 0x2c;
-/** `unserved` of a deleted file; any other value is a skip reason. */
-const GONE = '';
 
 /** The batch, and what to pass as postMessage's transfer list. */
-export function packBatch(files: readonly DecodedFile[]): { batch: PackedBatch; transfer: ArrayBuffer[] } {
+export function packBatch({ files, unlisted }: DecodedFiles): { batch: PackedBatch; transfer: ArrayBuffer[] } {
   const count = files.length;
   const batch: PackedBatch = {
     unserved: new Array(count),
+    unlisted,
     payloadEnds: new Float64Array(count),
     payloads: new ArrayBuffer(payloadBytes(files)),
     ids: new Array(count),
@@ -51,7 +52,7 @@ export function packBatch(files: readonly DecodedFile[]): { batch: PackedBatch; 
   for (let i = 0; i < count; i++) {
     const file = files[i]!;
     if (isUnserved(file)) {
-      batch.unserved[i] = file.unserved === 'gone' ? GONE : file.reason;
+      batch.unserved[i] = encodeUnserved(file);
     } else {
       payloads.set(file.payload, start);
       end = start + file.payload.length;
@@ -70,7 +71,7 @@ export function packBatch(files: readonly DecodedFile[]): { batch: PackedBatch; 
 }
 
 /** The files again, each served one as its index entry, its payload a view of the transferred buffer (no copy). */
-export function unpackBatch(batch: PackedBatch): DecodedFile[] {
+export function unpackBatch(batch: PackedBatch): DecodedFiles {
   const files: DecodedFile[] = new Array(batch.unserved.length);
   let start = 0;
   for (let i = 0; i < files.length; i++) {
@@ -90,11 +91,26 @@ export function unpackBatch(batch: PackedBatch): DecodedFile[] {
       };
       start = end + 1;
     } else {
-      files[i] = unserved === GONE ? { unserved: 'gone' } : { unserved: 'skipped', reason: unserved };
+      files[i] = decodeUnserved(unserved);
     }
   }
-  return files;
+  return { files, unlisted: batch.unlisted.map((names) => (names === undefined ? undefined : canonical(names))) };
 }
+
+/** A deleted file as an empty string; otherwise a one-letter tag for why, and the reason. */
+function encodeUnserved(file: UnservedFile): string {
+  if (file.unserved === 'gone') return '';
+  return `${UNSERVED_TAG[file.unserved]}${file.reason}`;
+}
+
+function decodeUnserved(encoded: string): UnservedFile {
+  if (encoded === '') return { unserved: 'gone' };
+  const unserved = UNSERVED_BY_TAG.get(encoded[0]!) ?? 'skipped';
+  return { unserved, reason: encoded.slice(1) };
+}
+
+const UNSERVED_TAG = { skipped: 's', 'unknown-kind': 'k', 'unknown-value': 'v' } as const;
+const UNSERVED_BY_TAG = new Map(Object.entries(UNSERVED_TAG).map(([unserved, tag]) => [tag as string, unserved as keyof typeof UNSERVED_TAG]));
 
 function payloadBytes(files: readonly DecodedFile[]): number {
   let total = 0;
@@ -103,10 +119,10 @@ function payloadBytes(files: readonly DecodedFile[]): number {
 }
 
 /**
- * One string per distinct kind and source: a copied column holds a fresh string per event,
- * and 100k events would otherwise keep 100k copies of "ObservationEvent". The values were
- * checked against the contract's enums, so there are a handful; the cap only guards
- * against a contract with open-ended values.
+ * One string per distinct kind, source and set of unlisted properties: a copied column
+ * holds a fresh string per event, and 100k events would otherwise keep 100k copies of
+ * "ObservationEvent". There are a handful of each; the cap only guards against open-ended
+ * values.
  */
 const CANONICAL_LIMIT = 256;
 const canonicalStrings = new Map<string, string>();

@@ -6,23 +6,39 @@
  * (FNV-1a). Two names at one position colliding on it would take odds of one in four
  * billion, and two files claiming one index at all is already an anomaly.
  *
+ * Each position also remembers which properties the contract does not list its event had
+ * (a code into a short table of such sets), so the counts an operator reads stay right as
+ * files change.
+ *
  * Positions are file indexes, counted from 0, so they are held in typed arrays indexed by
- * position: 5 bytes a position, nothing for the garbage collector to trace, and no pause
+ * position: 6 bytes a position, nothing for the garbage collector to trace, and no pause
  * to rehash 100k entries as a Map has when it grows. Positions from a million on
  * (odd names such as event-99999999999-x.json) go to a Map, so that no name can make the
  * arrays huge.
  */
 import type { EventFileName } from './event-file-name';
 
-/** At most 5 MB of arrays, reached only by a conversation of a million events (or one odd name). */
+/** At most 6 MB of arrays, reached only by a conversation of a million events (or one odd name). */
 const DENSE_POSITIONS = 1 << 20;
 const FIRST_CAPACITY = 1024;
+/** Codes in `outcomes`: nothing served, served with nothing unlisted, then one per set of unlisted properties. */
+const NOT_SERVED = 0;
+const NOTHING_UNLISTED = 1;
+const FIRST_SET_CODE = 2;
+const MAX_CODE = 0xffff;
+/** Where sets beyond the table's room are counted: only a stream of ever-new property names gets here. */
+const OTHER_PROPERTIES = '(other properties)';
 
 export class ServedFiles {
   private hashes = new Int32Array(FIRST_CAPACITY);
-  private served = new Uint8Array(FIRST_CAPACITY);
-  private readonly sparse = new Map<number, number>();
+  private outcomes = new Uint16Array(FIRST_CAPACITY);
+  private readonly sparse = new Map<number, { hash: number; outcome: number }>();
   private count = 0;
+  /** Sets of unlisted properties (comma-joined), by code minus FIRST_SET_CODE, and back. */
+  private readonly sets: string[] = [];
+  private readonly codes = new Map<string, number>();
+  /** Served positions per code. */
+  private readonly perCode: number[] = [0, 0];
 
   get size(): number {
     return this.count;
@@ -39,16 +55,30 @@ export class ServedFiles {
     return served !== undefined && served !== nameHash(file.name);
   }
 
-  serve(file: EventFileName): void {
+  /** Serves `file` at its position; `unlisted` names the properties the contract does not list (comma-joined). */
+  serve(file: EventFileName, unlisted?: string): void {
     const { position } = file;
-    if (this.hashAt(position) === undefined) this.count++;
+    this.unservePosition(position);
+    const outcome = this.codeOf(unlisted);
+    this.count++;
+    this.perCode[outcome] = (this.perCode[outcome] ?? 0) + 1;
     if (position >= DENSE_POSITIONS) {
-      this.sparse.set(position, nameHash(file.name));
+      this.sparse.set(position, { hash: nameHash(file.name), outcome });
       return;
     }
     if (position >= this.hashes.length) this.grow(position);
     this.hashes[position] = nameHash(file.name);
-    this.served[position] = 1;
+    this.outcomes[position] = outcome;
+  }
+
+  /** Served files with nothing unlisted, and per set of unlisted properties (comma-joined), how many files had it. */
+  unlistedCounts(): { nothingUnlisted: number; bySet: Map<string, number> } {
+    const bySet = new Map<string, number>();
+    for (let code = FIRST_SET_CODE; code < this.perCode.length; code++) {
+      const count = this.perCode[code]!;
+      if (count > 0) bySet.set(this.sets[code - FIRST_SET_CODE]!, count);
+    }
+    return { nothingUnlisted: this.perCode[NOTHING_UNLISTED]!, bySet };
   }
 
   /** Forgets `file` if it is the one serving its position; returns whether it was. */
@@ -60,10 +90,12 @@ export class ServedFiles {
 
   /** Forgets whatever serves `position`. */
   unservePosition(position: number): void {
-    if (this.hashAt(position) === undefined) return;
+    const outcome = this.outcomeAt(position);
+    if (outcome === NOT_SERVED) return;
     this.count--;
+    this.perCode[outcome]!--;
     if (position >= DENSE_POSITIONS) this.sparse.delete(position);
-    else this.served[position] = 0;
+    else this.outcomes[position] = NOT_SERVED;
   }
 
   /** The served positions none of `files` accounts for: their files are gone. */
@@ -82,26 +114,45 @@ export class ServedFiles {
   }
 
   private hashAt(position: number): number | undefined {
-    if (position >= DENSE_POSITIONS) return this.sparse.get(position);
-    return this.served[position] === 1 ? this.hashes[position] : undefined;
+    if (position >= DENSE_POSITIONS) return this.sparse.get(position)?.hash;
+    return position < this.outcomes.length && this.outcomes[position] !== NOT_SERVED ? this.hashes[position] : undefined;
+  }
+
+  private outcomeAt(position: number): number {
+    if (position >= DENSE_POSITIONS) return this.sparse.get(position)?.outcome ?? NOT_SERVED;
+    return position < this.outcomes.length ? this.outcomes[position]! : NOT_SERVED;
+  }
+
+  private codeOf(unlisted: string | undefined): number {
+    if (unlisted === undefined) return NOTHING_UNLISTED;
+    const known = this.codes.get(unlisted);
+    if (known !== undefined) return known;
+    const set = FIRST_SET_CODE + this.sets.length < MAX_CODE ? unlisted : OTHER_PROPERTIES;
+    const code = this.codes.get(set) ?? FIRST_SET_CODE + this.sets.length;
+    if (!this.codes.has(set)) {
+      this.sets.push(set);
+      this.codes.set(set, code);
+      this.perCode[code] = 0;
+    }
+    return code;
   }
 
   private forEachServed(visit: (position: number, hash: number) => void): void {
-    for (let position = 0; position < this.served.length; position++) {
-      if (this.served[position] === 1) visit(position, this.hashes[position]!);
+    for (let position = 0; position < this.outcomes.length; position++) {
+      if (this.outcomes[position] !== NOT_SERVED) visit(position, this.hashes[position]!);
     }
-    for (const [position, hash] of this.sparse) visit(position, hash);
+    for (const [position, { hash }] of this.sparse) visit(position, hash);
   }
 
   private grow(position: number): void {
     let capacity = this.hashes.length;
     while (capacity <= position) capacity *= 2;
     const hashes = new Int32Array(Math.min(capacity, DENSE_POSITIONS));
-    const served = new Uint8Array(hashes.length);
+    const outcomes = new Uint16Array(hashes.length);
     hashes.set(this.hashes);
-    served.set(this.served);
+    outcomes.set(this.outcomes);
     this.hashes = hashes;
-    this.served = served;
+    this.outcomes = outcomes;
   }
 }
 

@@ -58,6 +58,12 @@ function results(quick: boolean, main: ConversationResults, smallMaxMs = 37): Be
     smallWait: { bigOpenMs: 2900, smallRequests: 1500, smallP50Ms: 2.5, smallP99Ms: 20, smallMaxMs },
     validatedFirstPage: figures(300, 45, 3600),
     append: { appended: 1000, writeMs: 200, visible: 1000, visibleAfterLastWriteMs: 150, load: figures(2000, 7) },
+    todaysShape: {
+      servedEvents: 93_334,
+      storedEvents: 100_000,
+      seedShape: { ...main.coldOpen, firstAnswerMs: 3000, readyMs: 700 },
+      todaysShape: { ...main.coldOpen, firstAnswerMs: 3230, readyMs: 700 },
+    },
   };
 }
 
@@ -100,6 +106,12 @@ describe('the bench report', () => {
     expect(report).toContain('| 100k: baseline (node:http) | 10000 | 1.00 |');
     expect(report).toContain('| 100k: framework floor (Express + request validation) | 3800 | 0.38 | 3.30 | 9.90 | 270 | 3.21 | 0 |');
     expect(report).toContain('| 100k: ours | 3500 | 0.35 |');
+  });
+
+  it("compares opening the same events in the seed's shape and in today's", () => {
+    expect(report).toContain('| seed | 184 | 3000 | 2300 | 365 |');
+    expect(report).toContain('| today | 184 | 3230 | 2530 | 365 |');
+    expect(report).toContain('Removing what the contract does not list costs 230 ms on this open (10%)');
   });
 
   it('names the floor beside the first-page verdict', () => {

@@ -146,16 +146,16 @@ describe('symbolic links out of the root are not followed', () => {
     expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: pageBody([inside]) });
     expect(response.text).not.toContain(SECRET_TEXT);
     expect(response.text).not.toContain('root:x:0:0');
-    expect((await server.statusAndBody('/health')).body).toEqual({ status: 'ok', conversations_loaded: 1, events_loaded: 1, events_skipped_invalid: links.length });
-    expect(logged(server.logs, 'warn')).toEqual(
-      links.map(([name]) =>
-        expect.objectContaining({
-          message: 'event file skipped',
-          file: path.join(events, name),
-          reason: 'symbolic link to a file outside the conversations directory, not followed',
-        }),
-      ),
-    );
+    expect((await server.statusAndBody('/health')).body).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: 1, events_skipped_invalid: links.length });
+    // One warning for the reason all the links share, naming the first as its example.
+    expect(logged(server.logs, 'warn')).toEqual([
+      expect.objectContaining({
+        message: 'event files skipped',
+        example: path.join(events, links[0][0]),
+        files: links.length,
+        reason: 'symbolic link to a file outside the conversations directory, not followed',
+      }),
+    ]);
     expect(server.logs.join('\n')).not.toContain(SECRET_TEXT);
   });
 

@@ -51,8 +51,8 @@ describe('an event file caught half-written', () => {
 
     appendFileSync(lateFile(), complete.slice(complete.length / 2));
     await eventually(async () => expect(await search(server)).toEqual({ status: 200, body: pageBody(searchOrder([...EVENTS, LATE])) }), WITHIN);
-    expect(await health(server)).toEqual({ status: 'ok', conversations_loaded: 1, events_loaded: EVENTS.length + 1, events_skipped_invalid: 0 });
-    expect(logLines(server.logs).map((line) => line['message'])).toEqual(expect.arrayContaining(['event file skipped', 'event file served after being skipped']));
+    expect(await health(server)).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: EVENTS.length + 1, events_skipped_invalid: 0 });
+    expect(logLines(server.logs).map((line) => line['message'])).toEqual(expect.arrayContaining(['event files skipped', 'event file served after being skipped']));
   });
 });
 
@@ -143,7 +143,7 @@ describe('a directory the server may not read (the real CLI, as nobody when the 
     const file = path.join(events(OTHER), eventFileName(EVENTS.length, LATE.id!));
     writeFileSync(file, serializeEvent(LATE as Event));
     chmodSync(file, 0o000);
-    const warned = () => logLines(server.stderr).filter((line) => line['message'] === 'event file skipped' && line['file'] === file);
+    const warned = () => logLines(server.stderr).filter((line) => line['message'] === 'event files skipped' && line['example'] === file);
     await eventually(async () => expect(warned()).toEqual([expect.objectContaining({ reason: 'cannot be read (EACCES)' })]), WITHIN);
     expect(await searchOf(OTHER)).toEqual({ status: 200, body: pageBody(searchOrder(EVENTS)) });
 

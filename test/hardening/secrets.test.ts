@@ -37,9 +37,12 @@ function truncatedAfterSecret(): string {
 const BROKEN_FILES: Array<[string, string]> = [
   ['truncated JSON', truncatedAfterSecret()],
   ['not JSON, starting with the secret (V8 quotes the text near a JSON error)', `${ENCRYPTED} ${ENCRYPTED}`],
-  ['an unknown property beside the secret', serializeEvent({ ...withReasoning, id: eventId(6), unexpected: ENCRYPTED } as unknown as Event)],
   ['the secret where a number belongs', serializeEvent({ ...withReasoning, id: eventId(7), tool_call_id: 7 } as unknown as Event).replace('"tool_call_id":7', `"tool_call_id":{"${ENCRYPTED}":1}`)],
 ];
+/** Served with the property the contract does not list removed: the secret it held is neither served nor logged. */
+const UNLISTED_HOLDING_SECRET = serializeEvent({ ...withReasoning, id: eventId(6), unexpected: ENCRYPTED } as unknown as Event);
+/** Not served (a kind the contract does not have), and its content never logged. */
+const UNKNOWN_KIND_HOLDING_SECRET = JSON.stringify({ id: eventId(8), source: 'hook', hook_command: ENCRYPTED, kind: 'HookExecutionEvent' });
 const SESSION_KEY = 'sk-live-session-key-abcdef012345';
 
 let server: LiveServer;
@@ -47,20 +50,29 @@ beforeAll(async () => {
   server = await startLiveServer([{ id: CONVERSATION, events: SERVED }]);
   const events = path.join(server.root, HEX, 'events');
   BROKEN_FILES.forEach(([, content], i) => writeFileSync(path.join(events, eventFileName(SERVED.length + i, eventId(10 + i))), content));
+  writeFileSync(path.join(events, eventFileName(SERVED.length + BROKEN_FILES.length, eventId(6))), UNLISTED_HOLDING_SECRET);
+  writeFileSync(path.join(events, eventFileName(SERVED.length + BROKEN_FILES.length + 1, eventId(8))), UNKNOWN_KIND_HOLDING_SECRET);
 });
 afterAll(() => server.stop());
 
 it('encrypted_content is served in the page, as stored, and never logged: not while loading, skipping, answering errors or failing', async () => {
   const page = await server.statusAndBody(`/api/conversations/${CONVERSATION}/events/search`);
-  expect(page).toEqual({ status: 200, body: pageBody(SERVED) });
+  expect(page).toEqual({ status: 200, body: pageBody([withReasoning, { ...withReasoning, id: eventId(6) }, plainMessage, messageWithReasoning]) });
+  expect(JSON.stringify(page.body)).not.toContain(`"unexpected"`);
   for (const query of ['limit=0', 'kind=ActionEvent&limit=1', `page_id=${ENCRYPTED}`, `body=${ENCRYPTED}`, 'timestamp__gte=garbage']) {
     expect((await server.get(`/api/conversations/${CONVERSATION}/events/search?${query}`)).status).toBeLessThan(500);
   }
   expect((await server.get(`/api/conversations/${conversationId(91)}/events/search`, { 'X-Session-API-Key': SESSION_KEY })).status).toBe(404);
 
-  const skipped = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['message'] === 'event file skipped');
-  expect(skipped).toHaveLength(BROKEN_FILES.length);
-  expect((await server.statusAndBody('/health')).body).toEqual({ status: 'ok', conversations_loaded: 1, events_loaded: SERVED.length, events_skipped_invalid: BROKEN_FILES.length });
+  const skipped = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['message'] === 'event files skipped');
+  expect(skipped.reduce((files, line) => files + (line['files'] as number), 0)).toBe(BROKEN_FILES.length);
+  expect((await server.statusAndBody('/health')).body).toMatchObject({
+    status: 'ok',
+    conversations_loaded: 1,
+    events_loaded: SERVED.length + 1,
+    events_skipped_invalid: BROKEN_FILES.length,
+    stored_events: { unlisted_property_counts: { unexpected: 1 }, not_served_by_kind: { HookExecutionEvent: 1 } },
+  });
   // A storage fault is logged with its stack (the root replaced by a link to itself): the secret must not ride along.
   rmSync(server.root, { recursive: true, force: true });
   symlinkSync(server.root, server.root);

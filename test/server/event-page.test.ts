@@ -16,8 +16,8 @@ function keptInSlab(): Buffer[] {
 function keptInPackedBatch(): Buffer[] {
   const files: DecodedFile[] = events.map((payload, i) => ({ id: `e${i}`, kind: 'MessageEvent', source: 'user', micros: i, position: i, text: undefined, payload }));
   files.splice(2, 0, { unserved: 'skipped', reason: 'not JSON' });
-  const { batch } = packBatch(files);
-  return unpackBatch(batch).filter((file) => !isUnserved(file)).map((file) => (file as { payload: Buffer }).payload);
+  const { batch } = packBatch({ files, unlisted: files.map(() => undefined) });
+  return unpackBatch(batch).files.filter((file) => !isUnserved(file)).map((file) => (file as { payload: Buffer }).payload);
 }
 
 describe.each([

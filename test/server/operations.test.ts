@@ -28,17 +28,17 @@ describe('/alive, /health, /openapi.json and /docs', () => {
   it('/health counts the conversations and events loaded so far', async () => {
     expect(await server.statusAndBody('/health')).toEqual({
       status: 200,
-      body: { status: 'ok', conversations_loaded: 0, events_loaded: 0, events_skipped_invalid: 0 },
+      body: { status: 'ok', conversations_loaded: 0, events_loaded: 0, events_skipped_invalid: 0, stored_events: expect.objectContaining({ served_as_stored: 0 }) },
     });
     expect((await server.get(searchPath(CONVERSATION, { limit: 1 }))).status).toBe(200);
     expect(await server.statusAndBody('/health')).toEqual({
       status: 200,
-      body: { status: 'ok', conversations_loaded: 1, events_loaded: 60, events_skipped_invalid: 0 },
+      body: { status: 'ok', conversations_loaded: 1, events_loaded: 60, events_skipped_invalid: 0, stored_events: expect.objectContaining({ served_as_stored: 60 }) },
     });
     expect((await server.get(searchPath(SECOND))).status).toBe(200);
     expect(await server.statusAndBody('/health')).toEqual({
       status: 200,
-      body: { status: 'ok', conversations_loaded: 2, events_loaded: 72, events_skipped_invalid: 0 },
+      body: { status: 'ok', conversations_loaded: 2, events_loaded: 72, events_skipped_invalid: 0, stored_events: expect.objectContaining({ served_as_stored: 72, broken_files: 0 }) },
     });
   });
 

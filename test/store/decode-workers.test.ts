@@ -38,6 +38,8 @@ function writeMixedConversation(): string {
     ['event-00041-unknown.json', '{"kind":"PauseEvent","parent_id":"x"}'],
     ['event-00042-empty.json', ''],
     ['event-00043-latin1.json', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d])],
+    ['event-00050-hook.json', '{"source":"hook","hook_event_type":"Stop","hook_command":"x","success":true,"exit_code":0,"kind":"HookExecutionEvent"}'],
+    ['event-00051-hook-source.json', '{"source":"hook","kind":"PauseEvent"}'],
     ['event-00044-no-id.json', '  {"timestamp":"2026-06-16T05:38:00","kind":"PauseEvent"}\n'],
     [eventFileName(45, userMessage(45).id), JSON.stringify({ ...userMessage(45), extended_content: [{ type: 'text', text: 'x'.repeat(100_000) }] })],
   ];
@@ -73,14 +75,20 @@ describe('loads decoded in worker threads', () => {
       const inWorkers = await workers.store.open(CONVERSATION);
 
       expect(inWorkers!.ordered).toEqual(onMainThread!.ordered);
-      expect(inWorkers!.size).toBe(43);
+      expect(inWorkers!.size).toBe(44);
       // A page is sent from where the payloads lie, which differs between the two.
       const page = (index: EventIndex<Buffer>) => Buffer.concat(eventPageBody(index.ordered.map((event) => event.payload), null).parts).toString('utf8');
       expect(page(inWorkers!)).toBe(page(onMainThread!));
-      expect(JSON.parse(page(inWorkers!)).items).toHaveLength(43);
-      expect(workers.store.health()).toEqual(t.store.health());
+      expect(JSON.parse(page(inWorkers!)).items).toHaveLength(44);
+      expect(workers.store.health().storedEvents).toMatchObject({
+        servedWithUnlistedProperties: 1,
+        unlistedProperties: { parent_id: 1 },
+        notServedByKind: { HookExecutionEvent: 1 },
+        notServedByValue: { 'source = "hook"': 1 },
+      });
+      expect(workers.store.health()).toMatchObject(t.store.health());
       expect(warnings(workers.logs)).toEqual(warnings(t.logs));
-      expect(warnings(workers.logs)).toHaveLength(8);
+      expect(warnings(workers.logs)).toHaveLength(7);
       const loaded = workers.logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry['message'] === 'conversation loaded');
       expect(loaded).toMatchObject({ decodedInWorkers: true });
     } finally {
@@ -112,8 +120,8 @@ describe('the decode pool', () => {
 
   function decodersOver(events: string) {
     const realRoot = realpathSync(t.root);
-    const onMainThread = new MainThreadDecoder(events, realRoot, new TimeSlice(2), new PayloadSlab());
-    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, () => false) };
+    const onMainThread = new MainThreadDecoder(events, realRoot, new TimeSlice(2), new PayloadSlab(), 'contract');
+    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, 'contract', () => false) };
   }
 
   it('stops its workers once idle, and starts them again for the next job', async () => {
@@ -123,11 +131,11 @@ describe('the decode pool', () => {
     const { inWorkers } = decodersOver(events);
     const files = [parseEventFileName(eventFileName(0, userMessage(0).id))!];
 
-    expect(await inWorkers.decode(files)).toEqual([expect.objectContaining({ position: 0, text: 'message number 0' })]);
+    expect((await inWorkers.decode(files)).files).toEqual([expect.objectContaining({ position: 0, text: 'message number 0' })]);
     expect(pool.running).toBe(2);
     await eventually(() => expect(pool.running).toBe(0), { withinMs: 2000 });
 
-    expect(await inWorkers.decode(files)).toEqual([expect.objectContaining({ position: 0, text: 'message number 0' })]);
+    expect((await inWorkers.decode(files)).files).toEqual([expect.objectContaining({ position: 0, text: 'message number 0' })]);
   });
 
   it('decodes on the main thread, after one warning, when its workers cannot start', async () => {
@@ -141,7 +149,7 @@ describe('the decode pool', () => {
     await inWorkers.decode(files);
 
     expect(decoded).toEqual(await onMainThread.decode(files));
-    expect(decoded).toEqual([
+    expect(decoded.files).toEqual([
       expect.objectContaining({ position: 0 }),
       { unserved: 'skipped', reason: 'not valid JSON (truncated or corrupt)' },
       { unserved: 'skipped', reason: 'symbolic link to a file outside the conversations directory, not followed' },
