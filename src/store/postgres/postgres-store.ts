@@ -1,0 +1,208 @@
+/**
+ * The event store over PostgreSQL, for servers that share one database (or read a hot
+ * standby of it). It holds nothing per conversation: every request is answered by the
+ * database, so any number of servers answer alike. The ingester (ingest.ts) fills it.
+ */
+import type { Pool } from 'pg';
+import type { Logger } from '../../log';
+import type { SearchCriteria } from '../../search';
+import type { StoreHealth } from '../event-store';
+import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
+import { Parameters, filterConditions, type EventFilters } from './event-query';
+import { latestSchemaVersion, schemaVersion } from './migrations';
+import { textColumn } from './text-column';
+
+export interface StoredPage {
+  /** Each event's stored JSON bytes, in page order. */
+  events: Buffer[];
+  nextPageId: string | null;
+}
+
+/** Why the store cannot start; the message names the database (without a password) and the fix. */
+export class DatabaseStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseStartError';
+  }
+}
+
+export interface PostgresStoreOptions {
+  logger: Logger;
+  settings?: ConnectionSettings;
+  /** How often the /health counters are read again. */
+  healthRefreshMs?: number;
+}
+
+const DEFAULT_HEALTH_REFRESH_MS = 2_000;
+
+/**
+ * Connects, checks that the schema is at the version this code expects, and returns the
+ * store. Rejects with a DatabaseStartError when the database cannot be reached or is not
+ * migrated; the server does not migrate (it may be pointed at a read-only standby).
+ */
+export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions): Promise<PostgresStore> {
+  const pool = createPool(databaseUrl, options.logger, options.settings ?? DEFAULT_CONNECTION_SETTINGS);
+  try {
+    const version = await schemaVersion(pool);
+    const expected = latestSchemaVersion();
+    if (version < expected) {
+      throw new DatabaseStartError(
+        `The database at ${redactedUrl(databaseUrl)} has schema version ${version}; this server needs ${expected}. Run \`npm run migrate -- --database-url URL\` (or an ingest, which migrates) against the primary first.`,
+      );
+    }
+    if (version > expected) {
+      throw new DatabaseStartError(`The database at ${redactedUrl(databaseUrl)} has schema version ${version}, newer than this server knows (${expected}). Upgrade the server.`);
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    if (error instanceof DatabaseStartError) throw error;
+    throw new DatabaseStartError(
+      `Cannot use the database at ${redactedUrl(databaseUrl)}: ${describeDatabaseError(error)}. Check that PostgreSQL is running and that --database-url (or DATABASE_URL) names it.`,
+    );
+  }
+  const store = new PostgresStore(pool, options.logger, options.healthRefreshMs ?? DEFAULT_HEALTH_REFRESH_MS);
+  await store.refreshHealth();
+  return store;
+}
+
+interface CursorRow {
+  id: number;
+  sort_micros: string | null;
+  position: string | null;
+}
+
+export class PostgresStore {
+  private counters: StoreHealth = { conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0 };
+  private readonly healthTimer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly logger: Logger,
+    healthRefreshMs: number,
+  ) {
+    this.healthTimer = setInterval(() => void this.refreshHealth(), healthRefreshMs);
+    this.healthTimer.unref();
+  }
+
+  /** One page of a search; undefined when the conversation does not exist. */
+  search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
+    return guarded('search', async () => {
+      const descending = criteria.sortOrder === 'TIMESTAMP_DESC';
+      const order = descending ? 'DESC' : 'ASC';
+      if (criteria.pageId === undefined) {
+        const parameters = new Parameters();
+        const hexParameter = parameters.add(hex);
+        const conditions = filterConditions(criteria, parameters);
+        const result = await this.pool.query<{ id: number; event_id: string | null; payload: Buffer | null }>({
+          text: `SELECT c.id, e.event_id, e.payload FROM conversations c
+                 LEFT JOIN LATERAL (
+                   SELECT event_id, payload, sort_micros, position FROM events
+                   WHERE conversation_id = c.id AND ${conditions}
+                   ORDER BY sort_micros ${order}, position ${order} LIMIT ${parameters.add(criteria.limit + 1)}
+                 ) e ON true
+                 WHERE c.hex = ${hexParameter}
+                 ORDER BY e.sort_micros ${order}, e.position ${order}`,
+          values: parameters.values,
+        });
+        if (result.rows.length === 0) return undefined;
+        return pageOf(result.rows.filter((row) => row.event_id !== null) as { event_id: string; payload: Buffer }[], criteria.limit);
+      }
+      const cursor = await this.cursor(hex, criteria);
+      if (!cursor) return undefined;
+      const parameters = new Parameters();
+      const conditions = [`conversation_id = ${parameters.add(cursor.id)}`, filterConditions(criteria, parameters)];
+      if (cursor.sort_micros !== null) {
+        conditions.push(`(sort_micros, position) ${descending ? '<=' : '>='} (${parameters.add(cursor.sort_micros)}::bigint, ${parameters.add(cursor.position)}::bigint)`);
+      }
+      const result = await this.pool.query<{ event_id: string; payload: Buffer }>({
+        text: `SELECT event_id, payload FROM events WHERE ${conditions.join(' AND ')}
+               ORDER BY sort_micros ${order}, position ${order} LIMIT ${parameters.add(criteria.limit + 1)}`,
+        values: parameters.values,
+      });
+      return pageOf(result.rows, criteria.limit);
+    });
+  }
+
+  /** How many events pass the filters; undefined when the conversation does not exist. */
+  count(hex: string, filters: EventFilters): Promise<number | undefined> {
+    return guarded('count', async () => {
+      const parameters = new Parameters();
+      const hexParameter = parameters.add(hex);
+      const result = await this.pool.query<{ count: string }>({
+        text: `SELECT (SELECT count(*) FROM events WHERE conversation_id = c.id AND ${filterConditions(filters, parameters)}) AS count
+               FROM conversations c WHERE c.hex = ${hexParameter}`,
+        values: parameters.values,
+      });
+      const row = result.rows[0];
+      return row ? Number(row.count) : undefined;
+    });
+  }
+
+  /** The event's stored bytes; null when the conversation has no such event, undefined when there is no conversation. */
+  getEvent(hex: string, eventId: string): Promise<Buffer | null | undefined> {
+    return guarded('get event', async () => {
+      const result = await this.pool.query<{ payload: Buffer | null }>({
+        text: `SELECT e.payload FROM conversations c
+               LEFT JOIN LATERAL (
+                 SELECT payload FROM events WHERE conversation_id = c.id AND event_id = $2 ORDER BY position DESC LIMIT 1
+               ) e ON true
+               WHERE c.hex = $1`,
+        values: [hex, textColumn(eventId)],
+      });
+      const row = result.rows[0];
+      return row ? row.payload : undefined;
+    });
+  }
+
+  health(): StoreHealth {
+    return { ...this.counters };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.healthTimer);
+    await this.pool.end();
+  }
+
+  /** Reads the counters /health shows; keeps the last ones while the database is away. */
+  async refreshHealth(): Promise<void> {
+    try {
+      const result = await this.pool.query<{ conversations: string; events: string; skipped: string }>(
+        'SELECT count(*) AS conversations, coalesce(sum(event_count), 0) AS events, coalesce(sum(skipped_count), 0) AS skipped FROM conversations',
+      );
+      const row = result.rows[0]!;
+      this.counters = { conversationsLoaded: Number(row.conversations), eventsLoaded: Number(row.events), eventsSkipped: Number(row.skipped) };
+    } catch (error) {
+      if (!this.closed) this.logger.warn('cannot read the store counters for /health', { error: describeDatabaseError(error) });
+    }
+  }
+
+  /**
+   * The conversation, and the event a page starts at. Like the directory store (and the
+   * reference), a cursor that names no event, or one the filters exclude, restarts the
+   * walk: its key comes back null. Of two events sharing an id, the later file counts.
+   */
+  private async cursor(hex: string, criteria: SearchCriteria): Promise<CursorRow | undefined> {
+    const parameters = new Parameters();
+    const hexParameter = parameters.add(hex);
+    const idParameter = parameters.add(textColumn(criteria.pageId!));
+    const result = await this.pool.query<CursorRow>({
+      text: `SELECT c.id, cursor.sort_micros::text, cursor.position::text FROM conversations c
+             LEFT JOIN LATERAL (
+               SELECT sort_micros, position FROM (
+                 SELECT * FROM events WHERE conversation_id = c.id AND event_id = ${idParameter} ORDER BY position DESC LIMIT 1
+               ) named WHERE ${filterConditions(criteria, parameters)}
+             ) cursor ON true
+             WHERE c.hex = ${hexParameter}`,
+      values: parameters.values,
+    });
+    return result.rows[0];
+  }
+}
+
+function pageOf(rows: readonly { event_id: string; payload: Buffer }[], limit: number): StoredPage {
+  const page = rows.slice(0, limit);
+  return { events: page.map((row) => row.payload), nextPageId: rows.length > limit ? rows[limit]!.event_id : null };
+}
