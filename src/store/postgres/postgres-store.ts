@@ -8,9 +8,8 @@ import type { Logger } from '../../log';
 import type { SearchCriteria } from '../../search';
 import type { StoreHealth } from '../event-store';
 import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
-import { Parameters, filterConditions, type EventFilters } from './event-query';
+import { countStatement, cursorStatement, eventByIdStatement, firstPageStatement, pageFromCursorStatement, type EventFilters } from './event-query';
 import { latestSchemaVersion, schemaVersion } from './migrations';
-import { textColumn } from './text-column';
 
 export interface StoredPage {
   /** Each event's stored JSON bytes, in page order. */
@@ -88,38 +87,15 @@ export class PostgresStore {
   /** One page of a search; undefined when the conversation does not exist. */
   search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
     return guarded('search', async () => {
-      const descending = criteria.sortOrder === 'TIMESTAMP_DESC';
-      const order = descending ? 'DESC' : 'ASC';
       if (criteria.pageId === undefined) {
-        const parameters = new Parameters();
-        const hexParameter = parameters.add(hex);
-        const conditions = filterConditions(criteria, parameters);
-        const result = await this.pool.query<{ id: number; event_id: string | null; payload: Buffer | null }>({
-          text: `SELECT c.id, e.event_id, e.payload FROM conversations c
-                 LEFT JOIN LATERAL (
-                   SELECT event_id, payload, sort_micros, position FROM events
-                   WHERE conversation_id = c.id AND ${conditions}
-                   ORDER BY sort_micros ${order}, position ${order} LIMIT ${parameters.add(criteria.limit + 1)}
-                 ) e ON true
-                 WHERE c.hex = ${hexParameter}
-                 ORDER BY e.sort_micros ${order}, e.position ${order}`,
-          values: parameters.values,
-        });
+        const result = await this.pool.query<{ id: number; event_id: string | null; payload: Buffer | null }>(firstPageStatement(hex, criteria));
         if (result.rows.length === 0) return undefined;
-        return pageOf(result.rows.filter((row) => row.event_id !== null) as { event_id: string; payload: Buffer }[], criteria.limit);
+        return pageOf(result.rows.filter((row): row is { id: number; event_id: string; payload: Buffer } => row.event_id !== null), criteria.limit);
       }
-      const cursor = await this.cursor(hex, criteria);
+      const cursor = (await this.pool.query<CursorRow>(cursorStatement(hex, criteria))).rows[0];
       if (!cursor) return undefined;
-      const parameters = new Parameters();
-      const conditions = [`conversation_id = ${parameters.add(cursor.id)}`, filterConditions(criteria, parameters)];
-      if (cursor.sort_micros !== null) {
-        conditions.push(`(sort_micros, position) ${descending ? '<=' : '>='} (${parameters.add(cursor.sort_micros)}::bigint, ${parameters.add(cursor.position)}::bigint)`);
-      }
-      const result = await this.pool.query<{ event_id: string; payload: Buffer }>({
-        text: `SELECT event_id, payload FROM events WHERE ${conditions.join(' AND ')}
-               ORDER BY sort_micros ${order}, position ${order} LIMIT ${parameters.add(criteria.limit + 1)}`,
-        values: parameters.values,
-      });
+      const key = { sortMicros: cursor.sort_micros, position: cursor.position };
+      const result = await this.pool.query<{ event_id: string; payload: Buffer }>(pageFromCursorStatement(cursor.id, key, criteria));
       return pageOf(result.rows, criteria.limit);
     });
   }
@@ -127,14 +103,7 @@ export class PostgresStore {
   /** How many events pass the filters; undefined when the conversation does not exist. */
   count(hex: string, filters: EventFilters): Promise<number | undefined> {
     return guarded('count', async () => {
-      const parameters = new Parameters();
-      const hexParameter = parameters.add(hex);
-      const result = await this.pool.query<{ count: string }>({
-        text: `SELECT (SELECT count(*) FROM events WHERE conversation_id = c.id AND ${filterConditions(filters, parameters)}) AS count
-               FROM conversations c WHERE c.hex = ${hexParameter}`,
-        values: parameters.values,
-      });
-      const row = result.rows[0];
+      const row = (await this.pool.query<{ count: string }>(countStatement(hex, filters))).rows[0];
       return row ? Number(row.count) : undefined;
     });
   }
@@ -142,15 +111,7 @@ export class PostgresStore {
   /** The event's stored bytes; null when the conversation has no such event, undefined when there is no conversation. */
   getEvent(hex: string, eventId: string): Promise<Buffer | null | undefined> {
     return guarded('get event', async () => {
-      const result = await this.pool.query<{ payload: Buffer | null }>({
-        text: `SELECT e.payload FROM conversations c
-               LEFT JOIN LATERAL (
-                 SELECT payload FROM events WHERE conversation_id = c.id AND event_id = $2 ORDER BY position DESC LIMIT 1
-               ) e ON true
-               WHERE c.hex = $1`,
-        values: [hex, textColumn(eventId)],
-      });
-      const row = result.rows[0];
+      const row = (await this.pool.query<{ payload: Buffer | null }>(eventByIdStatement(hex, eventId))).rows[0];
       return row ? row.payload : undefined;
     });
   }
@@ -177,28 +138,6 @@ export class PostgresStore {
     } catch (error) {
       if (!this.closed) this.logger.warn('cannot read the store counters for /health', { error: describeDatabaseError(error) });
     }
-  }
-
-  /**
-   * The conversation, and the event a page starts at. Like the directory store (and the
-   * reference), a cursor that names no event, or one the filters exclude, restarts the
-   * walk: its key comes back null. Of two events sharing an id, the later file counts.
-   */
-  private async cursor(hex: string, criteria: SearchCriteria): Promise<CursorRow | undefined> {
-    const parameters = new Parameters();
-    const hexParameter = parameters.add(hex);
-    const idParameter = parameters.add(textColumn(criteria.pageId!));
-    const result = await this.pool.query<CursorRow>({
-      text: `SELECT c.id, cursor.sort_micros::text, cursor.position::text FROM conversations c
-             LEFT JOIN LATERAL (
-               SELECT sort_micros, position FROM (
-                 SELECT * FROM events WHERE conversation_id = c.id AND event_id = ${idParameter} ORDER BY position DESC LIMIT 1
-               ) named WHERE ${filterConditions(criteria, parameters)}
-             ) cursor ON true
-             WHERE c.hex = ${hexParameter}`,
-      values: parameters.values,
-    });
-    return result.rows[0];
   }
 }
 
