@@ -2,14 +2,18 @@ import type { EventKind, EventSortOrder } from '../contract';
 import { EventIndex, IndexedEvent, firstAtOrAfter, lowerBound } from './event-index';
 import type { Micros } from './timestamps';
 
-/** A validated search: every filter already parsed, `body` already lower-cased. */
-export interface SearchCriteria {
+/** Validated filters, shared by search and count: every value already parsed, `body` already lower-cased. */
+export interface EventFilters {
   /** `null` when the filter named no known kind: nothing matches. */
   kind?: EventKind | null;
   source?: string;
   body?: string;
   gte?: Micros;
   lt?: Micros;
+}
+
+/** A validated search: the filters, the order and the page wanted. */
+export interface SearchCriteria extends EventFilters {
   sortOrder: EventSortOrder;
   pageId?: string;
   limit: number;
@@ -57,6 +61,24 @@ export function searchEvents<Payload>(index: EventIndex<Payload>, criteria: Sear
 }
 
 /**
+ * How many events a full search walk with these filters returns: the matches on the
+ * smallest candidate list within the time window, read from the index alone.
+ */
+export function countEvents(index: EventIndex<unknown>, filters: EventFilters): number {
+  if (filters.kind === null) return 0;
+  const list = candidateList(index, filters);
+  const window = timeWindow(list, filters);
+  if (isOnlyTimeWindow(filters)) return window.end - window.start;
+  let count = 0;
+  for (let i = window.start; i < window.end; i++) if (satisfies(list[i]!, filters)) count++;
+  return count;
+}
+
+function isOnlyTimeWindow(filters: EventFilters): boolean {
+  return filters.kind === undefined && filters.source === undefined && filters.body === undefined;
+}
+
+/**
  * The event a page starts at. Like the reference, which looks `page_id` up among the
  * events that pass the filters, a cursor that is unknown or filtered out restarts the
  * walk from the first event of the order.
@@ -72,12 +94,12 @@ function usableCursor<Payload>(
   return cursor;
 }
 
-function inWindow(event: IndexedEvent<unknown>, criteria: SearchCriteria): boolean {
+function inWindow(event: IndexedEvent<unknown>, criteria: EventFilters): boolean {
   const micros = event.micros ?? -Infinity;
   return (criteria.gte === undefined || micros >= criteria.gte) && (criteria.lt === undefined || micros < criteria.lt);
 }
 
-function candidateList<Payload>(index: EventIndex<Payload>, criteria: SearchCriteria): readonly IndexedEvent<Payload>[] {
+function candidateList<Payload>(index: EventIndex<Payload>, criteria: EventFilters): readonly IndexedEvent<Payload>[] {
   const lists: (readonly IndexedEvent<Payload>[])[] = [index.ordered];
   if (criteria.kind) lists.push(index.byKind.get(criteria.kind) ?? []);
   if (criteria.body !== undefined) lists.push(index.byKind.get('MessageEvent') ?? []);
@@ -85,13 +107,13 @@ function candidateList<Payload>(index: EventIndex<Payload>, criteria: SearchCrit
   return lists.reduce((smallest, list) => (list.length < smallest.length ? list : smallest));
 }
 
-function timeWindow(list: readonly IndexedEvent<unknown>[], criteria: SearchCriteria): { start: number; end: number } {
+function timeWindow(list: readonly IndexedEvent<unknown>[], criteria: EventFilters): { start: number; end: number } {
   const start = criteria.gte === undefined ? 0 : firstAtOrAfter(list, criteria.gte);
   const end = criteria.lt === undefined ? list.length : firstAtOrAfter(list, criteria.lt);
   return { start, end: Math.max(start, end) };
 }
 
-function satisfies(event: IndexedEvent<unknown>, criteria: SearchCriteria): boolean {
+function satisfies(event: IndexedEvent<unknown>, criteria: EventFilters): boolean {
   if (criteria.kind !== undefined && event.kind !== criteria.kind) return false;
   if (criteria.source !== undefined && event.source !== criteria.source) return false;
   if (criteria.body !== undefined && (event.text === undefined || !event.text.includes(criteria.body))) return false;
