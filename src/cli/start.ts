@@ -1,8 +1,9 @@
 /**
- * `npm start -- [--host H] [--port P] [--conversations-path DIR] [--validate-responses] [--session-api-key KEY ...]`
- * Serves a conversations directory in the reference layout. Flags win over the
- * environment (HOST, PORT, OH_CONVERSATIONS_PATH, SESSION_API_KEY, OH_SESSION_API_KEYS_n);
- * the default is the bundled sample.
+ * `npm start -- [--host H] [--port P] [--conversations-path DIR | --database-url URL] [--validate-responses] [--session-api-key KEY ...]`
+ * Serves a conversations directory in the reference layout, or a PostgreSQL database an
+ * ingest fills (`npm run ingest`). Flags win over the environment (HOST, PORT,
+ * OH_CONVERSATIONS_PATH, DATABASE_URL, SESSION_API_KEY, OH_SESSION_API_KEYS_n); DATABASE_URL
+ * wins over OH_CONVERSATIONS_PATH; the default is the bundled sample.
  */
 import { opendirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -12,16 +13,21 @@ import { createApp } from '../server/app';
 import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';
 import { createDirectoryStore } from '../store/directory-store';
+import type { EventStore } from '../store/event-store';
+import { redactedUrl } from '../store/postgres/connection';
+import { DatabaseStartError, openPostgresStore } from '../store/postgres/postgres-store';
 import { checkConversationsRoot } from '../store/store-root';
 
 const SAMPLE_DATA = path.resolve(__dirname, '../../sample-data/conversations');
 const USAGE =
-  'usage: npm start -- [--host HOST] [--port PORT] [--conversations-path DIR] [--validate-responses] [--session-api-key KEY ...]';
+  'usage: npm start -- [--host HOST] [--port PORT] [--conversations-path DIR | --database-url URL] [--validate-responses] [--session-api-key KEY ...]';
 
 interface StartConfig {
   host: string;
   port: number;
   conversationsPath: string;
+  /** When set, the PostgreSQL database to serve instead of a directory. */
+  databaseUrl: string | undefined;
   validateResponses: boolean;
   sessionApiKeys: string[];
 }
@@ -35,6 +41,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
         host: { type: 'string' },
         port: { type: 'string' },
         'conversations-path': { type: 'string' },
+        'database-url': { type: 'string' },
         'validate-responses': { type: 'boolean', default: false },
         'session-api-key': { type: 'string', multiple: true },
         help: { type: 'boolean', default: false },
@@ -47,7 +54,11 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
   const portText = values.port ?? env['PORT'] ?? '8000';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) return `--port must be a whole number from 0 to 65535, got ${JSON.stringify(portText)}.`;
+  if (values['database-url'] !== undefined && values['conversations-path'] !== undefined) {
+    return `Pass either --conversations-path or --database-url, not both.\n${USAGE}`;
+  }
   return {
+    databaseUrl: values['database-url'] ?? (values['conversations-path'] === undefined ? env['DATABASE_URL'] || undefined : undefined),
     host: values.host ?? env['HOST'] ?? '127.0.0.1',
     port,
     conversationsPath: path.resolve(values['conversations-path'] ?? env['OH_CONVERSATIONS_PATH'] ?? SAMPLE_DATA),
@@ -80,20 +91,33 @@ function countUpTo(directory: string, limit: number): number {
   return count;
 }
 
-async function main(): Promise<void> {
-  const config = readConfig(process.argv.slice(2), process.env);
-  if (typeof config === 'string') {
-    console.error(config);
-    process.exit(config === USAGE ? 0 : 2);
+/** The store the configuration names; exits with a message naming the fix when it cannot be used. */
+async function openStore(config: StartConfig, logger: ReturnType<typeof createLogger>): Promise<EventStore> {
+  if (config.databaseUrl !== undefined) {
+    try {
+      return await openPostgresStore(config.databaseUrl, { logger });
+    } catch (error) {
+      if (!(error instanceof DatabaseStartError)) throw error;
+      console.error(error.message);
+      process.exit(2);
+    }
   }
   const rootProblem = await checkConversationsRoot(config.conversationsPath);
   if (rootProblem) {
     console.error(`${rootProblem.message}\nUse --conversations-path DIR or OH_CONVERSATIONS_PATH to choose the directory.`);
     process.exit(2);
   }
+  return createDirectoryStore(config.conversationsPath, { logger });
+}
 
+async function main(): Promise<void> {
+  const config = readConfig(process.argv.slice(2), process.env);
+  if (typeof config === 'string') {
+    console.error(config);
+    process.exit(config === USAGE ? 0 : 2);
+  }
   const logger = createLogger();
-  const store = createDirectoryStore(config.conversationsPath, { logger });
+  const store = await openStore(config, logger);
   const app = createApp({ store, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
   let running;
   try {
@@ -110,8 +134,9 @@ async function main(): Promise<void> {
       fix: 'set SESSION_API_KEY or pass --session-api-key',
     });
   }
-  const example = exampleConversation(config.conversationsPath);
-  console.log(`Agent Server listening on ${running.url}, serving ${config.conversationsPath}`);
+  const example = config.databaseUrl === undefined ? exampleConversation(config.conversationsPath) : undefined;
+  const served = config.databaseUrl === undefined ? config.conversationsPath : redactedUrl(config.databaseUrl);
+  console.log(`Agent Server listening on ${running.url}, serving ${served}`);
   console.log(`API docs: ${running.url}/docs`);
   if (example) console.log(`Try: curl '${running.url}/api/conversations/${example}/events/search?limit=5'`);
 

@@ -32,6 +32,7 @@ export type NotFoundError = Schemas['NotFoundError'];
 
 export type UnauthorizedError = Schemas['UnauthorizedError'];
 export type InternalServerError = Schemas['InternalServerError'];
+export type ServiceUnavailableError = Schemas['ServiceUnavailableError'];
 
 /** The name of an operation of the contract. */
 export type OperationId = keyof operations;

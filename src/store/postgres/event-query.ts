@@ -3,7 +3,7 @@
  * of the ordered indexes of migrations/0001-events.sql, or by the trigram index for `body`
  * (test/postgres/query-plans.test.ts proves it with EXPLAIN over 100k events).
  */
-import type { SearchCriteria } from '../../search';
+import type { EventFilters, SearchCriteria } from '../../search';
 import { filterSortMicros } from './sort-micros';
 import { textColumn } from './text-column';
 
@@ -12,7 +12,6 @@ export interface Statement {
   values: unknown[];
 }
 
-export type EventFilters = Pick<SearchCriteria, 'kind' | 'source' | 'body' | 'gte' | 'lt'>;
 
 /** Collects bound values and hands out their `$n` placeholders. */
 export class Parameters {

@@ -5,17 +5,11 @@
  */
 import type { Pool } from 'pg';
 import type { Logger } from '../../log';
-import type { SearchCriteria } from '../../search';
-import type { StoreHealth } from '../event-store';
+import type { EventFilters, SearchCriteria } from '../../search';
+import type { EventStore, StoredPage, StoreHealth } from '../event-store';
 import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
-import { countStatement, cursorStatement, eventByIdStatement, firstPageStatement, pageFromCursorStatement, type EventFilters } from './event-query';
+import { countStatement, cursorStatement, eventByIdStatement, firstPageStatement, pageFromCursorStatement } from './event-query';
 import { latestSchemaVersion, schemaVersion } from './migrations';
-
-export interface StoredPage {
-  /** Each event's stored JSON bytes, in page order. */
-  events: Buffer[];
-  nextPageId: string | null;
-}
 
 /** Why the store cannot start; the message names the database (without a password) and the fix. */
 export class DatabaseStartError extends Error {
@@ -70,7 +64,7 @@ interface CursorRow {
   position: string | null;
 }
 
-export class PostgresStore {
+export class PostgresStore implements EventStore {
   private counters: StoreHealth = { conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0 };
   private readonly healthTimer: NodeJS.Timeout;
   private closed = false;
