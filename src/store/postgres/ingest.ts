@@ -8,6 +8,7 @@
  * which files the database already holds, so a run killed at any point and started
  * again neither loses nor doubles an event.
  */
+import { type FSWatcher, watch } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
@@ -70,6 +71,14 @@ const NAMES_PER_SLICE_MS = 20;
 export async function ingestConversations(options: IngestOptions): Promise<IngestSummary> {
   await migrate(options.pool);
   const ingester = new Ingester(options);
+  try {
+    return await runPasses(ingester, options);
+  } finally {
+    ingester.close();
+  }
+}
+
+async function runPasses(ingester: Ingester, options: IngestOptions): Promise<IngestSummary> {
   await ingester.pass();
   while (options.follow && !options.signal?.aborted) {
     await sleep(options.pollMs ?? DEFAULT_POLL_MS, options.signal);
@@ -94,6 +103,12 @@ interface ConversationState {
   skipped: Map<string, { reason: string; size: number; modifiedMs: number }>;
   /** The `events/` directory's change time at the last complete scan. */
   scannedStamp: string | undefined;
+  /**
+   * Files the watch saw written since the last scan: a file rewritten in place changes no
+   * directory time, and the directory store serves its new content, so it is read again.
+   */
+  rewritten: Set<string>;
+  watch: { directory: string; watcher: FSWatcher } | undefined;
 }
 
 interface PendingConversation {
@@ -153,6 +168,7 @@ class Ingester {
     for (const [hex, state] of this.conversations) {
       if (present.has(hex) || (await locateConversation(realRoot, hex)).found) continue;
       await this.options.pool.query('DELETE FROM conversations WHERE id = $1', [state.id]);
+      state.watch?.watcher.close();
       this.conversations.delete(hex);
       this.options.logger.info('ingest: conversation deleted, its directory is gone', { conversation: hex });
     }
@@ -164,20 +180,44 @@ class Ingester {
     if (!location.found) return undefined;
     const state = this.conversations.get(hex) ?? (await this.register(hex));
     const eventsDirectory = path.join(location.directory, 'events');
+    if (this.options.follow) this.watchWrites(state, eventsDirectory);
     const stamp = await directoryStamp(eventsDirectory);
     const retrySkipped = await this.anySkippedChanged(state, eventsDirectory);
-    if (stamp !== undefined && stamp === state.scannedStamp && !retrySkipped) return undefined;
+    const rewritten = new Set(state.rewritten);
+    state.rewritten.clear();
+    if (stamp !== undefined && stamp === state.scannedStamp && !retrySkipped && rewritten.size === 0) return undefined;
     const listing = (await listDirectory(eventsDirectory)) ?? [];
     const files = await eventFilesOf(listing, new TimeSlice(NAMES_PER_SLICE_MS));
     const listed = new Set(files.map((file) => file.name));
     const toRead: EventFileName[] = [];
     for (const file of files) {
-      if (state.stored.get(file.position) === file.name) continue;
+      if (state.stored.get(file.position) === file.name && !rewritten.has(file.name)) continue;
       const skipped = state.skipped.get(file.name);
       if (skipped && !(await changedSince(path.join(eventsDirectory, file.name), skipped))) continue;
       toRead.push(file);
     }
     return { state, eventsDirectory, stamp, files: toRead, listed };
+  }
+
+  /** Notes files written in place; a watch that fails leaves the directory polling alone. */
+  private watchWrites(state: ConversationState, eventsDirectory: string): void {
+    if (state.watch?.directory === eventsDirectory) return;
+    state.watch?.watcher.close();
+    state.watch = undefined;
+    try {
+      const watcher = watch(eventsDirectory, { persistent: false }, (eventType, name) => {
+        if (eventType === 'change' && typeof name === 'string') state.rewritten.add(name);
+      });
+      watcher.on('error', () => watcher.close());
+      state.watch = { directory: eventsDirectory, watcher };
+    } catch {
+      // No events/ yet: the next pass tries again.
+    }
+  }
+
+  /** Stops the watches of a followed run. */
+  close(): void {
+    for (const state of this.conversations.values()) state.watch?.watcher.close();
   }
 
   private async anySkippedChanged(state: ConversationState, eventsDirectory: string): Promise<boolean> {
@@ -203,6 +243,8 @@ class Ingester {
       stored: new Map(stored.rows.map((row) => [Number(row.position), row.file_name])),
       skipped: new Map(skipped.rows.map((row) => [row.file_name, { reason: row.reason, size: Number(row.size), modifiedMs: row.modified_ms }])),
       scannedStamp: undefined,
+      rewritten: new Set(),
+      watch: undefined,
     };
     this.conversations.set(hex, state);
     return state;
@@ -275,6 +317,12 @@ class Ingester {
         inserted = result.rows.filter((row) => row.inserted).length;
         await client.query('DELETE FROM skipped_files WHERE conversation_id = $1 AND file_name = ANY($2::text[])', [state.id, batch.rows.map((row) => row.fileName)]);
       }
+      // A stored file rewritten into something unservable is no longer served.
+      const unserved = batch.skipped.filter((file) => state.stored.get(file.position) === file.name).map((file) => file.position);
+      if (unserved.length > 0) {
+        const deleted = await client.query('DELETE FROM events WHERE conversation_id = $1 AND position = ANY($2::bigint[])', [state.id, unserved]);
+        inserted -= deleted.rowCount ?? 0;
+      }
       if (batch.skipped.length > 0) {
         await client.query(UPSERT_SKIPPED, [
           state.id,
@@ -292,6 +340,7 @@ class Ingester {
       state.skipped.delete(row.fileName);
     }
     for (const file of batch.skipped) {
+      if (state.stored.get(file.position) === file.name) state.stored.delete(file.position);
       if (!state.skipped.has(file.name)) this.options.logger.warn('event file skipped', { conversation: state.hex, file: file.name, reason: file.reason });
       state.skipped.set(file.name, file);
     }
@@ -342,6 +391,7 @@ class Ingester {
 
 interface SkippedFile {
   name: string;
+  position: number;
   reason: string;
   size: number;
   modifiedMs: number;
@@ -376,7 +426,7 @@ async function updateCounters(client: PoolClient, conversationId: number, events
 
 async function skippedFile(filePath: string, file: EventFileName, reason: string): Promise<SkippedFile> {
   const stats = await lstat(filePath).catch(() => undefined);
-  return { name: file.name, reason, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 };
+  return { name: file.name, position: file.position, reason, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 };
 }
 
 async function changedSince(filePath: string, seen: { size: number; modifiedMs: number }): Promise<boolean> {
