@@ -53,11 +53,12 @@ export function createPool(databaseUrl: string, logger: Logger, settings: Connec
  */
 export function isUnavailable(error: unknown): boolean {
   if (error instanceof DatabaseError) return /^(08|53|57)/.test(error.code ?? '');
-  if (!(error instanceof Error)) return false;
   // Node's socket errors (ECONNREFUSED, ECONNRESET...) and the driver's own timeouts and
-  // "Connection terminated" carry no SQLSTATE.
-  const code = (error as { code?: unknown }).code;
-  return (typeof code === 'string' && code.startsWith('E')) || /connection|timeout|terminat/i.test(error.message);
+  // "Connection terminated" carry no SQLSTATE. Read by shape, not instanceof: a socket
+  // error may come from another realm (a test runner's sandbox).
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof message !== 'string') return false;
+  return (typeof code === 'string' && code.startsWith('E')) || /connection|timeout|terminat/i.test(message);
 }
 
 /** Runs a database call; an unavailable database becomes a StoreUnavailableError. */
@@ -73,8 +74,9 @@ export async function guarded<T>(what: string, call: () => Promise<T>): Promise<
 /** A short description of a driver error, never including the connection string. */
 export function describeDatabaseError(error: unknown): string {
   const code = (error as { code?: unknown } | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return typeof code === 'string' ? `${code} ${message}` : message;
+  const message = (error as { message?: unknown } | undefined)?.message;
+  const text = typeof message === 'string' ? message : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code} ${text}` : text;
 }
 
 /** The URL without its password, for messages. */

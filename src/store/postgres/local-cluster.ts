@@ -75,7 +75,7 @@ async function launch(binDir: string, home: string, dataDirectory: string, durab
     restart: start,
     async startStandby() {
       const standbyDirectory = path.join(home, `standby-${Date.now()}`);
-      await runTool(binDir, 'pg_basebackup', ['-h', '127.0.0.1', '-p', String(port), '-U', SERVICE_USER, '-D', standbyDirectory, '-R', '-X', 'stream', '--no-sync']);
+      await runTool(binDir, 'pg_basebackup', ['-h', '127.0.0.1', '-p', String(port), '-U', SERVICE_USER, '-D', standbyDirectory, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
       return launch(binDir, home, standbyDirectory, durable);
     },
     async stop() {
