@@ -4,13 +4,13 @@
  * nothing; it reports progress and the files it skipped; with --follow, appended events,
  * new conversations and deletions reach the database within a second.
  */
-import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { generateConversation, toConversationIdHex } from '../../src/fixture';
 import { serializeEvent, writeConversation } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
+import { spawnScript } from '../../src/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/postgres/ingest';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store';
@@ -18,16 +18,14 @@ import { conversationId, eventId, message } from '../support/events';
 import { eventually } from '../support/eventually';
 import { CLUSTER_TIMEOUT_MS, conversationsDirectory, ingestOnce, startLocalCluster, type LocalCluster } from './support/database';
 
-const ROOT_DIR = path.join(__dirname, '../..');
-
 function runIngestCli(args: string[]): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; kill(): void } {
-  const child = spawn(process.execPath, [path.join(ROOT_DIR, 'node_modules/tsx/dist/cli.mjs'), 'src/cli/ingest.ts', ...args], { cwd: ROOT_DIR });
+  const child = spawnScript('src/cli/ingest.ts', args, { label: 'ingest' });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  return { done, kill: () => child.kill('SIGKILL') };
+  child.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = child.exited.then(({ code }) => ({ code, stdout, stderr }));
+  return { done, kill: () => child.child.kill('SIGKILL') };
 }
 
 describe('npm run ingest', () => {
