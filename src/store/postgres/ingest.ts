@@ -18,7 +18,7 @@ import { errorCode } from '../error-code';
 import { readEventFile, readEventFileNow, SCRATCH_BYTES } from '../event-file-reader';
 import { eventFilesOf, listDirectory } from '../event-listing';
 import type { EventFileName } from '../event-file-name';
-import { TimeSlice } from '../time-slice';
+import { TimeSlice, afterNextPoll } from '../time-slice';
 import { describeDatabaseError, isUnavailable } from './connection';
 import { eventRowOf, type EventRow } from './event-row';
 import { migrate } from './migrations';
@@ -69,8 +69,7 @@ const NAMES_PER_SLICE_MS = 20;
 
 /** Runs the ingest; with `follow`, resolves only once `signal` aborts. Rejects when the root cannot be read. */
 export async function ingestConversations(options: IngestOptions): Promise<IngestSummary> {
-  await migrate(options.pool);
-  const ingester = new Ingester(options);
+  const ingester = await createIngester(options);
   try {
     return await runPasses(ingester, options);
   } finally {
@@ -78,7 +77,7 @@ export async function ingestConversations(options: IngestOptions): Promise<Inges
   }
 }
 
-async function runPasses(ingester: Ingester, options: IngestOptions): Promise<IngestSummary> {
+async function runPasses(ingester: DirectoryIngester, options: IngestOptions): Promise<IngestSummary> {
   await ingester.pass();
   while (options.follow && !options.signal?.aborted) {
     await sleep(options.pollMs ?? DEFAULT_POLL_MS, options.signal);
@@ -92,6 +91,21 @@ async function runPasses(ingester: Ingester, options: IngestOptions): Promise<In
     }
   }
   return ingester.summary();
+}
+
+/** One look at the whole directory at a time, for callers that decide when to look (tests that must see a write at once). */
+export interface DirectoryIngester {
+  /** Copies what changed since the last pass; rejects when the directory cannot be read or the database fails. */
+  pass(): Promise<void>;
+  summary(): IngestSummary;
+  /** Stops the watches a followed ingester keeps. */
+  close(): void;
+}
+
+/** Migrates the database and returns an ingester of `options.root` that has not read anything yet. */
+export async function createIngester(options: IngestOptions): Promise<DirectoryIngester> {
+  await migrate(options.pool);
+  return new Ingester(options);
 }
 
 interface ConversationState {
@@ -119,7 +133,7 @@ interface PendingConversation {
   listed: Set<string>;
 }
 
-class Ingester {
+class Ingester implements DirectoryIngester {
   private readonly conversations = new Map<string, ConversationState>();
   private readonly scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   private realRoot: string | undefined;
@@ -139,6 +153,9 @@ class Ingester {
 
   /** One look at the whole directory: new conversations, new, changed and deleted files. */
   async pass(): Promise<void> {
+    // Lets the watches deliver what the kernel has queued, so a write made before this
+    // pass began is seen by it.
+    if (this.options.follow) await afterNextPoll();
     const realRoot = (this.realRoot ??= await realpath(this.options.root));
     const names = await listDirectory(realRoot);
     if (names === undefined) throw new Error(`The conversations directory ${this.options.root} does not exist`);

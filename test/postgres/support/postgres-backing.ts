@@ -1,14 +1,16 @@
 /**
  * A PostgreSQL store behind a test server, filled from the server's conversations
- * directory the way a deployment fills it: one ingest, then an ingest that follows the
- * directory, so files a test writes while the server runs arrive as they do in production.
+ * directory by the ingester. A deployment's follower brings a write in within a second
+ * (test/postgres/ingest.test.ts); here the ingester looks once more before every request,
+ * so that suites written for the directory store, which may write a file and read it back
+ * at once, see their writes as that store does.
  * One cluster per test file, started on first use; each server gets a database of its own.
  */
 import { Client } from 'pg';
 import type { Logger } from '../../../src/log';
 import type { EventStore } from '../../../src/store/event-store';
 import { createPool } from '../../../src/store/postgres/connection';
-import { ingestConversations } from '../../../src/store/postgres/ingest';
+import { createIngester, type DirectoryIngester } from '../../../src/store/postgres/ingest';
 import { startLocalCluster, type LocalCluster } from '../../../src/store/postgres/local-cluster';
 import { openPostgresStore } from '../../../src/store/postgres/postgres-store';
 
@@ -34,7 +36,7 @@ export interface PostgresBacking {
   stop(): Promise<void>;
 }
 
-/** A fresh database holding `root`'s conversations, followed until `stop`. */
+/** A fresh database holding `root`'s conversations, kept current until `stop`. */
 export async function postgresBacking(root: string, logger: Logger): Promise<PostgresBacking> {
   const shared = await (cluster ??= startLocalCluster());
   const name = `server_${process.pid}_${++databases}`;
@@ -44,18 +46,29 @@ export async function postgresBacking(root: string, logger: Logger): Promise<Pos
   await admin.end();
   const databaseUrl = shared.url.replace(/\/postgres$/, `/${name}`);
   const pool = createPool(databaseUrl, logger);
-  await ingestConversations({ root, pool, logger });
-  const stopFollowing = new AbortController();
-  const following = ingestConversations({ root, pool, logger, follow: true, signal: stopFollowing.signal, pollMs: 50 });
-  const store = await openPostgresStore(databaseUrl, { logger, healthRefreshMs: 100 });
+  const ingester = await createIngester({ root, pool, logger, follow: true });
+  await ingester.pass();
+  const store = caughtUp(await openPostgresStore(databaseUrl, { logger, healthRefreshMs: 100 }), ingester);
   return {
     store,
     databaseUrl,
     async stop() {
-      stopFollowing.abort();
-      await following.catch(() => undefined);
       await store.close();
+      ingester.close();
       await pool.end();
     },
+  };
+}
+
+/** The store, with an ingest pass before each operation (one at a time). */
+function caughtUp(store: EventStore, ingester: DirectoryIngester): EventStore {
+  let passes: Promise<void> = Promise.resolve();
+  const passNow = () => (passes = passes.catch(() => undefined).then(() => ingester.pass()));
+  return {
+    search: async (hex, criteria) => (await passNow(), store.search(hex, criteria)),
+    count: async (hex, filters) => (await passNow(), store.count(hex, filters)),
+    getEvent: async (hex, eventId) => (await passNow(), store.getEvent(hex, eventId)),
+    health: () => store.health(),
+    close: () => store.close(),
   };
 }
