@@ -103,7 +103,10 @@ async function measure(url: string, dataset: Dataset, quick: boolean, progress: 
     const times: number[] = [];
     for (let i = 0; i < SEQUENTIAL_REQUESTS; i++) times.push((await getOk(url + pathAndQuery, agent)).elapsedMs);
     agent.destroy();
-    return percentile(times.sort((a, b) => a - b), 0.5);
+    return percentile(
+      times.sort((a, b) => a - b),
+      0.5,
+    );
   };
   const firstPage = searchPath(dataset, 'limit=100');
   return {

@@ -93,12 +93,18 @@ async function benchPostgres(quick: boolean, record: boolean): Promise<number> {
     const report = renderPostgresReport(results, new Date());
     process.stdout.write(`\n${report}`);
     if (record) {
-      if (!existsSync(POSTGRES_RESULTS_LOG)) writeFileSync(POSTGRES_RESULTS_LOG, '# PostgreSQL store: benchmark runs\n\nAppended by `npm run bench -- --store postgres`; figures from a shared machine are noisy.\n');
+      if (!existsSync(POSTGRES_RESULTS_LOG))
+        writeFileSync(
+          POSTGRES_RESULTS_LOG,
+          '# PostgreSQL store: benchmark runs\n\nAppended by `npm run bench -- --store postgres`; figures from a shared machine are noisy.\n',
+        );
       appendToResultsLog(POSTGRES_RESULTS_LOG, report);
     }
     return EXIT_OK;
   } catch (error) {
-    process.stderr.write(`bench: the PostgreSQL benchmark could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `bench: the PostgreSQL benchmark could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT_FAILED;
   }
 }

@@ -72,12 +72,16 @@ export async function ingestCommand(argv: string[], env: NodeJS.ProcessEnv, io: 
       signal: io.signal,
       onProgress: (progress) => io.err(progressLine(progress)),
     });
-    io.out(`ingest: ${summary.conversations} conversations, ${summary.eventsStored} events stored by this run, ${summary.filesSkipped} event files skipped\n`);
+    io.out(
+      `ingest: ${summary.conversations} conversations, ${summary.eventsStored} events stored by this run, ${summary.filesSkipped} event files skipped\n`,
+    );
     for (const skipped of summary.skipped) io.out(`  skipped ${skipped.conversation}/events/${skipped.file}: ${skipped.reason}\n`);
     return EXIT_DONE;
   } catch (error) {
     if (isUnavailable(error)) {
-      io.err(`ingest: cannot use the database at ${redactedUrl(databaseUrl)}: ${describeDatabaseError(error)}. Check that PostgreSQL is running and that --database-url names it.\n`);
+      io.err(
+        `ingest: cannot use the database at ${redactedUrl(databaseUrl)}: ${describeDatabaseError(error)}. Check that PostgreSQL is running and that --database-url names it.\n`,
+      );
       return EXIT_CANNOT_RUN;
     }
     io.err(`ingest: ${(error as Error).message}\n`);

@@ -12,7 +12,10 @@ const USAGE = 'usage: npm run migrate -- --database-url URL   (or DATABASE_URL)\
 async function main(): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: process.argv.slice(2), options: { 'database-url': { type: 'string' }, help: { type: 'boolean', default: false } } }));
+    ({ values } = parseArgs({
+      args: process.argv.slice(2),
+      options: { 'database-url': { type: 'string' }, help: { type: 'boolean', default: false } },
+    }));
   } catch (error) {
     process.stderr.write(`migrate: ${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -29,7 +32,9 @@ async function main(): Promise<number> {
   const pool = createPool(databaseUrl, createLogger());
   try {
     const applied = await migrate(pool);
-    process.stdout.write(applied.length === 0 ? `migrate: already at version ${latestSchemaVersion()}\n` : `migrate: applied ${applied.join(', ')}\n`);
+    process.stdout.write(
+      applied.length === 0 ? `migrate: already at version ${latestSchemaVersion()}\n` : `migrate: applied ${applied.join(', ')}\n`,
+    );
     return 0;
   } catch (error) {
     process.stderr.write(`migrate: cannot migrate the database at ${redactedUrl(databaseUrl)}: ${describeDatabaseError(error)}\n`);

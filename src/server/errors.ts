@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { unescape } from 'node:querystring';
 import type { ErrorRequestHandler, Request } from 'express';
-import type { HTTPValidationError, InternalServerError, NotFoundError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../contract';
+import type {
+  HTTPValidationError,
+  InternalServerError,
+  NotFoundError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  ValidationError,
+} from '../contract';
 import type { Logger } from '../log';
 import { StoreUnavailableError } from '../store/store-unavailable';
 import { describeInvalidParameter } from './pydantic-errors';

@@ -67,7 +67,9 @@ describe('npm run ingest', () => {
       const first = await runIngestCli(['--conversations-path', data.root, '--database-url', cluster.url]).done;
       expect(first.code).toBe(0);
       expect(first.stdout).toContain('ingest: 2 conversations, 350 events stored by this run, 1 event files skipped');
-      expect(first.stdout).toContain(`skipped ${toConversationIdHex(conversationId(2))}/events/event-00050-${eventId(50)}.json: not valid JSON (truncated or corrupt)`);
+      expect(first.stdout).toContain(
+        `skipped ${toConversationIdHex(conversationId(2))}/events/event-00050-${eventId(50)}.json: not valid JSON (truncated or corrupt)`,
+      );
       expect(first.stderr).toMatch(/ingest: 351\/351 event files \(\d+ events\/s\), 2\/2 conversations, 1 skipped/);
       expect(await storedCounts()).toEqual({ events: 350, counted: 350, conversations: 2 });
 
@@ -82,7 +84,10 @@ describe('npm run ingest', () => {
 
   it('killed with SIGKILL mid-way and run again: nothing lost, nothing doubled', async () => {
     await emptyDatabase();
-    const conversations = Array.from({ length: 4 }, (_, i) => ({ id: conversationId(10 + i), events: generateConversation({ events: 2500, seed: `kill-${i}` }) }));
+    const conversations = Array.from({ length: 4 }, (_, i) => ({
+      id: conversationId(10 + i),
+      events: generateConversation({ events: 2500, seed: `kill-${i}` }),
+    }));
     const data = conversationsDirectory(conversations);
     try {
       const run = runIngestCli(['--conversations-path', data.root, '--database-url', cluster.url]);
@@ -132,7 +137,8 @@ describe('npm run ingest', () => {
       return openPostgresStore(cluster.url, { logger });
     })();
     const hex = toConversationIdHex(first);
-    const idsOf = async (conversationHex: string) => (await store.search(conversationHex, { sortOrder: 'TIMESTAMP', limit: 1000 }))?.events.map((bytes) => JSON.parse(String(bytes)).id);
+    const idsOf = async (conversationHex: string) =>
+      (await store.search(conversationHex, { sortOrder: 'TIMESTAMP', limit: 1000 }))?.events.map((bytes) => JSON.parse(String(bytes)).id);
     try {
       const eventsDirectory = path.join(data.root, hex, 'events');
       const appended = events[20]!;

@@ -21,7 +21,16 @@ import { CLUSTER_TIMEOUT_MS, startLocalCluster, type LocalCluster } from './supp
 
 const LARGE = 'a'.repeat(32);
 const EVENTS = 100_000;
-const KINDS = ['ActionEvent', 'ObservationEvent', 'MessageEvent', 'SystemPromptEvent', 'AgentErrorEvent', 'PauseEvent', 'TokenEvent', 'LLMCompletionLogEvent'];
+const KINDS = [
+  'ActionEvent',
+  'ObservationEvent',
+  'MessageEvent',
+  'SystemPromptEvent',
+  'AgentErrorEvent',
+  'PauseEvent',
+  'TokenEvent',
+  'LLMCompletionLogEvent',
+];
 
 describe('query plans over 100k events', () => {
   let cluster: LocalCluster;
@@ -64,7 +73,9 @@ describe('query plans over 100k events', () => {
     const result = await client.query<{ 'QUERY PLAN': unknown }>({ text: `EXPLAIN (FORMAT JSON) ${statement.text}`, values: statement.values });
     const nodes: string[] = [];
     const walk = (node: Record<string, unknown>) => {
-      nodes.push(`${String(node['Node Type'])}${node['Relation Name'] ? ` on ${String(node['Relation Name'])}` : ''}${node['Index Name'] ? ` using ${String(node['Index Name'])}` : ''}`);
+      nodes.push(
+        `${String(node['Node Type'])}${node['Relation Name'] ? ` on ${String(node['Relation Name'])}` : ''}${node['Index Name'] ? ` using ${String(node['Index Name'])}` : ''}`,
+      );
       for (const child of (node['Plans'] as Record<string, unknown>[] | undefined) ?? []) walk(child);
     };
     walk((result.rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
@@ -98,7 +109,10 @@ describe('query plans over 100k events', () => {
           const plan = await planOf(statement);
           expect(plan.text).not.toContain('Seq Scan on events');
           // Every index of the events table is named events_*.
-          expect({ plan: plan.text, readsAnIndex: plan.nodes.some((node) => / using events_/.test(node)) }).toEqual({ plan: plan.text, readsAnIndex: true });
+          expect({ plan: plan.text, readsAnIndex: plan.nodes.some((node) => / using events_/.test(node)) }).toEqual({
+            plan: plan.text,
+            readsAnIndex: true,
+          });
         }
       });
     }

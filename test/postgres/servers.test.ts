@@ -4,7 +4,7 @@
  * difference), two servers on one database, servers on a streaming hot standby, a database
  * that is absent at start or lost while serving.
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { generateConversation, toConversationIdHex } from '../../src/fixture';
@@ -101,11 +101,18 @@ describe('servers on PostgreSQL', () => {
     try {
       expect(postgres.output()).toContain(`serving ${primary.url}`);
       expect(await answers(postgres.url)).toEqual(await answers(directory.url));
-      const kit = spawnScript('src/cli/contract.ts', ['--base-url', directory.url, '--conversation-id', LONG, '--compare', postgres.url, '--runs', '30', '--seed', '7'], { label: 'contract' });
+      const kit = spawnScript(
+        'src/cli/contract.ts',
+        ['--base-url', directory.url, '--conversation-id', LONG, '--compare', postgres.url, '--runs', '30', '--seed', '7'],
+        { label: 'contract' },
+      );
       let report = '';
       kit.child.stdout?.on('data', (chunk: Buffer) => (report += chunk.toString()));
       const exit = await kit.exited;
-      expect({ code: exit.code, compare: /compare \(same requests against the second server\): \d+ passed, 0 failed/.test(report) }).toEqual({ code: 0, compare: true });
+      expect({ code: exit.code, compare: /compare \(same requests against the second server\): \d+ passed, 0 failed/.test(report) }).toEqual({
+        code: 0,
+        compare: true,
+      });
     } finally {
       await directory.process.stop(5000);
       await postgres.process.stop(5000);

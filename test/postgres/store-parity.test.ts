@@ -49,7 +49,10 @@ describe('the PostgreSQL store against the directory store', () => {
     const oddEvents = path.join(data.root, toConversationIdHex(ODD), 'events');
     writeFileSync(path.join(oddEvents, `event-00006-${eventId(7)}.json`), '{"truncated": ');
     writeFileSync(path.join(oddEvents, `event-00007-${eventId(8)}.json`), JSON.stringify({ kind: 'NoSuchKind', id: eventId(8) }));
-    writeFileSync(path.join(oddEvents, `event-00003-${eventId(9)}.json`), serializeEvent(action({ id: eventId(9), timestamp: '2026-01-01T10:00:00' })));
+    writeFileSync(
+      path.join(oddEvents, `event-00003-${eventId(9)}.json`),
+      serializeEvent(action({ id: eventId(9), timestamp: '2026-01-01T10:00:00' })),
+    );
     mkdirSync(path.join(data.root, '0123456789abcdef0123456789abcdef'));
     await ingestOnce(cluster.url, data.root);
     directory = createDirectoryStore(data.root, { logger: createMemoryLogger() });
@@ -153,7 +156,10 @@ describe('the PostgreSQL store against the directory store', () => {
   });
 
   it('get-by-id serves the stored bytes; an unknown id is null', async () => {
-    for (const [id, events] of [[GENERATED, GENERATED_EVENTS], [ODD, ODD_EVENTS]] as const) {
+    for (const [id, events] of [
+      [GENERATED, GENERATED_EVENTS],
+      [ODD, ODD_EVENTS],
+    ] as const) {
       const hex = toConversationIdHex(id);
       for (const event of events) {
         expect(String(await postgres.getEvent(hex, event.id!))).toBe(String(await directory.getEvent(hex, event.id!)));

@@ -66,7 +66,8 @@ export async function guarded<T>(what: string, call: () => Promise<T>): Promise<
   try {
     return await call();
   } catch (error) {
-    if (isUnavailable(error)) throw new StoreUnavailableError(`The event database cannot be reached (${what}: ${describeDatabaseError(error)})`, { cause: error });
+    if (isUnavailable(error))
+      throw new StoreUnavailableError(`The event database cannot be reached (${what}: ${describeDatabaseError(error)})`, { cause: error });
     throw error;
   }
 }

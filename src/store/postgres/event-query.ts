@@ -1,6 +1,6 @@
 /**
  * Every statement the store runs, with every value a bound parameter. Each is served by one
- * of the ordered indexes of migrations/0001-events.sql, or by the trigram index for `body`
+ * of the ordered indexes of migrations/0001-events.ts, or by the trigram index for `body`
  * (test/postgres/query-plans.test.ts proves it with EXPLAIN over 100k events).
  */
 import type { EventFilters, SearchCriteria } from '../../search';
@@ -11,7 +11,6 @@ export interface Statement {
   text: string;
   values: unknown[];
 }
-
 
 /** Collects bound values and hands out their `$n` placeholders. */
 export class Parameters {
@@ -30,7 +29,8 @@ export function filterConditions(filters: EventFilters, parameters: Parameters):
   if (filters.kind === null) conditions.push('false');
   else if (filters.kind !== undefined) conditions.push(`kind = ${parameters.add(filters.kind)}`);
   if (filters.source !== undefined) conditions.push(`source = ${parameters.add(textColumn(filters.source))}`);
-  if (filters.body !== undefined) conditions.push(`body_text IS NOT NULL AND body_text LIKE ${parameters.add(containsPattern(textColumn(filters.body)))}`);
+  if (filters.body !== undefined)
+    conditions.push(`body_text IS NOT NULL AND body_text LIKE ${parameters.add(containsPattern(textColumn(filters.body)))}`);
   if (filters.gte !== undefined) conditions.push(`sort_micros >= ${parameters.add(filterSortMicros(filters.gte))}::bigint`);
   if (filters.lt !== undefined) conditions.push(`sort_micros < ${parameters.add(filterSortMicros(filters.lt))}::bigint`);
   return conditions.length === 0 ? 'true' : conditions.join(' AND ');
@@ -96,7 +96,9 @@ export function pageFromCursorStatement(conversationId: number, cursor: CursorKe
   const conditions = [`conversation_id = ${parameters.add(conversationId)}`, filterConditions(criteria, parameters)];
   if (cursor.sortMicros !== null && cursor.position !== null) {
     const comparison = order === 'DESC' ? '<=' : '>=';
-    conditions.push(`(sort_micros, position) ${comparison} (${parameters.add(cursor.sortMicros)}::bigint, ${parameters.add(cursor.position)}::bigint)`);
+    conditions.push(
+      `(sort_micros, position) ${comparison} (${parameters.add(cursor.sortMicros)}::bigint, ${parameters.add(cursor.position)}::bigint)`,
+    );
   }
   const text = `SELECT event_id, payload FROM events WHERE ${conditions.join(' AND ')}
     ORDER BY sort_micros ${order}, position ${order} LIMIT ${parameters.add(criteria.limit + 1)}`;

@@ -156,7 +156,8 @@ class Ingester implements DirectoryIngester {
     // Lets the watches deliver what the kernel has queued, so a write made before this
     // pass began is seen by it.
     if (this.options.follow) await afterNextPoll();
-    const realRoot = (this.realRoot ??= await realpath(this.options.root));
+    if (this.realRoot === undefined) this.realRoot = await realpath(this.options.root);
+    const realRoot = this.realRoot;
     const names = await listDirectory(realRoot);
     if (names === undefined) throw new Error(`The conversations directory ${this.options.root} does not exist`);
     const present = new Set(names.filter((name) => /^[0-9a-f]{32}$/.test(name)));
@@ -249,7 +250,9 @@ class Ingester implements DirectoryIngester {
     const { pool } = this.options;
     const inserted = await pool.query<{ id: number }>('INSERT INTO conversations (hex) VALUES ($1) ON CONFLICT (hex) DO NOTHING RETURNING id', [hex]);
     const id = inserted.rows[0]?.id ?? (await pool.query<{ id: number }>('SELECT id FROM conversations WHERE hex = $1', [hex])).rows[0]!.id;
-    const stored = await pool.query<{ position: string; file_name: string }>('SELECT position, file_name FROM events WHERE conversation_id = $1', [id]);
+    const stored = await pool.query<{ position: string; file_name: string }>('SELECT position, file_name FROM events WHERE conversation_id = $1', [
+      id,
+    ]);
     const skipped = await pool.query<{ file_name: string; reason: string; size: string; modified_ms: number }>(
       'SELECT file_name, reason, size, modified_ms FROM skipped_files WHERE conversation_id = $1',
       [id],
@@ -332,7 +335,10 @@ class Ingester implements DirectoryIngester {
           batch.rows.map((row) => row.payload),
         ]);
         inserted = result.rows.filter((row) => row.inserted).length;
-        await client.query('DELETE FROM skipped_files WHERE conversation_id = $1 AND file_name = ANY($2::text[])', [state.id, batch.rows.map((row) => row.fileName)]);
+        await client.query('DELETE FROM skipped_files WHERE conversation_id = $1 AND file_name = ANY($2::text[])', [
+          state.id,
+          batch.rows.map((row) => row.fileName),
+        ]);
       }
       // A stored file rewritten into something unservable is no longer served.
       const unserved = batch.skipped.filter((file) => state.stored.get(file.position) === file.name).map((file) => file.position);
@@ -358,7 +364,8 @@ class Ingester implements DirectoryIngester {
     }
     for (const file of batch.skipped) {
       if (state.stored.get(file.position) === file.name) state.stored.delete(file.position);
-      if (!state.skipped.has(file.name)) this.options.logger.warn('event file skipped', { conversation: state.hex, file: file.name, reason: file.reason });
+      if (!state.skipped.has(file.name))
+        this.options.logger.warn('event file skipped', { conversation: state.hex, file: file.name, reason: file.reason });
       state.skipped.set(file.name, file);
     }
     this.eventsStored += inserted;
@@ -375,8 +382,14 @@ class Ingester implements DirectoryIngester {
     const goneSkipped = [...state.skipped.keys()].filter((name) => !listed.has(name));
     if (goneEvents.length === 0 && goneSkipped.length === 0) return;
     await this.transaction(async (client) => {
-      const deleted = await client.query('DELETE FROM events WHERE conversation_id = $1 AND position = ANY($2::bigint[])', [state.id, goneEvents.map(([position]) => position)]);
-      await client.query('DELETE FROM skipped_files WHERE conversation_id = $1 AND file_name = ANY($2::text[])', [state.id, goneSkipped.map(textColumn)]);
+      const deleted = await client.query('DELETE FROM events WHERE conversation_id = $1 AND position = ANY($2::bigint[])', [
+        state.id,
+        goneEvents.map(([position]) => position),
+      ]);
+      await client.query('DELETE FROM skipped_files WHERE conversation_id = $1 AND file_name = ANY($2::text[])', [
+        state.id,
+        goneSkipped.map(textColumn),
+      ]);
       await updateCounters(client, state.id, -(deleted.rowCount ?? 0));
     });
     for (const [position] of goneEvents) state.stored.delete(position);

@@ -42,7 +42,9 @@ export interface LocalCluster {
 export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
   const binDir = options.binDir ?? process.env['PG_BIN_DIR'] ?? DEFAULT_BIN_DIR;
   if (!existsSync(path.join(binDir, 'initdb'))) {
-    throw new Error(`PostgreSQL is not installed: ${path.join(binDir, 'initdb')} is missing. Install it with \`apt-get install -y postgresql\`, or set PG_BIN_DIR.`);
+    throw new Error(
+      `PostgreSQL is not installed: ${path.join(binDir, 'initdb')} is missing. Install it with \`apt-get install -y postgresql\`, or set PG_BIN_DIR.`,
+    );
   }
   const home = ownedTemporaryDirectory();
   const dataDirectory = path.join(home, 'data');
@@ -62,9 +64,10 @@ async function launch(binDir: string, home: string, dataDirectory: string, durab
     ...(durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
   ].join(' ');
   const logFile = path.join(home, `${path.basename(dataDirectory)}.log`);
-  const start = () => runTool(binDir, 'pg_ctl', ['-D', dataDirectory, '-o', settings, '-l', logFile, '-w', '-t', '60', 'start']).catch((error: Error) => {
-    throw new Error(`${error.message}\n${tail(logFile)}`);
-  });
+  const start = () =>
+    runTool(binDir, 'pg_ctl', ['-D', dataDirectory, '-o', settings, '-l', logFile, '-w', '-t', '60', 'start']).catch((error: Error) => {
+      throw new Error(`${error.message}\n${tail(logFile)}`);
+    });
   await start();
   let stopped = false;
   const cluster: LocalCluster = {
@@ -75,7 +78,22 @@ async function launch(binDir: string, home: string, dataDirectory: string, durab
     restart: start,
     async startStandby() {
       const standbyDirectory = path.join(home, `standby-${Date.now()}`);
-      await runTool(binDir, 'pg_basebackup', ['-h', '127.0.0.1', '-p', String(port), '-U', SERVICE_USER, '-D', standbyDirectory, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+      await runTool(binDir, 'pg_basebackup', [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-U',
+        SERVICE_USER,
+        '-D',
+        standbyDirectory,
+        '-R',
+        '-X',
+        'stream',
+        '-c',
+        'fast',
+        '--no-sync',
+      ]);
       return launch(binDir, home, standbyDirectory, durable);
     },
     async stop() {
@@ -106,7 +124,8 @@ function serviceUserIds(): [number, number] {
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
     .find((entry) => entry.startsWith(`${SERVICE_USER}:`));
-  if (!line) throw new Error(`Running as root, PostgreSQL must run as the \`${SERVICE_USER}\` user, which does not exist. Install the postgresql package.`);
+  if (!line)
+    throw new Error(`Running as root, PostgreSQL must run as the \`${SERVICE_USER}\` user, which does not exist. Install the postgresql package.`);
   const fields = line.split(':');
   return [Number(fields[2]), Number(fields[3])];
 }

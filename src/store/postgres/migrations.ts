@@ -1,34 +1,18 @@
 /**
- * Versioned schema migrations: `migrations/NNNN-name.sql`, applied in order, each in its
- * own transaction, and recorded in `schema_migrations`. Concurrent runs (several
+ * Versioned schema migrations (migrations/index.ts), applied in order, each in its own
+ * transaction, and recorded in `schema_migrations`. Concurrent runs (several
  * ingesters starting at once) serialise on an advisory lock, so each migration is
  * applied once.
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Pool } from 'pg';
+import { MIGRATIONS } from './migrations/index';
 
-const MIGRATIONS_DIRECTORY = path.join(__dirname, 'migrations');
-const MIGRATION_FILE = /^(\d{4})-[a-z0-9-]+\.sql$/;
 /** An arbitrary key of this project's advisory lock. */
 const MIGRATION_LOCK = 0x61677376;
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-export function knownMigrations(): Migration[] {
-  return readdirSync(MIGRATIONS_DIRECTORY)
-    .filter((name) => MIGRATION_FILE.test(name))
-    .sort()
-    .map((name) => ({ version: Number(MIGRATION_FILE.exec(name)![1]), name, sql: readFileSync(path.join(MIGRATIONS_DIRECTORY, name), 'utf8') }));
-}
-
 /** The version the code expects the database to be at. */
 export function latestSchemaVersion(): number {
-  return Math.max(0, ...knownMigrations().map((migration) => migration.version));
+  return Math.max(0, ...MIGRATIONS.map((migration) => migration.version));
 }
 
 /** Applies every migration the database lacks; returns the names applied. */
@@ -36,10 +20,12 @@ export async function migrate(pool: Pool): Promise<string[]> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version));
     const done: string[] = [];
-    for (const migration of knownMigrations()) {
+    for (const migration of MIGRATIONS) {
       if (applied.has(migration.version)) continue;
       await client.query('BEGIN');
       try {

@@ -44,7 +44,9 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
       );
     }
     if (version > expected) {
-      throw new DatabaseStartError(`The database at ${redactedUrl(databaseUrl)} has schema version ${version}, newer than this server knows (${expected}). Upgrade the server.`);
+      throw new DatabaseStartError(
+        `The database at ${redactedUrl(databaseUrl)} has schema version ${version}, newer than this server knows (${expected}). Upgrade the server.`,
+      );
     }
   } catch (error) {
     await pool.end().catch(() => undefined);
@@ -84,7 +86,10 @@ export class PostgresStore implements EventStore {
       if (criteria.pageId === undefined) {
         const result = await this.pool.query<{ id: number; event_id: string | null; payload: Buffer | null }>(firstPageStatement(hex, criteria));
         if (result.rows.length === 0) return undefined;
-        return pageOf(result.rows.filter((row): row is { id: number; event_id: string; payload: Buffer } => row.event_id !== null), criteria.limit);
+        return pageOf(
+          result.rows.filter((row): row is { id: number; event_id: string; payload: Buffer } => row.event_id !== null),
+          criteria.limit,
+        );
       }
       const cursor = (await this.pool.query<CursorRow>(cursorStatement(hex, criteria))).rows[0];
       if (!cursor) return undefined;

@@ -17,9 +17,14 @@ import { openPostgresStore } from '../../../src/store/postgres/postgres-store';
 let cluster: Promise<LocalCluster> | undefined;
 let databases = 0;
 
+function sharedCluster(): Promise<LocalCluster> {
+  if (!cluster) cluster = startLocalCluster();
+  return cluster;
+}
+
 /** Starts the shared cluster now (from a beforeAll with a long timeout: initdb takes seconds). */
 export async function startSharedCluster(): Promise<void> {
-  await (cluster ??= startLocalCluster());
+  await sharedCluster();
 }
 
 /** Stops the shared cluster; call from the test file's afterAll. */
@@ -38,7 +43,7 @@ export interface PostgresBacking {
 
 /** A fresh database holding `root`'s conversations, kept current until `stop`. */
 export async function postgresBacking(root: string, logger: Logger): Promise<PostgresBacking> {
-  const shared = await (cluster ??= startLocalCluster());
+  const shared = await sharedCluster();
   const name = `server_${process.pid}_${++databases}`;
   const admin = new Client(shared.url);
   await admin.connect();
@@ -63,11 +68,23 @@ export async function postgresBacking(root: string, logger: Logger): Promise<Pos
 /** The store, with an ingest pass before each operation (one at a time). */
 function caughtUp(store: EventStore, ingester: DirectoryIngester): EventStore {
   let passes: Promise<void> = Promise.resolve();
-  const passNow = () => (passes = passes.catch(() => undefined).then(() => ingester.pass()));
+  const passNow = () => {
+    passes = passes.catch(() => undefined).then(() => ingester.pass());
+    return passes;
+  };
   return {
-    search: async (hex, criteria) => (await passNow(), store.search(hex, criteria)),
-    count: async (hex, filters) => (await passNow(), store.count(hex, filters)),
-    getEvent: async (hex, eventId) => (await passNow(), store.getEvent(hex, eventId)),
+    async search(hex, criteria) {
+      await passNow();
+      return store.search(hex, criteria);
+    },
+    async count(hex, filters) {
+      await passNow();
+      return store.count(hex, filters);
+    },
+    async getEvent(hex, eventId) {
+      await passNow();
+      return store.getEvent(hex, eventId);
+    },
     health: () => store.health(),
     close: () => store.close(),
   };

@@ -1,3 +1,5 @@
+/** Conversations, their events and skipped files; the indexes every search walks. */
+export const EVENTS_SCHEMA = `
 -- Conversations and their events, as the ingester stores them from a conversations directory.
 -- Every search is a walk of one of the ordered indexes below, from the conversation's first
 -- (or a cursor's) key, so a page costs the same at any depth.
@@ -25,7 +27,7 @@ CREATE TABLE events (
   -- Microseconds since the epoch, naive values read in the ingester's time zone; events
   -- without a readable timestamp hold the smallest bigint, so they sort first.
   sort_micros bigint NOT NULL,
-  -- The lower-cased text a `body` filter searches; message events only.
+  -- The lower-cased text a the body filter filter searches; message events only.
   body_text text,
   -- The event file's JSON bytes, trimmed, served unchanged.
   payload bytea NOT NULL,
@@ -36,7 +38,7 @@ CREATE INDEX events_in_order ON events (conversation_id, sort_micros, position);
 CREATE INDEX events_by_kind ON events (conversation_id, kind, sort_micros, position);
 CREATE INDEX events_by_source ON events (conversation_id, source, sort_micros, position);
 CREATE INDEX events_by_id ON events (conversation_id, event_id, position);
--- Message events in order: a `body` too short for trigrams walks these and checks each text.
+-- Message events in order: a the body filter too short for trigrams walks these and checks each text.
 CREATE INDEX events_messages ON events (conversation_id, sort_micros, position) WHERE body_text IS NOT NULL;
 CREATE INDEX events_by_body ON events USING gin (conversation_id, body_text gin_trgm_ops) WHERE body_text IS NOT NULL;
 
@@ -50,3 +52,4 @@ CREATE TABLE skipped_files (
   modified_ms double precision NOT NULL,
   PRIMARY KEY (conversation_id, file_name)
 );
+`;
