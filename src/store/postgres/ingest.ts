@@ -117,6 +117,8 @@ interface ConversationState {
   skipped: Map<string, { reason: string; size: number; modifiedMs: number }>;
   /** The `events/` directory's change time at the last complete scan. */
   scannedStamp: string | undefined;
+  /** Which directories were read: one deleted and created again under the same name is read afresh. */
+  identity: string | undefined;
   /**
    * Files the watch saw written since the last scan: a file rewritten in place changes no
    * directory time, and the directory store serves its new content, so it is read again.
@@ -198,12 +200,15 @@ class Ingester implements DirectoryIngester {
     if (!location.found) return undefined;
     const state = this.conversations.get(hex) ?? (await this.register(hex));
     const eventsDirectory = path.join(location.directory, 'events');
-    if (this.options.follow) this.watchWrites(state, eventsDirectory);
     const stamp = await directoryStamp(eventsDirectory);
+    const identity = `${location.identity}/${stamp?.identity ?? 'no events'}`;
+    if (state.identity !== undefined && state.identity !== identity) await this.forgetContents(state);
+    state.identity = identity;
+    if (this.options.follow) this.watchWrites(state, eventsDirectory);
     const retrySkipped = await this.anySkippedChanged(state, eventsDirectory);
     const rewritten = new Set(state.rewritten);
     state.rewritten.clear();
-    if (stamp !== undefined && stamp === state.scannedStamp && !retrySkipped && rewritten.size === 0) return undefined;
+    if (stamp !== undefined && stamp.changed === state.scannedStamp && !retrySkipped && rewritten.size === 0) return undefined;
     const listing = (await listDirectory(eventsDirectory)) ?? [];
     const files = await eventFilesOf(listing, new TimeSlice(NAMES_PER_SLICE_MS));
     const listed = new Set(files.map((file) => file.name));
@@ -214,7 +219,22 @@ class Ingester implements DirectoryIngester {
       if (skipped && !(await changedSince(path.join(eventsDirectory, file.name), skipped))) continue;
       toRead.push(file);
     }
-    return { state, eventsDirectory, stamp, files: toRead, listed };
+    return { state, eventsDirectory, stamp: stamp?.changed, files: toRead, listed };
+  }
+
+  /** A conversation whose directory was replaced: what was stored of the old one goes, and the new one is read in full. */
+  private async forgetContents(state: ConversationState): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query('DELETE FROM events WHERE conversation_id = $1', [state.id]);
+      await client.query('DELETE FROM skipped_files WHERE conversation_id = $1', [state.id]);
+      await client.query('UPDATE conversations SET event_count = 0, skipped_count = 0 WHERE id = $1', [state.id]);
+    });
+    state.stored.clear();
+    state.skipped.clear();
+    state.scannedStamp = undefined;
+    state.watch?.watcher.close();
+    state.watch = undefined;
+    this.options.logger.info('ingest: conversation directory replaced, reading it again', { conversation: state.hex });
   }
 
   /** Notes files written in place; a watch that fails leaves the directory polling alone. */
@@ -263,6 +283,7 @@ class Ingester implements DirectoryIngester {
       stored: new Map(stored.rows.map((row) => [Number(row.position), row.file_name])),
       skipped: new Map(skipped.rows.map((row) => [row.file_name, { reason: row.reason, size: Number(row.size), modifiedMs: row.modified_ms }])),
       scannedStamp: undefined,
+      identity: undefined,
       rewritten: new Set(),
       watch: undefined,
     };
@@ -464,11 +485,15 @@ async function changedSince(filePath: string, seen: { size: number; modifiedMs: 
   return stats !== undefined && (stats.size !== seen.size || stats.mtimeMs !== seen.modifiedMs);
 }
 
-/** The directory's modification and change times in nanoseconds: any entry added, removed or renamed changes them. */
-async function directoryStamp(directory: string): Promise<string | undefined> {
+/**
+ * Which directory it is (device, inode, birth time: an inode number is reused at once by
+ * the next directory created) and its modification and change times in nanoseconds, which
+ * any entry added, removed or renamed changes.
+ */
+async function directoryStamp(directory: string): Promise<{ identity: string; changed: string } | undefined> {
   try {
     const stats = await stat(directory, { bigint: true });
-    return `${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
+    return { identity: `${stats.dev}:${stats.ino}:${stats.birthtimeNs}`, changed: `${stats.mtimeNs}:${stats.ctimeNs}` };
   } catch (error) {
     if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
     throw error;
