@@ -155,6 +155,12 @@ export interface components {
             /** @description Names this failure in the server's log. */
             correlation_id: string;
         };
+        /** @description The body of a 503. */
+        ServiceUnavailableError: {
+            detail: string;
+            /** @description Names this failure in the server's log. */
+            correlation_id: string;
+        };
         /** @description One failed parameter, in pydantic's error format. */
         ValidationError: {
             /** @description Where the error is, such as `["query", "limit"]` or `["path", "conversation_id"]`. */
@@ -1341,6 +1347,19 @@ export interface operations {
                     "application/json": components["schemas"]["InternalServerError"];
                 };
             };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     countConversationEvents: {
@@ -1435,6 +1454,19 @@ export interface operations {
                     "application/json": components["schemas"]["InternalServerError"];
                 };
             };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     getConversationEvent: {
@@ -1504,6 +1536,19 @@ export interface operations {
                     "application/json": components["schemas"]["InternalServerError"];
                 };
             };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     listStoredConversations: {
@@ -1544,6 +1589,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };

@@ -1,9 +1,10 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 /**
- * `agent-server [--host H] [--port P] [--conversations-path DIR] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...]`
+ * `agent-server [--host H] [--port P] [--conversations-path DIR | --database-url URL] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...]`
  * (in the checkout: `npm start -- ...`). Serves a conversations directory in the reference
- * layout. Flags win over the environment (HOST, PORT, OH_CONVERSATIONS_PATH,
- * SERVE_STORED_EVENTS_UNCHANGED, SESSION_API_KEY, OH_SESSION_API_KEYS_n). Without a path it serves the bundled sample in
+ * layout, or a PostgreSQL database that `npm run ingest` fills. Flags win over the
+ * environment (HOST, PORT, OH_CONVERSATIONS_PATH, DATABASE_URL, SERVE_STORED_EVENTS_UNCHANGED,
+ * SESSION_API_KEY, OH_SESSION_API_KEYS_n); DATABASE_URL wins over OH_CONVERSATIONS_PATH. Without a path it serves the bundled sample in
  * the checkout, and the reference server's own default, `workspace/conversations` under the
  * working directory, where the package is installed (the sample is not shipped).
  * The shebang carries the node flags of SERVER_NODE_FLAGS (src/server-process.ts).
@@ -16,17 +17,22 @@ import { createApp } from '../server/app';
 import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';
 import { createDirectoryStore } from '../store/directory-store';
+import type { EventStore } from '../store/event-store';
+import { redactedUrl } from '../store/postgres/connection';
+import { DatabaseStartError, openPostgresStore } from '../store/postgres/postgres-store';
 import { checkConversationsRoot } from '../store/store-root';
 import { asksForVersion, packageRoot, packageVersion } from './package-info';
 
 const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');
 const REFERENCE_DEFAULT_PATH = 'workspace/conversations';
-const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...] [--version]
+const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR | --database-url URL] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...] [--version]
   (in the checkout: npm start -- [flags])
   --host HOST                 address to listen on (HOST; default 127.0.0.1)
   --port PORT                 port, 0 for any free one (PORT; default 8000)
   --conversations-path DIR    the conversations directory (OH_CONVERSATIONS_PATH; default: the
                               bundled sample in the checkout, else ./${REFERENCE_DEFAULT_PATH})
+  --database-url URL          serve a PostgreSQL database filled by the ingester instead
+                              (DATABASE_URL; see docs/deployment.md)
   --validate-responses        check every response against the contract (slower)
   --serve-stored-events-unchanged
                               serve stored events byte for byte, properties the contract does
@@ -45,6 +51,8 @@ interface StartConfig {
   host: string;
   port: number;
   conversationsPath: string;
+  /** When set, the PostgreSQL database to serve instead of a directory. */
+  databaseUrl: string | undefined;
   validateResponses: boolean;
   /** Serve stored events with the properties the contract does not list (answers then go beyond the contract). */
   serveStoredEventsUnchanged: boolean;
@@ -60,6 +68,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
         host: { type: 'string' },
         port: { type: 'string' },
         'conversations-path': { type: 'string' },
+        'database-url': { type: 'string' },
         'validate-responses': { type: 'boolean', default: false },
         'serve-stored-events-unchanged': { type: 'boolean' },
         'session-api-key': { type: 'string', multiple: true },
@@ -78,7 +87,11 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
   if (unchanged && values['validate-responses']) {
     return '--serve-stored-events-unchanged serves properties the contract does not list, which --validate-responses would reject in every answer: pass one of them.';
   }
+  if (values['database-url'] !== undefined && values['conversations-path'] !== undefined) {
+    return `Pass either --conversations-path or --database-url, not both.\n${USAGE}`;
+  }
   return {
+    databaseUrl: values['database-url'] ?? (values['conversations-path'] === undefined ? env['DATABASE_URL'] || undefined : undefined),
     host: values.host ?? env['HOST'] ?? '127.0.0.1',
     port,
     conversationsPath: path.resolve(values['conversations-path'] ?? env['OH_CONVERSATIONS_PATH'] ?? defaultConversationsPath()),
@@ -127,6 +140,25 @@ function exampleCurl(url: string, conversationId: string, needsKey: boolean): st
   return `Try: curl -H "X-Session-API-Key: $SESSION_API_KEY" ${request}   (with SESSION_API_KEY set to one of the server's keys)`;
 }
 
+/** The store the configuration names; exits with a message naming the fix when it cannot be used. */
+async function openStore(config: StartConfig, logger: ReturnType<typeof createLogger>): Promise<EventStore> {
+  if (config.databaseUrl !== undefined) {
+    try {
+      return await openPostgresStore(config.databaseUrl, { logger });
+    } catch (error) {
+      if (!(error instanceof DatabaseStartError)) throw error;
+      console.error(error.message);
+      process.exit(2);
+    }
+  }
+  const rootProblem = await checkConversationsRoot(config.conversationsPath);
+  if (rootProblem) {
+    console.error(`${rootProblem.message}\nUse --conversations-path DIR or OH_CONVERSATIONS_PATH to choose the directory.`);
+    process.exit(2);
+  }
+  return createDirectoryStore(config.conversationsPath, { logger, storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract' });
+}
+
 async function main(): Promise<void> {
   if (asksForVersion(process.argv.slice(2))) {
     console.log(packageVersion());
@@ -141,14 +173,8 @@ async function main(): Promise<void> {
     console.error(config);
     process.exit(2);
   }
-  const rootProblem = await checkConversationsRoot(config.conversationsPath);
-  if (rootProblem) {
-    console.error(`${rootProblem.message}\nUse --conversations-path DIR or OH_CONVERSATIONS_PATH to choose the directory.`);
-    process.exit(2);
-  }
-
   const logger = createLogger();
-  const store = createDirectoryStore(config.conversationsPath, { logger, storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract' });
+  const store = await openStore(config, logger);
   const app = createApp({ store, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
   let running;
   try {
@@ -165,8 +191,9 @@ async function main(): Promise<void> {
       fix: 'set SESSION_API_KEY or pass --session-api-key',
     });
   }
-  const example = exampleConversation(config.conversationsPath);
-  console.log(`Agent Server listening on ${running.url}, serving ${config.conversationsPath}`);
+  const example = config.databaseUrl === undefined ? exampleConversation(config.conversationsPath) : undefined;
+  const served = config.databaseUrl === undefined ? config.conversationsPath : redactedUrl(config.databaseUrl);
+  console.log(`Agent Server listening on ${running.url}, serving ${served}`);
   console.log(`API docs: ${running.url}/docs`);
   if (config.serveStoredEventsUnchanged) {
     console.log('Stored events are served unchanged: properties the contract does not list are kept, so answers may go beyond the contract.');

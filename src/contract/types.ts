@@ -34,6 +34,7 @@ export type StoredConversationList = Schemas['StoredConversationList'];
 
 export type UnauthorizedError = Schemas['UnauthorizedError'];
 export type InternalServerError = Schemas['InternalServerError'];
+export type ServiceUnavailableError = Schemas['ServiceUnavailableError'];
 
 /** The name of an operation of the contract. */
 export type OperationId = keyof operations;

@@ -1,8 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { unescape } from 'node:querystring';
 import type { ErrorRequestHandler, Request } from 'express';
-import type { HTTPValidationError, InternalServerError, NotFoundError, UnauthorizedError, ValidationError } from '../contract';
+import type {
+  HTTPValidationError,
+  InternalServerError,
+  NotFoundError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  ValidationError,
+} from '../contract';
 import type { Logger } from '../log';
+import { StoreUnavailableError } from '../store/store-unavailable';
 import { describeInvalidParameter } from './pydantic-errors';
 import { type MatchedRequest, matchedRequest } from './request-validation';
 
@@ -28,8 +36,9 @@ interface ValidatorError {
 
 /**
  * The one error path: validator errors become the contract's 422, `HttpError`s are sent
- * as they are, and anything else is a fault of ours, logged with a correlation id that
- * the 500 body repeats so an operator can find it.
+ * as they are, storage that cannot be reached is a 503, and anything else is a fault of
+ * ours, a 500; both are logged with a correlation id that the body repeats so an operator
+ * can find it.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
@@ -40,6 +49,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     const correlationId = randomUUID();
+    if (error instanceof StoreUnavailableError) {
+      logger.warn('storage unavailable', { correlation_id: correlationId, method: req.method, path: req.path, error: error.message });
+      const body: ServiceUnavailableError = { detail: 'Service Unavailable', correlation_id: correlationId };
+      res.status(503).json(body);
+      return;
+    }
     logger.error('request failed', {
       correlation_id: correlationId,
       method: req.method,

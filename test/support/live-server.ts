@@ -8,6 +8,21 @@ import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
 import { createDirectoryStore } from '../../src/store/directory-store';
+import type { EventStore } from '../../src/store/event-store';
+import { postgresBacking } from '../postgres/support/postgres-backing';
+
+/** Which store the servers of this test file read; test/postgres runs suites again on `postgres`. */
+let storeKind: 'directory' | 'postgres' = 'directory';
+
+export function serveLiveServersFrom(kind: 'directory' | 'postgres'): void {
+  storeKind = kind;
+}
+
+async function openStore(root: string, logger: ReturnType<typeof createMemoryLogger>): Promise<{ store: EventStore; stop(): Promise<void> }> {
+  if (storeKind === 'postgres') return postgresBacking(root, logger);
+  const store = createDirectoryStore(root, { logger });
+  return { store, stop: () => store.close() };
+}
 
 export interface TestConversation {
   id: string;
@@ -40,7 +55,7 @@ export async function startLiveServer(
   const root = mkdtempSync(path.join(os.tmpdir(), 'agent-server-test-'));
   for (const conversation of conversations) writeConversation(root, conversation.id, conversation.events);
   const logger = createMemoryLogger();
-  const store = createDirectoryStore(root, { logger });
+  const { store, stop: stopStore } = await openStore(root, logger);
   const app = createApp({ store, logger, validateResponses: options.validateResponses ?? false, sessionApiKeys: options.sessionApiKeys ?? [] });
   const running = await listen(app, '127.0.0.1', 0);
   const get: LiveServer['get'] = async (pathAndQuery, headers = {}) => {
@@ -66,7 +81,7 @@ export async function startLiveServer(
     },
     async stop() {
       await running.stop();
-      await store.close();
+      await stopStore();
       rmSync(root, { recursive: true, force: true });
     },
   };

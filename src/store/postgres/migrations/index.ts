@@ -1,0 +1,14 @@
+/**
+ * Every schema migration, in order. A migration is never edited once released: a change to
+ * the schema is a new module here with the next version. They are TypeScript modules
+ * holding SQL, so the build carries them into dist/ like any other code.
+ */
+import { EVENTS_SCHEMA } from './0001-events';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: '0001-events', sql: EVENTS_SCHEMA }];

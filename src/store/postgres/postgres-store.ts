@@ -1,0 +1,171 @@
+/**
+ * The event store over PostgreSQL, for servers that share one database (or read a hot
+ * standby of it). It holds nothing per conversation: every request is answered by the
+ * database, so any number of servers answer alike. The ingester (ingest.ts) fills it.
+ */
+import type { Pool } from 'pg';
+import type { Logger } from '../../log';
+import type { EventFilters, SearchCriteria } from '../../search';
+import type { EventStore, StoredConversationSummary, StoredPage, StoreHealth } from '../event-store';
+import { emptyStoredEventCounts } from '../stored-event-counts';
+import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
+import { countStatement, cursorStatement, eventByIdStatement, firstPageStatement, pageFromCursorStatement } from './event-query';
+import { latestSchemaVersion, schemaVersion } from './migrations';
+
+/** Why the store cannot start; the message names the database (without a password) and the fix. */
+export class DatabaseStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseStartError';
+  }
+}
+
+export interface PostgresStoreOptions {
+  logger: Logger;
+  settings?: ConnectionSettings;
+  /** How often the /health counters are read again. */
+  healthRefreshMs?: number;
+}
+
+const DEFAULT_HEALTH_REFRESH_MS = 2_000;
+
+/**
+ * Connects, checks that the schema is at the version this code expects, and returns the
+ * store. Rejects with a DatabaseStartError when the database cannot be reached or is not
+ * migrated; the server does not migrate (it may be pointed at a read-only standby).
+ */
+export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions): Promise<PostgresStore> {
+  const pool = createPool(databaseUrl, options.logger, options.settings ?? DEFAULT_CONNECTION_SETTINGS);
+  try {
+    const version = await schemaVersion(pool);
+    const expected = latestSchemaVersion();
+    if (version < expected) {
+      throw new DatabaseStartError(
+        `The database at ${redactedUrl(databaseUrl)} has schema version ${version}; this server needs ${expected}. Run \`npm run migrate -- --database-url URL\` (or an ingest, which migrates) against the primary first.`,
+      );
+    }
+    if (version > expected) {
+      throw new DatabaseStartError(
+        `The database at ${redactedUrl(databaseUrl)} has schema version ${version}, newer than this server knows (${expected}). Upgrade the server.`,
+      );
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    if (error instanceof DatabaseStartError) throw error;
+    throw new DatabaseStartError(
+      `Cannot use the database at ${redactedUrl(databaseUrl)}: ${describeDatabaseError(error)}. Check that PostgreSQL is running and that --database-url (or DATABASE_URL) names it.`,
+    );
+  }
+  const store = new PostgresStore(pool, options.logger, options.healthRefreshMs ?? DEFAULT_HEALTH_REFRESH_MS);
+  await store.refreshHealth();
+  return store;
+}
+
+interface CursorRow {
+  id: number;
+  sort_micros: string | null;
+  position: string | null;
+}
+
+export class PostgresStore implements EventStore {
+  private counters: StoreHealth = { conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0, storedEvents: emptyStoredEventCounts('contract') };
+  private readonly healthTimer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly logger: Logger,
+    healthRefreshMs: number,
+  ) {
+    this.healthTimer = setInterval(() => void this.refreshHealth(), healthRefreshMs);
+    this.healthTimer.unref();
+  }
+
+  /** One page of a search; undefined when the conversation does not exist. */
+  search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
+    return guarded('search', async () => {
+      if (criteria.pageId === undefined) {
+        const result = await this.pool.query<{ id: number; event_id: string | null; payload: Buffer | null }>(firstPageStatement(hex, criteria));
+        if (result.rows.length === 0) return undefined;
+        return pageOf(
+          result.rows.filter((row): row is { id: number; event_id: string; payload: Buffer } => row.event_id !== null),
+          criteria.limit,
+        );
+      }
+      const cursor = (await this.pool.query<CursorRow>(cursorStatement(hex, criteria))).rows[0];
+      if (!cursor) return undefined;
+      const key = { sortMicros: cursor.sort_micros, position: cursor.position };
+      const result = await this.pool.query<{ event_id: string; payload: Buffer }>(pageFromCursorStatement(cursor.id, key, criteria));
+      return pageOf(result.rows, criteria.limit);
+    });
+  }
+
+  /** How many events pass the filters; undefined when the conversation does not exist. */
+  count(hex: string, filters: EventFilters): Promise<number | undefined> {
+    return guarded('count', async () => {
+      const row = (await this.pool.query<{ count: string }>(countStatement(hex, filters))).rows[0];
+      return row ? Number(row.count) : undefined;
+    });
+  }
+
+  /** The event's stored bytes; null when the conversation has no such event, undefined when there is no conversation. */
+  getEvent(hex: string, eventId: string): Promise<Buffer | null | undefined> {
+    return guarded('get event', async () => {
+      const row = (await this.pool.query<{ payload: Buffer | null }>(eventByIdStatement(hex, eventId))).rows[0];
+      return row ? row.payload : undefined;
+    });
+  }
+
+  /**
+   * Every conversation with its event count and its last appended event's timestamp, the
+   * most recent activity first. Titles live in `meta.json`, which the ingester does not
+   * copy, so they are null here.
+   */
+  listConversations(): Promise<StoredConversationSummary[]> {
+    return guarded('list conversations', async () => {
+      const result = await this.pool.query<{ hex: string; event_count: string; last_payload: Buffer | null }>(
+        `SELECT c.hex, c.event_count, last.payload AS last_payload, last.sort_micros
+           FROM conversations c
+           LEFT JOIN LATERAL (SELECT e.payload, e.sort_micros FROM events e WHERE e.conversation_id = c.id ORDER BY e.position DESC LIMIT 1) last ON true
+          ORDER BY last.sort_micros DESC NULLS LAST, c.hex`,
+      );
+      return result.rows.map((row) => ({ hex: row.hex, title: null, eventCount: Number(row.event_count), lastEventAt: storedTimestamp(row.last_payload) }));
+    });
+  }
+
+  health(): StoreHealth {
+    return { ...this.counters, storedEvents: { ...this.counters.storedEvents, brokenFiles: this.counters.eventsSkipped } };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.healthTimer);
+    await this.pool.end();
+  }
+
+  /** Reads the counters /health shows; keeps the last ones while the database is away. */
+  async refreshHealth(): Promise<void> {
+    try {
+      const result = await this.pool.query<{ conversations: string; events: string; skipped: string }>(
+        'SELECT count(*) AS conversations, coalesce(sum(event_count), 0) AS events, coalesce(sum(skipped_count), 0) AS skipped FROM conversations',
+      );
+      const row = result.rows[0]!;
+      this.counters = { ...this.counters, conversationsLoaded: Number(row.conversations), eventsLoaded: Number(row.events), eventsSkipped: Number(row.skipped) };
+    } catch (error) {
+      if (!this.closed) this.logger.warn('cannot read the store counters for /health', { error: describeDatabaseError(error) });
+    }
+  }
+}
+
+function pageOf(rows: readonly { event_id: string; payload: Buffer }[], limit: number): StoredPage {
+  const page = rows.slice(0, limit);
+  return { events: page.map((row) => row.payload), nextPageId: rows.length > limit ? rows[limit]!.event_id : null };
+}
+
+/** The `timestamp` of a stored event's JSON, or null. */
+function storedTimestamp(payload: Buffer | null): string | null {
+  if (!payload) return null;
+  const { timestamp } = JSON.parse(payload.toString('utf8')) as { timestamp?: unknown };
+  return typeof timestamp === 'string' ? timestamp : null;
+}

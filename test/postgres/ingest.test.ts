@@ -1,0 +1,200 @@
+/**
+ * The ingester as users run it: `npm run ingest` over a conversations directory. Running
+ * it twice adds nothing; killed with SIGKILL mid-way and run again it loses and doubles
+ * nothing; it reports progress and the files it skipped; with --follow, appended events,
+ * new conversations and deletions reach the database within a second.
+ */
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { generateConversation, toConversationIdHex } from '../../src/fixture';
+import { serializeEvent, writeConversation } from '../../src/fixture/layout';
+import { createMemoryLogger } from '../../src/log';
+import { spawnScript } from '../../src/server-process';
+import { createPool } from '../../src/store/postgres/connection';
+import { ingestConversations } from '../../src/store/postgres/ingest';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store';
+import { conversationId, eventId, message } from '../support/events';
+import { eventually } from '../support/eventually';
+import { CLUSTER_TIMEOUT_MS, conversationsDirectory, ingestOnce, startLocalCluster, type LocalCluster } from './support/database';
+
+function runIngestCli(args: string[]): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; kill(): void } {
+  const child = spawnScript('src/cli/ingest.ts', args, { label: 'ingest' });
+  let stdout = '';
+  let stderr = '';
+  child.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = child.exited.then(({ code }) => ({ code, stdout, stderr }));
+  return { done, kill: () => child.child.kill('SIGKILL') };
+}
+
+describe('npm run ingest', () => {
+  let cluster: LocalCluster;
+  let client: Client;
+
+  beforeAll(async () => {
+    cluster = await startLocalCluster();
+    client = new Client(cluster.url);
+    await client.connect();
+  }, CLUSTER_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await client?.end();
+    await cluster?.stop();
+  });
+
+  async function storedCounts(): Promise<{ events: number; counted: number; conversations: number }> {
+    const result = await client.query<{ events: string; counted: string; conversations: string }>(
+      'SELECT (SELECT count(*) FROM events) AS events, (SELECT coalesce(sum(event_count), 0) FROM conversations) AS counted, (SELECT count(*) FROM conversations) AS conversations',
+    );
+    const row = result.rows[0]!;
+    return { events: Number(row.events), counted: Number(row.counted), conversations: Number(row.conversations) };
+  }
+
+  async function emptyDatabase(): Promise<void> {
+    await client.query('DROP TABLE IF EXISTS skipped_files, events, conversations, schema_migrations CASCADE');
+  }
+
+  it('copies every event once, names skipped files, and a second run adds nothing', async () => {
+    await emptyDatabase();
+    const data = conversationsDirectory([
+      { id: conversationId(1), events: generateConversation({ events: 300, seed: 'ingest-1' }) },
+      { id: conversationId(2), events: generateConversation({ events: 50, seed: 'ingest-2' }) },
+    ]);
+    const events = path.join(data.root, toConversationIdHex(conversationId(2)), 'events');
+    writeFileSync(path.join(events, `event-00050-${eventId(50)}.json`), 'not json');
+    try {
+      const first = await runIngestCli(['--conversations-path', data.root, '--database-url', cluster.url]).done;
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain('ingest: 2 conversations, 350 events stored by this run, 1 event files skipped');
+      expect(first.stdout).toContain(
+        `skipped ${toConversationIdHex(conversationId(2))}/events/event-00050-${eventId(50)}.json: not valid JSON (truncated or corrupt)`,
+      );
+      expect(first.stderr).toMatch(/ingest: 351\/351 event files \(\d+ events\/s\), 2\/2 conversations, 1 skipped/);
+      expect(await storedCounts()).toEqual({ events: 350, counted: 350, conversations: 2 });
+
+      const second = await runIngestCli(['--conversations-path', data.root, '--database-url', cluster.url]).done;
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain('ingest: 2 conversations, 0 events stored by this run, 1 event files skipped');
+      expect(await storedCounts()).toEqual({ events: 350, counted: 350, conversations: 2 });
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('killed with SIGKILL mid-way and run again: nothing lost, nothing doubled', async () => {
+    await emptyDatabase();
+    const conversations = Array.from({ length: 4 }, (_, i) => ({
+      id: conversationId(10 + i),
+      events: generateConversation({ events: 2500, seed: `kill-${i}` }),
+    }));
+    const data = conversationsDirectory(conversations);
+    try {
+      const run = runIngestCli(['--conversations-path', data.root, '--database-url', cluster.url]);
+      let killedAt = 0;
+      await eventually(
+        async () => {
+          const exists = await client.query<{ ready: boolean }>("SELECT to_regclass('events') IS NOT NULL AS ready");
+          if (!exists.rows[0]!.ready) throw new Error('no table yet');
+          killedAt = (await storedCounts()).events;
+          if (killedAt === 0) throw new Error('nothing stored yet');
+        },
+        { withinMs: 60_000, everyMs: 5 },
+      );
+      run.kill();
+      const killed = await run.done;
+      expect(killed.code).toBeNull();
+      expect(killedAt).toBeLessThan(10_000);
+
+      const again = await runIngestCli(['--conversations-path', data.root, '--database-url', cluster.url]).done;
+      expect(again.code).toBe(0);
+      expect(await storedCounts()).toEqual({ events: 10_000, counted: 10_000, conversations: 4 });
+      const store = await openPostgresStore(cluster.url, { logger: createMemoryLogger() });
+      try {
+        for (const conversation of conversations) {
+          const page = await store.search(toConversationIdHex(conversation.id), { sortOrder: 'TIMESTAMP', limit: 5000 });
+          expect(page!.events.map((bytes) => JSON.parse(String(bytes)).id).sort()).toEqual(conversation.events.map((event) => event.id).sort());
+        }
+      } finally {
+        await store.close();
+      }
+    } finally {
+      data.remove();
+    }
+  }, 120_000);
+
+  it('--follow: appended events, a truncated file completed later, new conversations and deletions arrive within a second', async () => {
+    await emptyDatabase();
+    const first = conversationId(20);
+    const events = generateConversation({ events: 40, seed: 'follow' });
+    const data = conversationsDirectory([{ id: first, events: events.slice(0, 20) }]);
+    const logger = createMemoryLogger();
+    const pool = createPool(cluster.url, logger);
+    const stop = new AbortController();
+    const following = ingestConversations({ root: data.root, pool, logger, follow: true, signal: stop.signal });
+    const store = await (async () => {
+      await eventually(async () => expect((await storedCounts()).events).toBe(20), { withinMs: 30_000 });
+      return openPostgresStore(cluster.url, { logger });
+    })();
+    const hex = toConversationIdHex(first);
+    const idsOf = async (conversationHex: string) =>
+      (await store.search(conversationHex, { sortOrder: 'TIMESTAMP', limit: 1000 }))?.events.map((bytes) => JSON.parse(String(bytes)).id);
+    try {
+      const eventsDirectory = path.join(data.root, hex, 'events');
+      const appended = events[20]!;
+      writeFileSync(path.join(eventsDirectory, `event-00020-${appended.id}.json`), serializeEvent(appended));
+      await eventually(async () => expect(await idsOf(hex)).toContain(appended.id), { withinMs: 1000 });
+
+      // A writer caught half-way: skipped at first, served once complete.
+      const late = events[21]!;
+      const latePath = path.join(eventsDirectory, `event-00021-${late.id}.json`);
+      const text = serializeEvent(late);
+      writeFileSync(latePath, text.slice(0, 10));
+      await eventually(async () => expect((await client.query('SELECT 1 FROM skipped_files')).rowCount).toBe(1), { withinMs: 1000 });
+      appendFileSync(latePath, text.slice(10));
+      await eventually(async () => expect(await idsOf(hex)).toContain(late.id), { withinMs: 1000 });
+
+      const second = conversationId(21);
+      const secondEvent = message({ id: eventId(1), timestamp: '2026-01-01T10:00:00', source: 'user' }, { text: ['hello'] });
+      writeConversation(data.root, second, [secondEvent]);
+      await eventually(async () => expect(await idsOf(toConversationIdHex(second))).toEqual([eventId(1)]), { withinMs: 1000 });
+
+      rmSync(path.join(eventsDirectory, `event-00020-${appended.id}.json`));
+      await eventually(async () => expect(await idsOf(hex)).not.toContain(appended.id), { withinMs: 1000 });
+      rmSync(path.join(data.root, toConversationIdHex(second)), { recursive: true });
+      await eventually(async () => expect(await idsOf(toConversationIdHex(second))).toBeUndefined(), { withinMs: 1000 });
+      mkdirSync(path.join(data.root, 'not-a-conversation'));
+    } finally {
+      stop.abort();
+      await following;
+      await store.close();
+      await pool.end();
+      data.remove();
+    }
+  }, 60_000);
+
+  it('reports a database that is not there, without a stack trace', async () => {
+    const data = conversationsDirectory([]);
+    try {
+      const result = await runIngestCli(['--conversations-path', data.root, '--database-url', 'postgres://nobody:secret@127.0.0.1:1/none']).done;
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('ingest: cannot use the database at postgres://nobody:***@127.0.0.1:1/none');
+      expect(result.stderr).toContain('ECONNREFUSED');
+      expect(result.stderr).not.toContain('secret');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('runs again over what another ingest of the same data stored', async () => {
+    await emptyDatabase();
+    const data = conversationsDirectory([{ id: conversationId(30), events: generateConversation({ events: 30, seed: 'again' }) }]);
+    try {
+      expect((await ingestOnce(cluster.url, data.root)).eventsStored).toBe(30);
+      expect((await ingestOnce(cluster.url, data.root)).eventsStored).toBe(0);
+    } finally {
+      data.remove();
+    }
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * Servers on PostgreSQL as they are deployed: `npm start -- --database-url` beside a
+ * directory-store server on the same data (the contract kit's --compare finds no
+ * difference), two servers on one database, servers on a streaming hot standby, a database
+ * that is absent at start or lost while serving.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { generateConversation, toConversationIdHex } from '../../src/fixture';
+import { serializeEvent } from '../../src/fixture/layout';
+import { createMemoryLogger } from '../../src/log';
+import { createApp } from '../../src/server/app';
+import { listen, type RunningServer } from '../../src/server/listen';
+import { spawnScript, type ScriptProcess } from '../../src/server-process';
+import { createPool } from '../../src/store/postgres/connection';
+import { ingestConversations } from '../../src/store/postgres/ingest';
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store';
+import { conversationId } from '../support/events';
+import { eventually } from '../support/eventually';
+import { searchPath } from '../support/search-requests';
+import { CLUSTER_TIMEOUT_MS, conversationsDirectory, ingestOnce, startLocalCluster, type LocalCluster } from './support/database';
+
+const LONG = conversationId(1);
+const SHORT = conversationId(2);
+const EVENTS = generateConversation({ events: 300, seed: 'servers-long' });
+const LATER = generateConversation({ events: 320, seed: 'servers-long' }).slice(300);
+
+/** Requests whose answers two servers on the same data must agree on, byte for byte. */
+const REQUESTS = [
+  searchPath(LONG, { limit: 7 }),
+  searchPath(LONG, { limit: 50, sort_order: 'TIMESTAMP_DESC', kind: 'ActionEvent' }),
+  searchPath(LONG, { body: 'the', limit: 5 }),
+  searchPath(LONG, { page_id: EVENTS[100]!.id!, limit: 5 }),
+  searchPath(LONG, { page_id: 'unknown', limit: 3 }),
+  searchPath(LONG, { source: 'user', timestamp__gte: '2020-01-01T00:00:00' }),
+  searchPath(SHORT, {}),
+  searchPath(conversationId(99), {}),
+  `/api/conversations/${LONG}/events/search?limit=0`,
+  `/api/conversations/${LONG}/events/count?kind=MessageEvent`,
+  `/api/conversations/${LONG}/events/${EVENTS[5]!.id}`,
+  `/api/conversations/${LONG}/events/no-such-event`,
+];
+
+async function answers(baseUrl: string): Promise<{ status: number; text: string }[]> {
+  return Promise.all(
+    REQUESTS.map(async (request) => {
+      const response = await fetch(baseUrl + request);
+      return { status: response.status, text: await response.text() };
+    }),
+  );
+}
+
+async function serveInProcess(databaseUrl: string): Promise<{ server: RunningServer; store: PostgresStore; logs: string[] }> {
+  const logger = createMemoryLogger();
+  const store = await openPostgresStore(databaseUrl, { logger });
+  const server = await listen(createApp({ store, logger }), '127.0.0.1', 0);
+  return { server, store, logs: logger.lines };
+}
+
+async function spawnServer(args: string[]): Promise<{ process: ScriptProcess; url: string; output: () => string }> {
+  const child = spawnScript('src/cli/start.ts', ['--port', '0', ...args], { label: 'server' });
+  let output = '';
+  child.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = await eventually(
+    () => {
+      const match = /listening on (http:\/\/\S+?),/.exec(output);
+      if (!match) throw new Error(`not listening yet: ${output}`);
+      return match[1]!;
+    },
+    { withinMs: 60_000, everyMs: 50 },
+  ).catch(async (error: Error) => {
+    await child.stop(1000);
+    throw error;
+  });
+  return { process: child, url, output: () => output };
+}
+
+describe('servers on PostgreSQL', () => {
+  let primary: LocalCluster;
+  let data: { root: string; remove(): void };
+
+  beforeAll(async () => {
+    primary = await startLocalCluster();
+    data = conversationsDirectory([
+      { id: LONG, events: EVENTS },
+      { id: SHORT, events: generateConversation({ events: 25, seed: 'servers-short' }) },
+    ]);
+    await ingestOnce(primary.url, data.root);
+  }, CLUSTER_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await primary?.stop();
+    data?.remove();
+  });
+
+  it('npm start --database-url answers exactly as a directory-store server: the contract kit compares them', async () => {
+    const directory = await spawnServer(['--conversations-path', data.root]);
+    const postgres = await spawnServer(['--database-url', primary.url]);
+    try {
+      expect(postgres.output()).toContain(`serving ${primary.url}`);
+      expect(await answers(postgres.url)).toEqual(await answers(directory.url));
+      const kit = spawnScript(
+        'src/cli/contract.ts',
+        ['--base-url', directory.url, '--conversation-id', LONG, '--compare', postgres.url, '--runs', '30', '--seed', '7'],
+        { label: 'contract' },
+      );
+      let report = '';
+      kit.child.stdout?.on('data', (chunk: Buffer) => (report += chunk.toString()));
+      const exit = await kit.exited;
+      expect({ code: exit.code, compare: /compare \(same requests against the second server\): \d+ passed, 0 failed/.test(report) }).toEqual({
+        code: 0,
+        compare: true,
+      });
+    } finally {
+      await directory.process.stop(5000);
+      await postgres.process.stop(5000);
+    }
+  }, 240_000);
+
+  it('a database that is not there, or not migrated, stops the start with a message and exit code 2', async () => {
+    const absent = spawnScript('src/cli/start.ts', ['--port', '0', '--database-url', 'postgres://agent:hunter2@127.0.0.1:1/events']);
+    let absentOutput = '';
+    absent.child.stderr?.on('data', (chunk: Buffer) => (absentOutput += chunk.toString()));
+    expect((await absent.exited).code).toBe(2);
+    expect(absentOutput).toContain('Cannot use the database at postgres://agent:***@127.0.0.1:1/events');
+    expect(absentOutput).toContain('Check that PostgreSQL is running');
+    expect(absentOutput).not.toContain('hunter2');
+    expect(absentOutput).not.toMatch(/\n\s+at /);
+
+    const admin = new Client(primary.url);
+    await admin.connect();
+    await admin.query('CREATE DATABASE unmigrated');
+    await admin.end();
+    const unmigrated = spawnScript('src/cli/start.ts', ['--port', '0', '--database-url', primary.url.replace(/\/postgres$/, '/unmigrated')]);
+    let unmigratedOutput = '';
+    unmigrated.child.stderr?.on('data', (chunk: Buffer) => (unmigratedOutput += chunk.toString()));
+    expect((await unmigrated.exited).code).toBe(2);
+    expect(unmigratedOutput).toContain('has schema version 0; this server needs 1. Run `npm run migrate -- --database-url URL`');
+  }, 60_000);
+
+  it('two servers on one database answer identically; with one gone the other keeps answering', async () => {
+    const first = await serveInProcess(primary.url);
+    const second = await serveInProcess(primary.url);
+    try {
+      const expected = await answers(first.server.url);
+      expect(await answers(second.server.url)).toEqual(expected);
+      await first.server.stop();
+      await first.store.close();
+      expect(await answers(second.server.url)).toEqual(expected);
+    } finally {
+      await second.server.stop();
+      await second.store.close();
+    }
+  });
+
+  it('servers on a streaming hot standby answer the same, and see followed appends within a second', async () => {
+    const standby = await primary.startStandby();
+    const onPrimary = await serveInProcess(primary.url);
+    const onStandby = await eventually(() => serveInProcess(standby.url), { withinMs: 20_000, everyMs: 200 });
+    const logger = createMemoryLogger();
+    const pool = createPool(primary.url, logger);
+    const stopFollowing = new AbortController();
+    const following = ingestConversations({ root: data.root, pool, logger, follow: true, signal: stopFollowing.signal });
+    try {
+      expect(await answers(onStandby.server.url)).toEqual(await answers(onPrimary.server.url));
+      const events = path.join(data.root, toConversationIdHex(LONG), 'events');
+      const appended = LATER[0]!;
+      writeFileSync(path.join(events, `event-00300-${appended.id}.json`), serializeEvent(appended));
+      const lastPage = searchPath(LONG, { limit: 1, sort_order: 'TIMESTAMP_DESC' });
+      const written = performance.now();
+      await eventually(
+        async () => {
+          const page = (await (await fetch(onStandby.server.url + lastPage)).json()) as { items: { id: string }[] };
+          expect(page.items[0]!.id).toBe(appended.id);
+        },
+        { withinMs: 1000, everyMs: 20 },
+      );
+      expect(performance.now() - written).toBeLessThan(1000);
+      expect(await answers(onStandby.server.url)).toEqual(await answers(onPrimary.server.url));
+    } finally {
+      stopFollowing.abort();
+      await following;
+      await pool.end();
+      for (const served of [onPrimary, onStandby]) {
+        await served.server.stop();
+        await served.store.close();
+      }
+      await standby.stop();
+    }
+  }, 120_000);
+
+  it('the database lost while serving: 503 with a correlation id in the log, never a hang; answers resume when it is back', async () => {
+    const served = await serveInProcess(primary.url);
+    try {
+      const request = served.server.url + REQUESTS[0]!;
+      const before = await (await fetch(request)).text();
+      await primary.kill();
+      for (const path of [REQUESTS[0]!, REQUESTS[3]!, REQUESTS[9]!, REQUESTS[10]!]) {
+        const started = performance.now();
+        const response = await fetch(served.server.url + path);
+        const body = (await response.json()) as { detail: string; correlation_id: string };
+        expect(performance.now() - started).toBeLessThan(10_000);
+        expect({ status: response.status, logs: response.status === 503 ? [] : served.logs.slice(-2) }).toEqual({ status: 503, logs: [] });
+        expect(body).toEqual({ detail: 'Service Unavailable', correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+        expect(served.logs.some((line) => line.includes(body.correlation_id) && line.includes('storage unavailable'))).toBe(true);
+      }
+      expect((await fetch(`${served.server.url}/health`)).status).toBe(200);
+      await primary.restart();
+      await eventually(async () => expect(await (await fetch(request)).text()).toBe(before), { withinMs: 20_000, everyMs: 200 });
+    } finally {
+      await served.server.stop();
+      await served.store.close();
+    }
+  }, 90_000);
+});

@@ -1,0 +1,95 @@
+/**
+ * A PostgreSQL store behind a test server, filled from the server's conversations
+ * directory by the ingester. A deployment's follower brings a write in within a second
+ * (test/postgres/ingest.test.ts); here the ingester looks once more before every request,
+ * so that suites written for the directory store, which may write a file and read it back
+ * at once, see their writes as that store does.
+ * One cluster per test file, started on first use; each server gets a database of its own.
+ */
+import { Client } from 'pg';
+import type { Logger } from '../../../src/log';
+import type { EventStore } from '../../../src/store/event-store';
+import { createPool } from '../../../src/store/postgres/connection';
+import { createIngester, type DirectoryIngester } from '../../../src/store/postgres/ingest';
+import { startLocalCluster, type LocalCluster } from '../../../src/store/postgres/local-cluster';
+import { openPostgresStore } from '../../../src/store/postgres/postgres-store';
+
+let cluster: Promise<LocalCluster> | undefined;
+let databases = 0;
+
+function sharedCluster(): Promise<LocalCluster> {
+  if (!cluster) cluster = startLocalCluster();
+  return cluster;
+}
+
+/** Starts the shared cluster now (from a beforeAll with a long timeout: initdb takes seconds). */
+export async function startSharedCluster(): Promise<void> {
+  await sharedCluster();
+}
+
+/** Stops the shared cluster; call from the test file's afterAll. */
+export async function stopSharedCluster(): Promise<void> {
+  const started = cluster;
+  cluster = undefined;
+  await (await started)?.stop();
+}
+
+export interface PostgresBacking {
+  store: EventStore;
+  /** The database's URL, for a second server on the same data. */
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** A fresh database holding `root`'s conversations, kept current until `stop`. */
+export async function postgresBacking(root: string, logger: Logger): Promise<PostgresBacking> {
+  const shared = await sharedCluster();
+  const name = `server_${process.pid}_${++databases}`;
+  const admin = new Client(shared.url);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const databaseUrl = shared.url.replace(/\/postgres$/, `/${name}`);
+  const pool = createPool(databaseUrl, logger);
+  const ingester = await createIngester({ root, pool, logger, follow: true });
+  await ingester.pass();
+  const store = caughtUp(await openPostgresStore(databaseUrl, { logger, healthRefreshMs: 100 }), ingester);
+  return {
+    store,
+    databaseUrl,
+    async stop() {
+      await store.close();
+      ingester.close();
+      await pool.end();
+    },
+  };
+}
+
+/** The store, with an ingest pass before each operation (one at a time). */
+function caughtUp(store: EventStore, ingester: DirectoryIngester): EventStore {
+  let passes: Promise<void> = Promise.resolve();
+  const passNow = () => {
+    passes = passes.catch(() => undefined).then(() => ingester.pass());
+    return passes;
+  };
+  return {
+    async search(hex, criteria) {
+      await passNow();
+      return store.search(hex, criteria);
+    },
+    async count(hex, filters) {
+      await passNow();
+      return store.count(hex, filters);
+    },
+    async getEvent(hex, eventId) {
+      await passNow();
+      return store.getEvent(hex, eventId);
+    },
+    async listConversations() {
+      await passNow();
+      return store.listConversations();
+    },
+    health: () => store.health(),
+    close: () => store.close(),
+  };
+}
