@@ -17,10 +17,7 @@ export function searchRoute(store: EventStore, options: { validateResponses: boo
     const index = await store.open(hex);
     if (!index) throw new HttpError(404, { detail: `Conversation not found: ${hyphenate(hex)}` });
     const page = searchEvents(index, criteriaOf(req.query as SearchQuery));
-    const body = eventPageBody(
-      page.events.map((event) => event.payload),
-      page.nextPageId,
-    );
+    const body = eventPageBody(page.payloads, page.nextPageId);
     // Response validation only sees what goes through res.json, so in that mode the
     // same bytes are parsed and handed to it.
     if (options.validateResponses) res.json(JSON.parse(Buffer.concat(body).toString('utf8')));

@@ -19,6 +19,7 @@ import { parseEventFileName, type EventFileName } from './event-file-name';
 import { eventFilesOf, listDirectory } from './event-listing';
 import { PayloadSlab } from './payload-slab';
 import { ServedFiles } from './served-files';
+import { StoredPayloads } from './stored-payloads';
 import { TimeSlice, consumeInOrder } from './time-slice';
 
 /**
@@ -59,7 +60,7 @@ export interface ConversationOptions {
 }
 
 export class ConversationEvents {
-  readonly index = new EventIndex<Buffer>();
+  readonly index = new EventIndex<Buffer>(new StoredPayloads());
   private readonly slab = new PayloadSlab();
   private readonly servedFiles = new ServedFiles();
   /** File name to the reason it is not served. */
@@ -92,6 +93,7 @@ export class ConversationEvents {
     const started = performance.now();
     await this.enqueue(() => this.attach());
     if (this.closed) return;
+    this.index.trim();
     this.options.logger.info('conversation loaded', {
       conversation: this.options.hex,
       events: this.index.size,

@@ -72,10 +72,10 @@ describe('loads decoded in worker threads', () => {
     try {
       const inWorkers = await workers.store.open(CONVERSATION);
 
-      expect(inWorkers!.ordered).toEqual(onMainThread!.ordered);
+      expect(inWorkers!.events()).toEqual(onMainThread!.events());
       expect(inWorkers!.size).toBe(43);
       // A page is sent from where the payloads lie, which differs between the two.
-      const page = (index: EventIndex<Buffer>) => Buffer.concat(eventPageBody(index.ordered.map((event) => event.payload), null)).toString('utf8');
+      const page = (index: EventIndex<Buffer>) => Buffer.concat(eventPageBody(index.events().map((event) => event.payload), null)).toString('utf8');
       expect(page(inWorkers!)).toBe(page(onMainThread!));
       expect(JSON.parse(page(inWorkers!)).items).toHaveLength(43);
       expect(workers.store.health()).toEqual(t.store.health());
@@ -98,7 +98,7 @@ describe('loads decoded in worker threads', () => {
       writeEvent(events, 10, userMessage(10));
       rmSync(path.join(events, eventFileName(0, userMessage(0).id)));
 
-      await eventually(async () => expect((await workers.store.open(CONVERSATION))!.ordered.map((event) => event.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
+      await eventually(async () => expect((await workers.store.open(CONVERSATION))!.events().map((event) => event.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
     } finally {
       await workers.store.close();
     }

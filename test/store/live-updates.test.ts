@@ -25,7 +25,7 @@ describe.each([
 
     await eventually(async () => expect(await sizeOf()).toBe(2));
     const index = await t.store.open(CONVERSATION);
-    expect(index!.ordered.map((event) => event.position)).toEqual([0, 1]);
+    expect(index!.events().map((event) => event.position)).toEqual([0, 1]);
   });
 
   it('serves many files appended in a burst, each once', async () => {

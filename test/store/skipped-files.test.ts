@@ -28,7 +28,7 @@ describe('event files that cannot be served', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered.map((event) => event.position)).toEqual([0, 2]);
+    expect(index!.events().map((event) => event.position)).toEqual([0, 2]);
     expect(t.logged('warn')).toEqual([
       { time: expect.any(String), level: 'warn', message: 'event file skipped', conversation: CONVERSATION, file: bad, reason },
     ]);
@@ -52,7 +52,7 @@ describe('event files that cannot be served', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered.map((event) => event.id)).toEqual([pause(1, '').id]);
+    expect(index!.events().map((event) => event.id)).toEqual([pause(1, '').id]);
     expect(t.logged('warn')).toEqual([expect.objectContaining({ file: path.join(events, 'event-00001-bbbb.json'), reason: 'index 1 is already served from another event file' })]);
   });
 

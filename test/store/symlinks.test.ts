@@ -52,7 +52,7 @@ describe('symbolic links', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered.map((event) => event.position)).toEqual([0]);
+    expect(index!.events().map((event) => event.position)).toEqual([0]);
     expect(t.logged('warn')).toEqual([
       expect.objectContaining({ message: 'event file skipped', file: link, reason: 'symbolic link to a file outside the conversations directory, not followed' }),
     ]);
@@ -67,7 +67,7 @@ describe('symbolic links', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered.map((event) => event.text)).toEqual(['message number 7']);
+    expect(index!.events().map((event) => event.text)).toEqual(['message number 7']);
   });
 
   it('skips a dangling event file link', async () => {
