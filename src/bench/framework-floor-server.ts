@@ -18,7 +18,7 @@ import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomp
 /** Holds no conversation: only the search route is asked for, and it never reaches a store. */
 const NO_STORE: EventStore = {
   open: async () => undefined,
-  health: () => ({ conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0 }),
+  health: () => ({ conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0, bytesHeld: 0, memoryBudgetBytes: null, conversationsDropped: 0 }),
   close: async () => undefined,
 };
 

@@ -1,7 +1,7 @@
 /**
- * `npm start -- [--host H] [--port P] [--conversations-path DIR] [--validate-responses] [--session-api-key KEY ...]`
+ * `npm start -- [--host H] [--port P] [--conversations-path DIR] [--memory-budget-mb N] [--validate-responses] [--session-api-key KEY ...]`
  * Serves a conversations directory in the reference layout. Flags win over the
- * environment (HOST, PORT, OH_CONVERSATIONS_PATH, SESSION_API_KEY, OH_SESSION_API_KEYS_n);
+ * environment (HOST, PORT, OH_CONVERSATIONS_PATH, MEMORY_BUDGET_MB, SESSION_API_KEY, OH_SESSION_API_KEYS_n);
  * the default is the bundled sample.
  */
 import { opendirSync, readdirSync } from 'node:fs';
@@ -16,12 +16,14 @@ import { checkConversationsRoot } from '../store/store-root';
 
 const SAMPLE_DATA = path.resolve(__dirname, '../../sample-data/conversations');
 const USAGE =
-  'usage: npm start -- [--host HOST] [--port PORT] [--conversations-path DIR] [--validate-responses] [--session-api-key KEY ...]';
+  'usage: npm start -- [--host HOST] [--port PORT] [--conversations-path DIR] [--memory-budget-mb N] [--validate-responses] [--session-api-key KEY ...]';
 
 interface StartConfig {
   host: string;
   port: number;
   conversationsPath: string;
+  /** Undefined: conversations stay loaded. */
+  memoryBudgetBytes: number | undefined;
   validateResponses: boolean;
   sessionApiKeys: string[];
 }
@@ -35,6 +37,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
         host: { type: 'string' },
         port: { type: 'string' },
         'conversations-path': { type: 'string' },
+        'memory-budget-mb': { type: 'string' },
         'validate-responses': { type: 'boolean', default: false },
         'session-api-key': { type: 'string', multiple: true },
         help: { type: 'boolean', default: false },
@@ -47,8 +50,13 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
   const portText = values.port ?? env['PORT'] ?? '8000';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) return `--port must be a whole number from 0 to 65535, got ${JSON.stringify(portText)}.`;
+  const budgetText = values['memory-budget-mb'] ?? env['MEMORY_BUDGET_MB'];
+  if (budgetText !== undefined && !/^[1-9]\d{0,6}$/.test(budgetText)) {
+    return `--memory-budget-mb (or MEMORY_BUDGET_MB) must be a whole number of mebibytes from 1 to 9999999, got ${JSON.stringify(budgetText)}.`;
+  }
   return {
     host: values.host ?? env['HOST'] ?? '127.0.0.1',
+    memoryBudgetBytes: budgetText === undefined ? undefined : Number(budgetText) * 1024 * 1024,
     port,
     conversationsPath: path.resolve(values['conversations-path'] ?? env['OH_CONVERSATIONS_PATH'] ?? SAMPLE_DATA),
     validateResponses: values['validate-responses'],
@@ -93,7 +101,7 @@ async function main(): Promise<void> {
   }
 
   const logger = createLogger();
-  const store = createDirectoryStore(config.conversationsPath, { logger });
+  const store = createDirectoryStore(config.conversationsPath, { logger, memoryBudgetBytes: config.memoryBudgetBytes });
   const app = createApp({ store, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
   let running;
   try {

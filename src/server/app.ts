@@ -51,6 +51,9 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
       conversations_loaded: health.conversationsLoaded,
       events_loaded: health.eventsLoaded,
       events_skipped_invalid: health.eventsSkipped,
+      bytes_held: health.bytesHeld,
+      memory_budget_bytes: health.memoryBudgetBytes,
+      conversations_dropped: health.conversationsDropped,
     });
   });
   app.get('/openapi.json', (_req, res) => {

@@ -13,6 +13,12 @@ export interface StoreHealth {
   eventsLoaded: number;
   /** Event files of those conversations that are not served (unreadable, not JSON, or not matching the contract). */
   eventsSkipped: number;
+  /** Bytes those conversations hold: their events' stored bytes and their search indexes. */
+  bytesHeld: number;
+  /** The most `bytesHeld` may be before the least recently used conversations are dropped; null: no limit. */
+  memoryBudgetBytes: number | null;
+  /** Conversations dropped from memory to keep within the budget since the store started (each is read again when asked for). */
+  conversationsDropped: number;
 }
 
 export interface EventStore {
