@@ -26,6 +26,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversations/{conversation_id}/events/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count conversation events
+         * @description Returns how many of the conversation's events satisfy every filter given: exactly
+         *     the number of events a search with the same filters returns over all its pages.
+         *     The filters mean what they mean for the search and are validated the same way.
+         *
+         *     Not in the seed specification; the reference server has it and its clients call it.
+         *     With no filter at all, the reference answers the length of its event log without
+         *     reading the events, so its count then also includes stored files that its search
+         *     skips as unreadable; this server counts what its search serves in every case.
+         */
+        get: operations["countConversationEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{conversation_id}/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one conversation event
+         * @description Returns one stored event of the conversation by its id. The words `search` and
+         *     `count` are the sibling operations, never event ids.
+         *
+         *     Not in the seed specification; the reference server has it and its clients call it.
+         *     The reference serves this event through its response model, so keys whose value is
+         *     null or a default may appear here that the stored event and the search leave out;
+         *     for an unknown event id it answers 500, although it declares 404. This server
+         *     answers the stored event, and 404 for an id that is not one of the conversation's
+         *     served events.
+         */
+        get: operations["getConversationEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -43,9 +98,20 @@ export interface components {
          * @enum {string}
          */
         EventSortOrder: "TIMESTAMP" | "TIMESTAMP_DESC";
-        /** @description The body of a 404; the reference server says `Conversation not found:` followed by the hyphenated conversation id. */
+        /** @description The body of a 404: for an unknown conversation `Conversation not found:` followed by its hyphenated id, as the reference says it; `Not Found` for anything else not found. */
         NotFoundError: {
             detail: string;
+        };
+        /** @description The body of a 401. */
+        UnauthorizedError: {
+            /** @constant */
+            detail: "Unauthorized";
+        };
+        /** @description The body of a 500. */
+        InternalServerError: {
+            detail: string;
+            /** @description Names this failure in the server's log. */
+            correlation_id: string;
         };
         /** @description One failed parameter, in pydantic's error format. */
         ValidationError: {
@@ -1182,6 +1248,19 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
             /** @description The conversation does not exist. */
             404: {
                 headers: {
@@ -1198,6 +1277,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+        };
+    };
+    countConversationEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Keep only events of this kind: the kind name (`MessageEvent`) or the fully
+                 *     qualified class path the reference server uses
+                 *     (`openhands.sdk.event.llm_convertible.message.MessageEvent`).
+                 */
+                kind?: string | null;
+                /** @description Keep only events of this source (`agent`, `user` or `environment`); events that do not store a source have their kind's default source. */
+                source?: string | null;
+                /**
+                 * @description Keep only message events whose text contains this string, case-insensitively.
+                 *     The text searched is the message content, the extended content and the
+                 *     model's reasoning content.
+                 */
+                body?: string | null;
+                /**
+                 * @description Keep events with a timestamp at or after this instant. Servers that follow the reference
+                 *     also accept a value without a zone (taken as the server's local time), a bare
+                 *     date (midnight) and unix seconds.
+                 */
+                timestamp__gte?: string | null;
+                /**
+                 * @description Keep events with a timestamp strictly before this instant. Servers that follow the reference
+                 *     also accept a value without a zone (taken as the server's local time), a bare
+                 *     date (midnight) and unix seconds.
+                 */
+                timestamp__lt?: string | null;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation's UUID. Servers that follow the reference also accept the
+                 *     32-digit hex form without hyphens (which the OpenHands app sends), upper case,
+                 *     `{...}` braces and a `urn:uuid:` prefix.
+                 */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number of matching events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The conversation does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+        };
+    };
+    getConversationEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation's UUID. Servers that follow the reference also accept the
+                 *     32-digit hex form without hyphens (which the OpenHands app sends), upper case,
+                 *     `{...}` braces and a `urn:uuid:` prefix.
+                 */
+                conversation_id: string;
+                /** @description The event's `id`, any string. */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The conversation does not exist (`Conversation not found:` and its id), or it has no event with this id (`Not Found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
                 };
             };
         };

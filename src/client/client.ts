@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { Event, EventPage, SearchQuery, paths } from '../contract';
+import type { CountQuery, Event, EventPage, SearchQuery, paths } from '../contract';
 import { AgentServerError, PagingError, detailOf } from './errors';
 
 export interface AgentServerClientOptions {
@@ -20,10 +20,17 @@ export type SearchResult =
   | { ok: true; page: EventPage; response: Response }
   | { ok: false; error: AgentServerError; response: Response };
 
+/** The filters a count takes: the search's, without paging or order. */
+export type CountFilters = CountQuery;
+
+export type CountResult = { ok: true; count: number; response: Response } | { ok: false; error: AgentServerError; response: Response };
+
+export type EventResult = { ok: true; event: Event; response: Response } | { ok: false; error: AgentServerError; response: Response };
+
 /**
- * Creates a typed client of the search operation. `searchEvents` returns errors as
- * values; `iterateEvents` walks every page and throws an `AgentServerError` when a
- * request fails.
+ * Creates a typed client of the contract's operations. `searchEvents`, `countEvents` and
+ * `getEvent` return errors as values; `iterateEvents` walks every page and throws an
+ * `AgentServerError` when a request fails.
  */
 export function createAgentServerClient(options: AgentServerClientOptions) {
   const http = createClient<paths>({
@@ -37,7 +44,24 @@ export function createAgentServerClient(options: AgentServerClientOptions) {
       params: { path: { conversation_id: conversationId }, query },
     });
     if (data !== undefined) return { ok: true, page: data, response };
-    return { ok: false, error: new AgentServerError(response.status, detailOf(error), response.url), response };
+    return failed(response, error);
+  }
+
+  async function countEvents(conversationId: string, filters: CountFilters = {}): Promise<CountResult> {
+    const { data, error, response } = await http.GET('/api/conversations/{conversation_id}/events/count', {
+      params: { path: { conversation_id: conversationId }, query: filters },
+    });
+    if (data !== undefined) return { ok: true, count: data, response };
+    return failed(response, error);
+  }
+
+  /** One event by id; an id the conversation does not have is a failure with status 404. */
+  async function getEvent(conversationId: string, eventId: string): Promise<EventResult> {
+    const { data, error, response } = await http.GET('/api/conversations/{conversation_id}/events/{event_id}', {
+      params: { path: { conversation_id: conversationId, event_id: eventId } },
+    });
+    if (data !== undefined) return { ok: true, event: data, response };
+    return failed(response, error);
   }
 
   async function* iterateEvents(conversationId: string, filters: SearchFilters = {}): AsyncGenerator<Event> {
@@ -61,7 +85,11 @@ export function createAgentServerClient(options: AgentServerClientOptions) {
     return events;
   }
 
-  return { searchEvents, iterateEvents, listEvents };
+  return { searchEvents, countEvents, getEvent, iterateEvents, listEvents };
+}
+
+function failed(response: Response, body: unknown): { ok: false; error: AgentServerError; response: Response } {
+  return { ok: false, error: new AgentServerError(response.status, detailOf(body), response.url), response };
 }
 
 export type AgentServerClient = ReturnType<typeof createAgentServerClient>;

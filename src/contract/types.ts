@@ -30,8 +30,18 @@ export type ValidationError = Schemas['ValidationError'];
 export type HTTPValidationError = Schemas['HTTPValidationError'];
 export type NotFoundError = Schemas['NotFoundError'];
 
+export type UnauthorizedError = Schemas['UnauthorizedError'];
+export type InternalServerError = Schemas['InternalServerError'];
+
+/** The name of an operation of the contract. */
+export type OperationId = keyof operations;
+
 export type SearchOperation = operations['searchConversationEvents'];
 /** Query parameters of the search operation, as the contract declares them. */
 export type SearchQuery = NonNullable<SearchOperation['parameters']['query']>;
 export type SearchPath = SearchOperation['parameters']['path'];
 export const SEARCH_PATH = '/api/conversations/{conversation_id}/events/search' satisfies keyof paths;
+
+export type CountOperation = operations['countConversationEvents'];
+/** Query parameters of the count operation: the search's filters. */
+export type CountQuery = NonNullable<CountOperation['parameters']['query']>;

@@ -3,14 +3,18 @@ import type { EventIndex } from './event-index';
 import type { SlotList } from './slot-lists';
 import type { Micros } from './timestamps';
 
-/** A validated search: every filter already parsed, `body` already lower-cased. */
-export interface SearchCriteria {
+/** Validated filters, shared by search and count: every value already parsed, `body` already lower-cased. */
+export interface EventFilters {
   /** `null` when the filter named no known kind: nothing matches. */
   kind?: EventKind | null;
   source?: string;
   body?: string;
   gte?: Micros;
   lt?: Micros;
+}
+
+/** A validated search: the filters, the order and the page wanted. */
+export interface SearchCriteria extends EventFilters {
   sortOrder: EventSortOrder;
   pageId?: string;
   limit: number;
@@ -57,28 +61,27 @@ export function searchEvents<Payload>(index: EventIndex<Payload>, criteria: Sear
 }
 
 /**
- * The number of events a search would list over all its pages, without building them:
- * the length of the candidate list's window when no other filter applies (O(log n)),
- * otherwise a walk over that window.
+ * How many events a full search walk with these filters returns: the length of the
+ * candidate list's time window when no other filter applies (O(log n)), otherwise the
+ * matches counted on that window.
  */
-export function countEvents(index: EventIndex<unknown>, criteria: Omit<SearchCriteria, 'sortOrder' | 'limit' | 'pageId'>): number {
-  if (criteria.kind === null) return 0;
-  const full: SearchCriteria = { ...criteria, kind: criteria.kind, sortOrder: 'TIMESTAMP', limit: 0 };
-  const list = candidateList(index, full);
-  const window = timeWindow(index, list, full);
-  if (onlyNarrowsTheList(index, list, full)) return window.end - window.start;
+export function countEvents(index: EventIndex<unknown>, filters: EventFilters): number {
+  if (filters.kind === null) return 0;
+  const list = candidateList(index, filters);
+  const window = timeWindow(index, list, filters);
+  if (everyEventPasses(index, list, filters)) return window.end - window.start;
   let count = 0;
-  for (let i = window.start; i < window.end; i++) if (satisfies(index, list.at(i), full)) count++;
+  for (let i = window.start; i < window.end; i++) if (satisfies(index, list.at(i), filters)) count++;
   return count;
 }
 
-/** Whether every event of `list` passes the filters other than the timestamp window. */
-function onlyNarrowsTheList(index: EventIndex<unknown>, list: SlotList, criteria: SearchCriteria): boolean {
-  if (criteria.body !== undefined) return false;
-  const filters = (criteria.kind !== undefined ? 1 : 0) + (criteria.source !== undefined ? 1 : 0);
-  if (filters === 0) return true;
-  if (filters === 2) return false;
-  return criteria.kind ? list === index.list({ kind: criteria.kind }) : list === index.list({ source: criteria.source! });
+/** Whether every event of `list` passes the filters other than the time window: `list` is the one filter's own list. */
+function everyEventPasses(index: EventIndex<unknown>, list: SlotList, filters: EventFilters): boolean {
+  if (filters.body !== undefined) return false;
+  if (filters.kind && filters.source !== undefined) return false;
+  if (filters.kind) return list === index.list({ kind: filters.kind });
+  if (filters.source !== undefined) return list === index.list({ source: filters.source });
+  return true;
 }
 
 /**
@@ -93,12 +96,12 @@ function usableCursor(index: EventIndex<unknown>, criteria: SearchCriteria, matc
   return cursor;
 }
 
-function inWindow(micros: Micros | undefined, criteria: SearchCriteria): boolean {
+function inWindow(micros: Micros | undefined, criteria: EventFilters): boolean {
   const at = micros ?? -Infinity;
   return (criteria.gte === undefined || at >= criteria.gte) && (criteria.lt === undefined || at < criteria.lt);
 }
 
-function candidateList(index: EventIndex<unknown>, criteria: SearchCriteria): SlotList {
+function candidateList(index: EventIndex<unknown>, criteria: EventFilters): SlotList {
   let smallest = index.list({ all: true });
   const consider = (list: SlotList) => {
     if (list.length < smallest.length) smallest = list;
@@ -109,13 +112,13 @@ function candidateList(index: EventIndex<unknown>, criteria: SearchCriteria): Sl
   return smallest;
 }
 
-function timeWindow(index: EventIndex<unknown>, list: SlotList, criteria: SearchCriteria): { start: number; end: number } {
+function timeWindow(index: EventIndex<unknown>, list: SlotList, criteria: EventFilters): { start: number; end: number } {
   const start = criteria.gte === undefined ? 0 : index.firstAtOrAfter(list, criteria.gte);
   const end = criteria.lt === undefined ? list.length : index.firstAtOrAfter(list, criteria.lt);
   return { start, end: Math.max(start, end) };
 }
 
-function satisfies(index: EventIndex<unknown>, slot: number, criteria: SearchCriteria): boolean {
+function satisfies(index: EventIndex<unknown>, slot: number, criteria: EventFilters): boolean {
   if (criteria.kind && !index.hasKind(slot, criteria.kind)) return false;
   if (criteria.source !== undefined && !index.hasSource(slot, criteria.source)) return false;
   if (criteria.body !== undefined) {

@@ -1,11 +1,14 @@
-import express, { type Express, type RequestHandler, type Router } from 'express';
-import { type OpenApiDocument, loadOpenApiDocument } from '../contract';
+import express, { type Express } from 'express';
+import { type OperationId, loadOpenApiDocument } from '../contract';
 import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
+import { docsPage } from './docs-page';
 import { HttpError, errorHandler } from './errors';
-import { searchParameters } from './parameters';
+import { operationHandlers } from './handlers';
+import { type OperationRoute, operationRoutes } from './operation-routes';
+import type { OperationHandlers } from './operations';
 import { dropFragment, normalizeQuery, openApiValidator } from './request-validation';
-import { searchRoute } from './search-route';
+import { sendResult } from './send-result';
 import { requireSessionKey } from './session-keys';
 
 export interface AppOptions {
@@ -15,22 +18,16 @@ export interface AppOptions {
   validateResponses?: boolean;
   /** When any is given, every `/api` request must carry one in `X-Session-API-Key`. */
   sessionApiKeys?: readonly string[];
-  /**
-   * Answers the search operation once its request has passed validation; by default the
-   * search over `store`. The benchmark's framework floor passes one that sends precomputed
-   * bytes, to measure this application without the store and the search.
-   */
-  searchHandler?: RequestHandler;
 }
 
 /**
- * The HTTP application: the contract's search operation, validated from openapi.yaml,
- * plus `/alive`, `/health`, `/openapi.json` and `/docs`. It does not listen; the
- * caller does (see src/cli/start.ts).
+ * The HTTP application: every operation of the contract, routed and validated from
+ * openapi.yaml, plus `/alive`, `/health`, `/openapi.json` and `/docs`. It does not
+ * listen; the caller does (see src/cli/start.ts).
  */
-export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [], searchHandler }: AppOptions): Express {
+export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [] }: AppOptions): Express {
   const document = loadOpenApiDocument();
-  const parameters = searchParameters(document);
+  const routes = operationRoutes(document);
   const app = express();
   app.disable('x-powered-by');
   // An ETag would hash every page body; clients of this API page forward and do not revalidate.
@@ -63,28 +60,32 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
 
   // /alive, /health, /openapi.json and /docs stay open: they hold no conversation data.
   if (sessionApiKeys.length > 0) app.use('/api', requireSessionKey(sessionApiKeys));
-  app.use('/api', normalizeQuery(parameters));
+  app.use(normalizeQuery(routes));
   app.use(openApiValidator(document, validateResponses));
-  app.get('/api/conversations/:conversation_id/events/search', searchHandler ?? searchRoute(store, { validateResponses }));
+  const handlers = operationHandlers(store);
+  for (const route of routes) app[route.method](route.expressPath, operationEndpoint(handlerFor(handlers, route), validateResponses));
 
   app.use(() => {
     throw new HttpError(404, { detail: 'Not Found' });
   });
-  app.use(errorHandler(parameters, logger));
+  app.use(errorHandler(logger));
   return app;
 }
 
-/**
- * The interactive docs page, built from the contract. swagger-ui-express costs about
- * 15 MiB and 60 ms at start-up, so it is loaded on the first visit.
- */
-function docsPage(document: OpenApiDocument): RequestHandler {
-  let router: Router | undefined;
-  return (req, res, next) => {
-    if (!router) {
-      const swaggerUi = require('swagger-ui-express') as typeof import('swagger-ui-express');
-      router = express.Router().use(swaggerUi.serve, swaggerUi.setup(document as object, { customSiteTitle: 'Agent Server' }));
-    }
-    router(req, res, next);
+/** A handler as the router sees it: the types that tie input and result to one operation are the compiler's business. */
+type RoutedHandler = (input: never) => Promise<{ status: number; body: unknown }>;
+
+function handlerFor(handlers: OperationHandlers, route: OperationRoute): RoutedHandler {
+  const handler: RoutedHandler | undefined = handlers[route.operationId as OperationId];
+  // The compiler sees the generated types; this guards a generated/openapi.json that drifted from them.
+  if (!handler) throw new Error(`No handler for operation ${route.operationId} (${route.method.toUpperCase()} ${route.template}): run npm run generate`);
+  return handler;
+}
+
+/** Runs a handler on the validated parameters and sends its result; a rejection reaches the one error path. */
+function operationEndpoint(handler: RoutedHandler, validateResponses: boolean): express.RequestHandler {
+  return async (req, res) => {
+    const result = await handler({ path: req.params, query: req.query } as never);
+    sendResult(res, result, validateResponses);
   };
 }

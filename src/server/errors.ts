@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { unescape } from 'node:querystring';
 import type { ErrorRequestHandler, Request } from 'express';
-import { SEARCH_PATH, type ValidationError } from '../contract';
+import type { HTTPValidationError, InternalServerError, NotFoundError, UnauthorizedError, ValidationError } from '../contract';
 import type { Logger } from '../log';
-import type { ParameterSpec } from './parameters';
 import { describeInvalidParameter } from './pydantic-errors';
-import { RAW_QUERY, RequestWithRawQuery } from './request-validation';
+import { type MatchedRequest, matchedRequest } from './request-validation';
+
+/** An error body the contract declares, or the plain `{detail}` of a status it leaves to HTTP (405, 413, 431). */
+type ErrorBody = NotFoundError | UnauthorizedError | Required<HTTPValidationError> | { detail: string };
 
 /** A failure the client caused or asked about, with the status and body to send. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
-    readonly body: { detail: string | ValidationError[] },
+    readonly body: ErrorBody,
   ) {
     super(typeof body.detail === 'string' ? body.detail : 'validation failed');
   }
@@ -29,10 +31,10 @@ interface ValidatorError {
  * as they are, and anything else is a fault of ours, logged with a correlation id that
  * the 500 body repeats so an operator can find it.
  */
-export function errorHandler(parameters: ParameterSpec[], logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const known = toHttpError(error, req, parameters);
+    const known = toHttpError(error, req);
     if (known) {
       res.status(known.status).json(known.body);
       return;
@@ -44,18 +46,22 @@ export function errorHandler(parameters: ParameterSpec[], logger: Logger): Error
       path: req.path,
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
-    res.status(500).json({ detail: 'Internal Server Error', correlation_id: correlationId });
+    const body: InternalServerError = { detail: 'Internal Server Error', correlation_id: correlationId };
+    res.status(500).json(body);
   };
 }
 
-function toHttpError(error: unknown, req: Request, parameters: ParameterSpec[]): HttpError | undefined {
+function toHttpError(error: unknown, req: Request): HttpError | undefined {
   if (error instanceof HttpError) return error;
   const status = (error as ValidatorError | undefined)?.status;
-  if (status === 400) {
-    const detail = validationDetail(error as ValidatorError, req, parameters);
+  const matched = matchedRequest(req);
+  if (status === 400 && matched) {
+    const detail = validationDetail(error as ValidatorError, req, matched);
     if (detail.length > 0) return new HttpError(422, { detail });
-    const undecodable = undecodablePathParameters(req, parameters);
+    const undecodable = undecodablePathParameters(matched);
     if (undecodable.length > 0) return new HttpError(422, { detail: undecodable });
+    // A segment without a format that does not decode (an event id) names nothing stored.
+    if (matched.segments.some((segment) => !decodes(segment))) return new HttpError(404, { detail: 'Not Found' });
   }
   if (status === 404) return new HttpError(404, { detail: 'Not Found' });
   if (status === 405) return new HttpError(405, { detail: 'Method Not Allowed' });
@@ -64,40 +70,36 @@ function toHttpError(error: unknown, req: Request, parameters: ParameterSpec[]):
 }
 
 /** One item per failing parameter: path first, then query parameters in declaration order. */
-function validationDetail(error: ValidatorError, req: Request, parameters: ParameterSpec[]): ValidationError[] {
+function validationDetail(error: ValidatorError, req: Request, matched: MatchedRequest): ValidationError[] {
   const failing = new Set((error.errors ?? []).map((item) => parameterNameOf(item.path)));
-  const raw = (req as RequestWithRawQuery)[RAW_QUERY] ?? {};
-  return parameters
+  return matched.route.parameters
     .filter((parameter) => failing.has(parameter.name))
-    .map((parameter) => describeInvalidParameter(parameter, rawValue(parameter, req, raw)));
+    .map((parameter) => describeInvalidParameter(parameter, rawValue(parameter, req, matched.rawQuery)));
 }
 
 function parameterNameOf(path: string | undefined): string | undefined {
   return path?.split('/').filter(Boolean)[1];
 }
 
-function rawValue(parameter: ParameterSpec, req: Request, rawQuery: Record<string, string>): string {
+function rawValue(parameter: MatchedRequest['route']['parameters'][number], req: Request, rawQuery: Record<string, string>): string {
   // Path parameters are matched by the validator before any route runs, so they are on
   // its request annotation rather than in req.params when validation fails.
   if (parameter.in === 'path') return String((req as AnnotatedRequest).openapi?.pathParams?.[parameter.name] ?? '');
   return rawQuery[parameter.name] ?? '';
 }
 
-const SEARCH_ROUTE = new RegExp(`^${SEARCH_PATH.replace(/\{[^}]+\}/g, '([^/]+)')}/?$`);
-const SEARCH_ROUTE_PARAMETERS = [...SEARCH_PATH.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
-
 /**
  * Path parameters whose percent-escapes do not decode (`%E0%A4%A`, `%FF%FE`, a lone `%`): the
  * validator's decodeURIComponent fails on them before any parameter is checked. The reference
  * decodes the path leniently (Python's unquote: bytes that are not UTF-8 become U+FFFD, a broken
  * escape stays as written, exactly what querystring.unescape does) and pydantic then rejects the
- * result, so the answer is the same 422. Query parameters are not checked in that case.
+ * result, so the answer is the same 422. Only parameters with a format can fail that way; query
+ * parameters are not checked in that case.
  */
-function undecodablePathParameters(req: Request, parameters: ParameterSpec[]): ValidationError[] {
-  const segments = SEARCH_ROUTE.exec(req.path)?.slice(1) ?? [];
+function undecodablePathParameters({ route, segments }: MatchedRequest): ValidationError[] {
   return segments.flatMap((segment, i) => {
-    const parameter = parameters.find((candidate) => candidate.in === 'path' && candidate.name === SEARCH_ROUTE_PARAMETERS[i]);
-    return parameter && !decodes(segment) ? [describeInvalidParameter(parameter, unescape(segment))] : [];
+    const parameter = route.parameters.find((candidate) => candidate.in === 'path' && candidate.name === route.pathParameterNames[i]);
+    return parameter?.schema.format && !decodes(segment) ? [describeInvalidParameter(parameter, unescape(segment))] : [];
   });
 }
 

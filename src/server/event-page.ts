@@ -1,5 +1,5 @@
-import type { Response } from 'express';
 import type { EventPage } from '../contract';
+import { SerializedJson } from './operations';
 
 const ITEMS_PLACEHOLDER = '"items":[]';
 const COMMA = 0x2c;
@@ -14,7 +14,7 @@ const COMMA = 0x2c;
  * packed-batch.ts), so a run of consecutive events is already `a,b,c` in memory: it is
  * sent as one view of those bytes, not copied. A first page is one or two such runs.
  */
-export function eventPageBody(storedEvents: readonly Buffer[], nextPageId: string | null): Buffer[] {
+export function eventPageBody(storedEvents: readonly Buffer[], nextPageId: string | null): SerializedJson<EventPage> {
   const frame: EventPage = { items: [], next_page_id: nextPageId };
   const json = JSON.stringify(frame);
   const at = json.indexOf(ITEMS_PLACEHOLDER) + ITEMS_PLACEHOLDER.length - 1;
@@ -33,7 +33,7 @@ export function eventPageBody(storedEvents: readonly Buffer[], nextPageId: strin
   }
   if (first) parts.push(runOf(first, length));
   parts.push(Buffer.from(json.slice(at)));
-  return parts;
+  return new SerializedJson(parts);
 }
 
 const SEPARATOR = Buffer.from(',');
@@ -47,22 +47,3 @@ function followsWithComma(first: Buffer, length: number, next: Buffer): boolean 
 function runOf(first: Buffer, length: number): Buffer {
   return length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length);
 }
-
-/**
- * Sends a page body's pieces as a 200 JSON response, in one go: Node corks the socket for
- * the writes of one tick. Many small pieces (a sparse filter, a descending page) cost more
- * written one by one than copied once, so those are joined.
- */
-export function sendPageBody(res: Response, parts: readonly Buffer[]): void {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  res.status(200).type('application/json').setHeader('Content-Length', length);
-  if (parts.length > MAX_PARTS_WRITTEN_SEPARATELY) {
-    res.end(Buffer.concat(parts, length));
-    return;
-  }
-  for (const part of parts) res.write(part);
-  res.end();
-}
-
-const MAX_PARTS_WRITTEN_SEPARATELY = 8;

@@ -1,7 +1,6 @@
 import type { OpenApiDocument } from '../contract';
-import { SEARCH_PATH } from '../contract';
 
-/** A parameter of the search operation as the contract declares it. */
+/** A parameter of an operation as the contract declares it. */
 export interface ParameterSpec {
   name: string;
   in: 'path' | 'query';
@@ -21,12 +20,12 @@ export interface ParameterSchema {
 }
 
 /**
- * The search operation's parameters in declaration order, `$ref`s resolved, read from
- * the contract so that bounds, enums and formats have one source.
+ * An operation's parameters in declaration order, `$ref`s resolved, read from the contract
+ * so that bounds, enums and formats have one source.
  */
-export function searchParameters(document: OpenApiDocument): ParameterSpec[] {
-  const operation = document.paths[SEARCH_PATH]?.['get'] as { parameters: ParameterSpec[] };
-  return operation.parameters.map((parameter) => ({ ...parameter, schema: resolveSchema(document, parameter.schema) }));
+export function resolveParameters(document: OpenApiDocument, operation: { parameters?: unknown }): ParameterSpec[] {
+  const parameters = (operation.parameters ?? []) as ParameterSpec[];
+  return parameters.map((parameter) => ({ ...parameter, schema: resolveSchema(document, parameter.schema) }));
 }
 
 function resolveSchema(document: OpenApiDocument, schema: ParameterSchema): ParameterSchema {

@@ -1,15 +1,27 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenApiDocument } from '../contract';
-import { SEARCH_PATH } from '../contract';
 import { parseFilterTimestamp } from '../search/timestamps';
 import { parseUuid } from '../search/uuid';
-import { ParameterSpec, isIntegerParameter } from './parameters';
+import { type OperationRoute, matchRoute } from './operation-routes';
+import { type ParameterSpec, isIntegerParameter } from './parameters';
 import { parsePydanticInteger } from './pydantic-errors';
 
-/** The raw query as the client sent it, kept for error messages after coercion. */
-export const RAW_QUERY = Symbol('rawQuery');
-export type RequestWithRawQuery = Request & { [RAW_QUERY]?: Record<string, string> };
+/** What the query normalisation found out about a request, kept for the error path. */
+const MATCHED = Symbol('matchedOperation');
+
+export interface MatchedRequest {
+  route: OperationRoute;
+  /** The path parameters' segments as sent, before any decoding. */
+  segments: string[];
+  /** The raw query as the client sent it, kept for error messages after coercion. */
+  rawQuery: Record<string, string>;
+}
+
+/** The operation a request was matched to, when it was for one of the contract's paths. */
+export function matchedRequest(req: Request): MatchedRequest | undefined {
+  return (req as Request & { [MATCHED]?: MatchedRequest })[MATCHED];
+}
 
 /**
  * The validator middleware, configured so that it accepts what the reference accepts
@@ -31,11 +43,13 @@ export function openApiValidator(document: OpenApiDocument, validateResponses: b
   });
 }
 
+type OperationObject = { parameters?: ParameterSpec[]; responses: Record<string, { description?: string; content?: unknown }> };
+
 function documentForValidator(document: OpenApiDocument, validateResponses: boolean): OpenApiDocument {
   const copy = structuredClone(document);
-  if (!validateResponses) dropResponseSchemas(copy);
-  const operation = copy.paths[SEARCH_PATH]?.['get'] as { parameters: ParameterSpec[] };
-  for (const parameter of operation.parameters) {
+  const operations = Object.values(copy.paths).flatMap((item) => Object.values(item) as OperationObject[]);
+  if (!validateResponses) dropResponseSchemas(copy, operations);
+  for (const parameter of operations.flatMap((operation) => operation.parameters ?? [])) {
     if (parameter.in !== 'query') continue;
     // curl sends `timestamp__gte=2024-01-01T00:00:00Z` unencoded and the reference accepts it.
     parameter.allowReserved = true;
@@ -46,15 +60,16 @@ function documentForValidator(document: OpenApiDocument, validateResponses: bool
 }
 
 /**
- * Request validation needs only the parameters' schemas. Left in, the 84 event, action,
+ * Request validation needs only the parameters' schemas. Left in, the event, action,
  * observation and tool schemas cost the validator about half a second at start-up for
  * nothing, so they are dropped when responses are not validated.
  */
-function dropResponseSchemas(document: OpenApiDocument): void {
-  const operation = document.paths[SEARCH_PATH]?.['get'] as { parameters: unknown; responses: Record<string, { content?: unknown }> };
-  for (const response of Object.values(operation.responses)) delete response.content;
+function dropResponseSchemas(document: OpenApiDocument, operations: OperationObject[]): void {
+  for (const operation of operations) {
+    for (const status of Object.keys(operation.responses)) operation.responses[status] = { description: 'Not validated.' };
+  }
   const kept: Record<string, Record<string, unknown>> = {};
-  const pending = referencedSchemaNames(operation.parameters);
+  const pending = referencedSchemaNames(operations.map((operation) => operation.parameters));
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     const schema = document.components.schemas[name];
     if (!schema || kept[name]) continue;
@@ -91,28 +106,35 @@ export function dropFragment(): RequestHandler {
  * Puts the query in the form pydantic would read it before the validator sees it:
  * the last of repeated values wins, and integers are read with pydantic's syntax
  * (` 5` and `100.0` are 5 and 100; Ajv's coercion would also take `1e2` and `0x10`,
- * which pydantic rejects, so those are handed on as unparseable). Names the operation
- * does not declare are dropped, as FastAPI ignores them: the validator would otherwise
+ * which pydantic rejects, so those are handed on as unparseable). Names the matched
+ * operation does not declare are dropped, as FastAPI ignores them: the validator would otherwise
  * read `kind[]=x` or `limit[a]=1` as bracket notation for `kind` and `limit` and reject
  * them. Express 5 re-parses `req.query` on every read, so the result is pinned as an
  * own property.
  */
-export function normalizeQuery(parameters: ParameterSpec[]): RequestHandler {
-  const integerNames = new Set(parameters.filter(isIntegerParameter).map((parameter) => parameter.name));
-  const queryNames = new Set(parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name));
+export function normalizeQuery(routes: readonly OperationRoute[]): RequestHandler {
+  const names = new Map(routes.map((route) => [route, queryParameterNames(route.parameters)]));
   return (req: Request, _res: Response, next: NextFunction) => {
+    const matched = matchRoute(routes, req.method, req.path);
+    if (!matched) return next();
+    const { integers, query: declared } = names.get(matched.route)!;
     const raw: Record<string, string> = {};
     const query: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
       const last = Array.isArray(value) ? value[value.length - 1] : value;
-      if (!queryNames.has(name) || typeof last !== 'string') continue;
+      if (!declared.has(name) || typeof last !== 'string') continue;
       raw[name] = last;
-      query[name] = integerNames.has(name) ? canonicalInteger(last) : last;
+      query[name] = integers.has(name) ? canonicalInteger(last) : last;
     }
-    (req as RequestWithRawQuery)[RAW_QUERY] = raw;
+    (req as Request & { [MATCHED]?: MatchedRequest })[MATCHED] = { ...matched, rawQuery: raw };
     Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
     next();
   };
+}
+
+function queryParameterNames(parameters: readonly ParameterSpec[]): { integers: Set<string>; query: Set<string> } {
+  const query = parameters.filter((parameter) => parameter.in === 'query');
+  return { integers: new Set(query.filter(isIntegerParameter).map((parameter) => parameter.name)), query: new Set(query.map((parameter) => parameter.name)) };
 }
 
 function canonicalInteger(raw: string): string {

@@ -7,13 +7,13 @@ import { availableParallelism } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log';
-import type { EventIndex } from '../search';
+import { type EventFilters, type EventIndex, type SearchCriteria, countEvents, searchEvents } from '../search';
 import { ConversationEvents, type ConversationOptions } from './conversation-events';
 import { locateConversation, type ConversationLocation } from './conversation-location';
 import { DecodePool } from './decode-pool';
 import type { WatchMode } from './directory-watch';
 import { errorCode } from './error-code';
-import type { EventStore, StoreHealth } from './event-store';
+import type { EventStore, StoreHealth, StoredPage } from './event-store';
 import { RootWatch } from './root-watch';
 import { afterNextPoll } from './time-slice';
 
@@ -67,7 +67,7 @@ const SERVING_WINDOW_MS = 100;
  * A store reading `root`. Nothing is read until the first `open`, so creating it never
  * fails; run `checkConversationsRoot` first to report a wrong path before serving.
  */
-export function createDirectoryStore(root: string, options: DirectoryStoreOptions): EventStore {
+export function createDirectoryStore(root: string, options: DirectoryStoreOptions): DirectoryEventStore {
   return new DirectoryStore(path.resolve(root), options);
 }
 
@@ -92,7 +92,13 @@ function heldBytesOf(slot: Slot): number {
 /** How often `open` starts again when the conversation it waited for was dropped meanwhile (deleted or replaced). */
 const MAX_OPEN_ATTEMPTS = 3;
 
-class DirectoryStore implements EventStore {
+/** The directory store also hands out a conversation's whole index, for tests and tools that inspect what was loaded. */
+export interface DirectoryEventStore extends EventStore {
+  /** The conversation's index, loading it on first use; undefined when the conversation does not exist. */
+  open(hex: string): Promise<EventIndex<Buffer> | undefined>;
+}
+
+class DirectoryStore implements DirectoryEventStore {
   private readonly slots = new Map<string, Slot>();
   private readonly warnedLinks = new Set<string>();
   private readonly logger: Logger;
@@ -116,6 +122,25 @@ class DirectoryStore implements EventStore {
     this.decodePool = new DecodePool({ workers: decodeWorkers(), idleMs: DECODE_WORKERS_IDLE_MS, logger: options.logger });
     this.decodeInWorkersFrom = options.decodeInWorkersFrom ?? DEFAULT_DECODE_IN_WORKERS_FROM;
     this.memoryBudgetBytes = options.memoryBudgetBytes;
+  }
+
+  async search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
+    const index = await this.open(hex);
+    if (!index) return undefined;
+    const page = searchEvents(index, criteria);
+    return { events: page.payloads, nextPageId: page.nextPageId };
+  }
+
+  async count(hex: string, filters: EventFilters): Promise<number | undefined> {
+    const index = await this.open(hex);
+    return index && countEvents(index, filters);
+  }
+
+  async getEvent(hex: string, eventId: string): Promise<Buffer | null | undefined> {
+    const index = await this.open(hex);
+    if (!index) return undefined;
+    const slot = index.slotOfId(eventId);
+    return slot < 0 ? null : index.payloadAt(slot);
   }
 
   async open(hex: string): Promise<EventIndex<Buffer> | undefined> {

@@ -1,9 +1,9 @@
 /**
- * What the server asks of event storage: a conversation's search index, loaded on first
- * use and kept current while the process runs. The server serves each event's `payload`
- * bytes verbatim, so a store hands out the stored JSON, never a re-serialised object.
+ * What the server asks of event storage: the contract's operations over one conversation,
+ * with every parameter already validated and parsed. A store hands out each event's stored
+ * JSON bytes, never a re-serialised object, and the server writes them out as they are.
  */
-import type { EventIndex } from '../search';
+import type { EventFilters, SearchCriteria } from '../search';
 
 /** Counters an operator reads on the health endpoint. */
 export interface StoreHealth {
@@ -21,14 +21,23 @@ export interface StoreHealth {
   conversationsDropped: number;
 }
 
+/** One page of a search: the matching events' stored bytes in order, and the cursor of the next page. */
+export interface StoredPage {
+  events: Buffer[];
+  nextPageId: string | null;
+}
+
+/**
+ * Each operation takes the conversation id as 32 lower-case hex digits and answers
+ * `undefined` when the conversation does not exist. It rejects with an Error naming what
+ * failed when storage cannot be read.
+ */
 export interface EventStore {
-  /**
-   * The conversation's index (payload = the event's JSON bytes, trimmed), loading it on
-   * first use; undefined when the conversation does not exist. `hex` is the conversation
-   * id as 32 lower-case hex digits. Rejects with an Error naming the path when storage
-   * cannot be read.
-   */
-  open(hex: string): Promise<EventIndex<Buffer> | undefined>;
+  search(conversationHex: string, criteria: SearchCriteria): Promise<StoredPage | undefined>;
+  /** How many events a search with these filters returns over all its pages. */
+  count(conversationHex: string, filters: EventFilters): Promise<number | undefined>;
+  /** The stored event with this id; `null` when the conversation serves no such event. */
+  getEvent(conversationHex: string, eventId: string): Promise<Buffer | null | undefined>;
   health(): StoreHealth;
   /** Stops watchers and timers, so the process can exit. */
   close(): Promise<void>;

@@ -50,7 +50,13 @@ describe('ids that would traverse never reach the store', () => {
     const logger = createMemoryLogger();
     const real = createDirectoryStore(root, { logger });
     // The real store, recording what it is asked to open: nothing is stubbed.
-    store = { open: (hex) => (opened.push(hex), real.open(hex)), health: () => real.health(), close: () => real.close() };
+    store = {
+      search: (hex, criteria) => (opened.push(hex), real.search(hex, criteria)),
+      count: (hex, filters) => (opened.push(hex), real.count(hex, filters)),
+      getEvent: (hex, eventId) => (opened.push(hex), real.getEvent(hex, eventId)),
+      health: () => real.health(),
+      close: () => real.close(),
+    };
     running = await listen(createApp({ store, logger, validateResponses: true }), '127.0.0.1', 0);
   });
   afterAll(async () => {

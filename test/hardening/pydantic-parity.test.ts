@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { loadOpenApiDocument } from '../../src/contract';
 import { parseUuid } from '../../src/search';
-import { searchParameters } from '../../src/server/parameters';
+import { operationRoutes } from '../../src/server/operation-routes';
 import { describeInvalidParameter, parsePydanticInteger } from '../../src/server/pydantic-errors';
 import { FUZZ_SEED, runsFor } from './support/fuzz-runs';
 
@@ -43,8 +43,9 @@ function pydanticVerdicts(values: Array<['limit' | 'uuid', string]>): Array<{ ty
   return JSON.parse(execFileSync('python3', ['-c', PYDANTIC_JUDGE], { input: JSON.stringify(values), maxBuffer: 64 * 1024 * 1024 }).toString()) as Array<{ type: string; msg: string } | null>;
 }
 
-const limit = searchParameters(loadOpenApiDocument()).find((parameter) => parameter.name === 'limit')!;
-const conversationIdParameter = searchParameters(loadOpenApiDocument()).find((parameter) => parameter.name === 'conversation_id')!;
+const searchParameters = operationRoutes(loadOpenApiDocument()).find((route) => route.operationId === 'searchConversationEvents')!.parameters;
+const limit = searchParameters.find((parameter) => parameter.name === 'limit')!;
+const conversationIdParameter = searchParameters.find((parameter) => parameter.name === 'conversation_id')!;
 
 function ourLimitVerdict(raw: string): { type: string; msg: string } | null {
   const value = parsePydanticInteger(raw);

@@ -5,9 +5,9 @@ import { createResponseValidator } from '../../src/kit/schema-validator';
 const validator = createResponseValidator(loadOpenApiDocument());
 const pause = { id: 'e1', timestamp: '2026-06-16T05:39:48.701247', source: 'user', kind: 'PauseEvent' };
 
-it('takes the schemas the document declares for 200, 404 and 422', () => {
-  expect(validator.statuses.sort()).toEqual([200, 404, 422]);
-  expect(validator.validate(500, {})).toEqual({ valid: 'no-schema' });
+it('takes the schemas the document declares for the search: 200, 401, 404, 422 and 500', () => {
+  expect(validator.statuses.sort()).toEqual([200, 401, 404, 422, 500]);
+  expect(validator.validate(503, {})).toEqual({ valid: 'no-schema' });
 });
 
 it.each<[string, number, unknown]>([

@@ -5,7 +5,7 @@ import type { DecodedFile } from '../../src/store/event-file-batches';
 import { isUnserved } from '../../src/store/event-file-batches';
 
 const events = Array.from({ length: 6 }, (_, i) => Buffer.from(JSON.stringify({ id: `e${i}`, pad: 'x'.repeat(i * 5) })));
-const parsed = (parts: Buffer[]) => JSON.parse(Buffer.concat(parts).toString('utf8'));
+const parsed = (parts: readonly Buffer[]) => JSON.parse(Buffer.concat(parts).toString('utf8'));
 const itemsOf = (indexes: number[]) => indexes.map((i) => JSON.parse(events[i]!.toString('utf8')));
 
 function keptInSlab(): Buffer[] {
@@ -27,7 +27,7 @@ describe.each([
   it('is one piece between the frame when the events are consecutive', () => {
     const kept = keep();
 
-    const parts = eventPageBody(kept, 'e6');
+    const { parts } = eventPageBody(kept, 'e6');
 
     expect(parts).toHaveLength(3);
     expect(parsed(parts)).toEqual({ items: itemsOf([0, 1, 2, 3, 4, 5]), next_page_id: 'e6' });
@@ -36,7 +36,7 @@ describe.each([
   it('starts a new piece wherever an event is left out', () => {
     const kept = keep();
 
-    const parts = eventPageBody([kept[0]!, kept[2]!, kept[3]!, kept[5]!], null);
+    const { parts } = eventPageBody([kept[0]!, kept[2]!, kept[3]!, kept[5]!], null);
 
     expect(parsed(parts)).toEqual({ items: itemsOf([0, 2, 3, 5]), next_page_id: null });
     expect(parts).toHaveLength(1 + 3 + 2 + 1);
@@ -45,7 +45,7 @@ describe.each([
   it('serves events in descending order each on its own', () => {
     const kept = keep();
 
-    expect(parsed(eventPageBody([kept[4]!, kept[3]!, kept[2]!], 'e1'))).toEqual({ items: itemsOf([4, 3, 2]), next_page_id: 'e1' });
+    expect(parsed(eventPageBody([kept[4]!, kept[3]!, kept[2]!], 'e1').parts)).toEqual({ items: itemsOf([4, 3, 2]), next_page_id: 'e1' });
   });
 });
 
@@ -55,16 +55,16 @@ describe('eventPageBody', () => {
     const first = memory.subarray(0, 7);
     const second = memory.subarray(7);
 
-    expect(parsed(eventPageBody([first, second], null))).toEqual({ items: [{ a: 1 }, { b: 2 }], next_page_id: null });
+    expect(parsed(eventPageBody([first, second], null).parts)).toEqual({ items: [{ a: 1 }, { b: 2 }], next_page_id: null });
   });
 
   it('frames an empty page', () => {
-    expect(Buffer.concat(eventPageBody([], null)).toString()).toBe('{"items":[],"next_page_id":null}');
+    expect(Buffer.concat(eventPageBody([], null).parts).toString()).toBe('{"items":[],"next_page_id":null}');
   });
 
   it('serves the bytes as stored, whitespace and key order included', () => {
     const stored = Buffer.from('{ "z": 1,  "a": "é" }');
 
-    expect(Buffer.concat(eventPageBody([stored], null)).toString()).toBe('{"items":[{ "z": 1,  "a": "é" }],"next_page_id":null}');
+    expect(Buffer.concat(eventPageBody([stored], null).parts).toString()).toBe('{"items":[{ "z": 1,  "a": "é" }],"next_page_id":null}');
   });
 });

@@ -7,14 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Event } from '../../src/contract';
 import { createMemoryLogger } from '../../src/log';
-import { createDirectoryStore, type DirectoryStoreOptions, type EventStore } from '../../src/store';
+import { createDirectoryStore, type DirectoryStoreOptions, type DirectoryEventStore } from '../../src/store';
 
 export const CONVERSATION = '8f1a2b3c4d5e4f708192a3b4c5d6e7f8';
 export const OTHER_CONVERSATION = '0b573a33df994537b2f66c2ad5baae62';
 
 export interface StoreUnderTest {
   root: string;
-  store: EventStore;
+  store: DirectoryEventStore;
   logs: string[];
   /** The parsed log lines at `level` whose message is `message`. */
   logged(level: 'info' | 'warn' | 'error', message?: string): Record<string, unknown>[];

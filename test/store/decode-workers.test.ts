@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createMemoryLogger } from '../../src/log';
 import type { EventIndex } from '../../src/search';
 import { eventPageBody } from '../../src/server/event-page';
-import { createDirectoryStore, type EventStore } from '../../src/store';
+import { createDirectoryStore, type DirectoryEventStore } from '../../src/store';
 import { MainThreadDecoder, SharedDecoder } from '../../src/store/batch-decoders';
 import { DecodePool } from '../../src/store/decode-pool';
 import { parseEventFileName } from '../../src/store/event-file-name';
@@ -58,7 +58,7 @@ function warnings(lines: string[]): unknown[] {
     .map(({ time: _time, ...rest }) => rest);
 }
 
-async function openInWorkers(): Promise<{ store: EventStore; logs: string[] }> {
+async function openInWorkers(): Promise<{ store: DirectoryEventStore; logs: string[] }> {
   const logger = createMemoryLogger();
   const store = createDirectoryStore(t.root, { logger, decodeInWorkersFrom: 0 });
   return { store, logs: logger.lines };
@@ -75,7 +75,7 @@ describe('loads decoded in worker threads', () => {
       expect(inWorkers!.events()).toEqual(onMainThread!.events());
       expect(inWorkers!.size).toBe(43);
       // A page is sent from where the payloads lie, which differs between the two.
-      const page = (index: EventIndex<Buffer>) => Buffer.concat(eventPageBody(index.events().map((event) => event.payload), null)).toString('utf8');
+      const page = (index: EventIndex<Buffer>) => Buffer.concat(eventPageBody(index.events().map((event) => event.payload), null).parts).toString('utf8');
       expect(page(inWorkers!)).toBe(page(onMainThread!));
       expect(JSON.parse(page(inWorkers!)).items).toHaveLength(43);
       expect(workers.store.health()).toEqual(t.store.health());

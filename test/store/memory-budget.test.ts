@@ -16,9 +16,9 @@ function writeConversations(count: number): void {
   for (let n = 0; n < count; n++) {
     const events = createConversation(t.root, hexOf(n));
     for (let i = 0; i < EVENTS_EACH; i++) {
-      const event = userMessage(i);
-      event.llm_message.content = [{ type: 'text', text: `conversation ${n} message ${i} ${'x'.repeat(400)}` }];
-      writeEvent(events, i, event);
+      const text = `conversation ${n} message ${i} ${'x'.repeat(400)}`;
+      const { id, timestamp } = userMessage(i);
+      writeEvent(events, i, { id, timestamp, source: 'user', kind: 'MessageEvent', llm_message: { role: 'user', content: [{ type: 'text', text }] } });
     }
   }
 }

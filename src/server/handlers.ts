@@ -1,0 +1,42 @@
+/**
+ * One handler per operation of the contract. Each runs after request validation, so its
+ * parameters already have the contract's types; it asks the store and answers one of the
+ * operation's declared responses.
+ */
+import type { Event, NotFoundError } from '../contract';
+import { hyphenate } from '../search';
+import type { EventStore } from '../store/event-store';
+import { conversationHex, eventFiltersOf, searchCriteriaOf } from './criteria';
+import { eventPageBody } from './event-page';
+import { type OperationHandlers, SerializedJson } from './operations';
+
+export function operationHandlers(store: EventStore): OperationHandlers {
+  return {
+    async searchConversationEvents({ path, query }) {
+      const hex = conversationHex(path.conversation_id);
+      const page = await store.search(hex, searchCriteriaOf(query));
+      if (!page) return conversationNotFound(hex);
+      return { status: 200, body: eventPageBody(page.events, page.nextPageId) };
+    },
+
+    async countConversationEvents({ path, query }) {
+      const hex = conversationHex(path.conversation_id);
+      const count = await store.count(hex, eventFiltersOf(query));
+      if (count === undefined) return conversationNotFound(hex);
+      return { status: 200, body: count };
+    },
+
+    async getConversationEvent({ path }) {
+      const hex = conversationHex(path.conversation_id);
+      const event = await store.getEvent(hex, path.event_id);
+      if (event === undefined) return conversationNotFound(hex);
+      if (event === null) return { status: 404, body: { detail: 'Not Found' } };
+      return { status: 200, body: new SerializedJson<Event>([event]) };
+    },
+  };
+}
+
+/** The reference's 404 for an unknown conversation names it in the hyphenated form. */
+function conversationNotFound(hex: string): { status: 404; body: NotFoundError } {
+  return { status: 404, body: { detail: `Conversation not found: ${hyphenate(hex)}` } };
+}

@@ -1,0 +1,43 @@
+/**
+ * The shape of a handler, derived from the contract's generated `operations`: what it is
+ * given (the path and query parameters, typed as the contract declares them, after
+ * validation) and what it may answer (one of the operation's declared responses, with that
+ * status's body). `OperationHandlers` has one key per operationId, so an operation added to
+ * openapi.yaml without a handler, or a handler left for an operation that is gone, fails
+ * to compile and the error names the operationId.
+ */
+import type { OperationId, operations } from '../contract';
+
+type ParametersOf<Op extends OperationId> = operations[Op]['parameters'];
+type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
+type JsonBodyOf<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : never;
+type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
+
+export interface OperationInput<Op extends OperationId> {
+  path: Present<ParametersOf<Op>['path']>;
+  query: Present<ParametersOf<Op>['query']>;
+}
+
+/** The body of one declared response of an operation. */
+export type ResponseBody<Op extends OperationId, Status extends keyof ResponsesOf<Op>> = JsonBodyOf<ResponsesOf<Op>[Status]>;
+
+/**
+ * JSON text that is already written, such as an event's stored bytes, standing for a value
+ * of type `T`: the server sends the bytes as they are instead of serialising a value.
+ */
+export class SerializedJson<T> {
+  /** Never set: it only carries `T`, so bytes standing for one type are not accepted as another. */
+  declare readonly value?: T;
+
+  constructor(readonly parts: readonly Buffer[]) {}
+}
+
+/** One of the operation's declared responses: its status and a body of that status's type. */
+export type OperationResult<Op extends OperationId> = {
+  [Status in keyof ResponsesOf<Op>]: { status: Status; body: ResponseBody<Op, Status> | SerializedJson<ResponseBody<Op, Status>> };
+}[keyof ResponsesOf<Op>];
+
+export type OperationHandler<Op extends OperationId> = (input: OperationInput<Op>) => Promise<OperationResult<Op>>;
+
+/** One handler for every operation of the contract, keyed by operationId. */
+export type OperationHandlers = { [Op in OperationId]: OperationHandler<Op> };
