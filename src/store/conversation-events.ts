@@ -60,7 +60,8 @@ export interface ConversationOptions {
 }
 
 export class ConversationEvents {
-  readonly index = new EventIndex<Buffer>(new StoredPayloads());
+  private readonly payloads = new StoredPayloads();
+  readonly index = new EventIndex<Buffer>(this.payloads);
   private readonly slab = new PayloadSlab();
   private readonly servedFiles = new ServedFiles();
   /** File name to the reason it is not served. */
@@ -94,6 +95,7 @@ export class ConversationEvents {
     await this.enqueue(() => this.attach());
     if (this.closed) return;
     this.index.trim();
+    this.slab.seal((from, to) => this.payloads.moveChunk(from, to));
     this.options.logger.info('conversation loaded', {
       conversation: this.options.hex,
       events: this.index.size,

@@ -33,6 +33,25 @@ export class PayloadSlab implements PayloadKeeper {
     return this.slab.subarray(start, start + length);
   }
 
+  /**
+   * Ends the current slab: when less than three quarters of it is used, its used bytes move
+   * to a buffer of their exact size, and `moved` hears of the old and the new, so their
+   * holder can point to the new one. Called when a load is done: a small conversation's
+   * last slab is otherwise mostly empty. The next copy starts a new slab.
+   */
+  seal(moved: (from: ArrayBufferLike, to: Buffer) => void): void {
+    const slab = this.slab;
+    const used = this.used;
+    this.slab = Buffer.allocUnsafeSlow(0);
+    this.used = 0;
+    // What comes after a load is a trickle of appended events: small slabs again.
+    this.nextSlabBytes = FIRST_SLAB_BYTES;
+    if (used === 0 || used * 4 >= slab.length * 3) return;
+    const exact = Buffer.allocUnsafeSlow(used);
+    slab.copy(exact, 0, 0, used);
+    moved(slab.buffer, exact);
+  }
+
   private startSlab(atLeast: number): void {
     const bytes = Math.max(this.nextSlabBytes, atLeast);
     this.slab = Buffer.allocUnsafeSlow(bytes);
