@@ -9,7 +9,8 @@ import { type Dataset, ensureDataset } from './datasets';
 import { type Machine, describeCommit, describeMachine, loadAverage } from './environment';
 import { type BenchPlan, benchPlan } from './plan';
 import { type ReadFloorFigures, bringIntoPageCache, measureReadFloor } from './read-floor';
-import { type OurServerOptions, type ServerProcess, spawnOurServer } from './server-process';
+import { type OurServerOptions, spawnOurServer, withServer } from './server-process';
+import { type ScalingResults, measureScaling } from './scaling';
 import { type ScenarioResult, type ServerLoadFigures, runSideBySide } from './side-by-side';
 import { type SmallWaitFigures, measureSmallWaitDuringOpen } from './small-wait';
 import { measureWithResponseValidation } from './validation';
@@ -54,6 +55,8 @@ export interface BenchResults extends MainOnlyResults {
   /** Smallest first; the last is the main conversation the remaining figures are about. */
   readonly conversations: readonly ConversationResults[];
   readonly smallWait: SmallWaitFigures;
+  /** How cost grows with events and conversations, and the memory budget (full runs only). */
+  readonly scaling: ScalingResults | undefined;
 }
 
 /** Runs every measurement of the plan; `progress` hears what is happening. */
@@ -118,6 +121,7 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
   progress(`small conversation while ${main.spec.label} loads`);
   bringIntoPageCache(main.directory);
   const smallWait = await withServer(startOurs('ours-small-wait'), (server) => measureSmallWaitDuringOpen(server, main, small, plan.smallWaitClients));
+  const scaling = plan.mode === 'full' ? await measureScaling({ dataDirectory: options.dataDirectory, serverOptions, randomSeconds: SCALING_RANDOM_SECONDS }, progress) : undefined;
 
   return {
     plan,
@@ -130,14 +134,9 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
     conversations,
     ...mainOnly,
     smallWait,
+    scaling,
   };
 }
 
-async function withServer<T>(starting: Promise<ServerProcess>, use: (server: ServerProcess) => Promise<T>): Promise<T> {
-  const server = await starting;
-  try {
-    return await use(server);
-  } finally {
-    await server.stop();
-  }
-}
+/** How long random requests run across the 1000 conversations under the memory budget. */
+export const SCALING_RANDOM_SECONDS = 10;

@@ -58,6 +58,7 @@ function results(quick: boolean, main: ConversationResults, smallMaxMs = 37): Be
     smallWait: { bigOpenMs: 2900, smallRequests: 1500, smallP50Ms: 2.5, smallP99Ms: 20, smallMaxMs },
     validatedFirstPage: figures(300, 45, 3600),
     append: { appended: 1000, writeMs: 200, visible: 1000, visibleAfterLastWriteMs: 150, load: figures(2000, 7) },
+    scaling: undefined,
   };
 }
 
