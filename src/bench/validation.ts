@@ -15,7 +15,7 @@ export async function measureWithResponseValidation(dataset: Dataset, serverOpti
     await waitUntilAnswering(server);
     const firstPage = searchPath(dataset.conversationIdHex, { limit: '100' });
     await getOk(server.baseUrl + firstPage);
-    return await measure(server, firstPage, shape);
+    return await measure(server, [firstPage], shape);
   } finally {
     await server.stop();
   }
