@@ -1,5 +1,5 @@
 import type { EventKind } from '../contract';
-import { IdTable, idHash } from './id-table';
+import { IdTable, idHash, idTag } from './id-table';
 import { EVENT_KINDS } from './kinds';
 import { SlotList, type SlotOrder } from './slot-lists';
 import type { Micros } from './timestamps';
@@ -88,7 +88,7 @@ const KIND_CODE = new Map<EventKind, number>(EVENT_KINDS.map((kind, code) => [ki
  * first event. Appends in timestamp order cost O(1); an out-of-order event is inserted.
  *
  * Each event is a slot, a row of typed-array columns (timestamp, position, kind, source,
- * id hash), and the lists hold slots. Ids are found through a hash table of slots
+ * a byte of the id's hash), and the lists hold slots. Ids are found through a hash table of slots
  * (id-table.ts), positions through an array indexed by position. Message events' search
  * text is the only string kept per event. So an event costs a few dozen bytes beside
  * its payload, and the garbage collector has almost nothing to trace.
@@ -100,8 +100,9 @@ export class EventIndex<Payload> {
   private nextSlot = 0;
   private readonly freeSlots: number[] = [];
   private micros = new Float64Array(0);
-  private positions = new Float64Array(0);
-  private idHashes = new Int32Array(0);
+  /** Int32 while every position fits, as file indexes do; Float64 once one does not. */
+  private positions: Int32Array | Float64Array = new Int32Array(0);
+  private idTags = new Uint8Array(0);
   private kinds = new Uint8Array(0);
   private sources = new Uint8Array(0);
   /** Source names by code; code 0 is "no source". */
@@ -111,7 +112,10 @@ export class EventIndex<Payload> {
   private readonly all = new SlotList();
   private readonly kindLists: (SlotList | undefined)[] = [];
   private readonly sourceLists: (SlotList | undefined)[] = [];
-  private readonly ids = new IdTable((slot) => this.idHashes[slot]!);
+  private readonly ids = new IdTable(
+    (slot) => idHash(this.payloads.id(slot)),
+    (slot) => this.idTags[slot]!,
+  );
   /** slot + 1 at each position below DENSE_POSITIONS (0: none), then the sparse rest. */
   private slotByPosition = new Int32Array(0);
   private readonly sparsePositions = new Map<number, number>();
@@ -149,8 +153,10 @@ export class EventIndex<Payload> {
     this.remove(event.position);
     const slot = this.takeSlot();
     this.micros[slot] = event.micros ?? Number.NaN;
+    if (this.positions instanceof Int32Array && (event.position | 0) !== event.position) this.positions = Float64Array.from(this.positions);
     this.positions[slot] = event.position;
-    this.idHashes[slot] = idHash(event.id);
+    const hash = idHash(event.id);
+    this.idTags[slot] = idTag(hash);
     this.kinds[slot] = KIND_CODE.get(event.kind)!;
     this.sources[slot] = event.source === undefined ? NO_SOURCE : this.sourceCode(event.source);
     if (event.text !== undefined) this.texts.set(slot, event.text);
@@ -159,9 +165,9 @@ export class EventIndex<Payload> {
     listAt(this.kindLists, this.kinds[slot]!).insert(slot, this.order);
     if (this.sources[slot] !== NO_SOURCE) listAt(this.sourceLists, this.sources[slot]!).insert(slot, this.order);
     // A later event with an id already held takes the id over, as a Map's set would.
-    const holder = this.slotOfId(event.id);
-    if (holder >= 0) this.ids.remove(holder);
-    this.ids.add(slot);
+    const holder = this.ids.find(hash, (other) => this.payloads.hasId(other, event.id));
+    if (holder >= 0) this.ids.remove(holder, hash);
+    this.ids.add(slot, hash);
     this.setSlotAtPosition(event.position, slot);
     this.count++;
   }
@@ -173,7 +179,8 @@ export class EventIndex<Payload> {
     this.all.remove(slot, this.order);
     this.kindLists[this.kinds[slot]!]?.remove(slot, this.order);
     if (this.sources[slot] !== NO_SOURCE) this.sourceLists[this.sources[slot]!]?.remove(slot, this.order);
-    if (this.slotOfId(this.payloads.id(slot)) === slot) this.ids.remove(slot);
+    const id = this.payloads.id(slot);
+    if (this.slotOfId(id) === slot) this.ids.remove(slot, idHash(id));
     this.payloads.release(slot);
     this.texts.delete(slot);
     this.setSlotAtPosition(position, -1);
@@ -285,7 +292,7 @@ export class EventIndex<Payload> {
     let texts = 0;
     // A string costs its characters (one byte each when Latin-1, two otherwise; counted as one) and a header, plus a Map entry.
     for (const text of this.texts.values()) texts += text.length + 48;
-    const columns = this.capacity * (8 + 8 + 4 + 1 + 1) + this.slotByPosition.byteLength + this.sparsePositions.size * 40;
+    const columns = this.micros.byteLength + this.positions.byteLength + this.idTags.byteLength + this.kinds.byteLength + this.sources.byteLength + this.slotByPosition.byteLength + this.sparsePositions.size * 40;
     return { payloadBytes, indexBytes: columns + lists + this.ids.byteLength + texts + overheadBytes };
   }
 
@@ -311,7 +318,7 @@ export class EventIndex<Payload> {
   private resize(capacity: number): void {
     this.micros = resized(this.micros, capacity);
     this.positions = resized(this.positions, capacity);
-    this.idHashes = resized(this.idHashes, capacity);
+    this.idTags = resized(this.idTags, capacity);
     this.kinds = resized(this.kinds, capacity);
     this.sources = resized(this.sources, capacity);
     this.payloads.reserve(capacity);

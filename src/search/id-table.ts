@@ -1,8 +1,9 @@
 /**
  * Event ids to slots without a string per event: an open-addressing hash table in an
- * Int32Array (linear probing, at most three quarters full), holding slots, with each
- * slot's 32-bit id hash kept by the index. A lookup compares hashes first and asks the
- * index to compare the id itself only when they are equal.
+ * Int32Array (linear probing, at most three quarters full), holding slots. The index keeps
+ * one byte of each slot's id hash (its tag): a lookup asks the index to compare the id
+ * itself only for slots whose tag matches. The full hash of a held slot is computed from
+ * its id again when the table grows, which is rare.
  */
 
 const EMPTY = 0;
@@ -27,9 +28,13 @@ export class IdTable {
   private removed = 0;
 
   /**
-   * @param hashOf the id hash of a slot the table holds
+   * @param hashOf the id hash of a slot the table holds (it may cost a decoding of the id)
+   * @param tagOf the slot's tag: `idTag` of its hash, kept by the index
    */
-  constructor(private readonly hashOf: (slot: number) => number) {}
+  constructor(
+    private readonly hashOf: (slot: number) => number,
+    private readonly tagOf: (slot: number) => number,
+  ) {}
 
   get byteLength(): number {
     return this.table.byteLength;
@@ -38,22 +43,25 @@ export class IdTable {
   /** The slot whose id hashes to `hash` and `isId`; -1 when none. */
   find(hash: number, isId: (slot: number) => boolean): number {
     const mask = this.table.length - 1;
+    const tag = idTag(hash);
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = this.table[i]!;
       if (entry === EMPTY) return -1;
-      if (entry !== REMOVED && this.hashOf(entry - 1) === hash && isId(entry - 1)) return entry - 1;
+      if (entry !== REMOVED && this.tagOf(entry - 1) === tag && isId(entry - 1)) return entry - 1;
     }
   }
 
-  add(slot: number): void {
+  /** Adds a slot whose id hashes to `hash`. */
+  add(slot: number, hash: number): void {
     if ((this.used + this.removed + 1) * 4 > this.table.length * 3) this.rehash(this.used + 1);
-    this.place(this.table, slot);
+    this.place(this.table, slot, hash);
     this.used++;
   }
 
-  remove(slot: number): void {
+  /** Removes a slot whose id hashes to `hash`. */
+  remove(slot: number, hash: number): void {
     const mask = this.table.length - 1;
-    for (let i = this.hashOf(slot) & mask; ; i = (i + 1) & mask) {
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = this.table[i]!;
       if (entry === EMPTY) return;
       if (entry === slot + 1) {
@@ -65,9 +73,9 @@ export class IdTable {
     }
   }
 
-  private place(table: Int32Array, slot: number): void {
+  private place(table: Int32Array, slot: number, hash: number): void {
     const mask = table.length - 1;
-    let i = this.hashOf(slot) & mask;
+    let i = hash & mask;
     while (table[i] !== EMPTY && table[i] !== REMOVED) i = (i + 1) & mask;
     if (table[i] === REMOVED) this.removed--;
     table[i] = slot + 1;
@@ -80,6 +88,11 @@ export class IdTable {
     const old = this.table;
     this.table = new Int32Array(capacity);
     this.removed = 0;
-    for (const entry of old) if (entry !== EMPTY && entry !== REMOVED) this.place(this.table, entry - 1);
+    for (const entry of old) if (entry !== EMPTY && entry !== REMOVED) this.place(this.table, entry - 1, this.hashOf(entry - 1));
   }
+}
+
+/** The byte of an id hash the index keeps per slot: its top bits, as the low ones pick the bucket. */
+export function idTag(hash: number): number {
+  return hash >>> 24;
 }

@@ -83,6 +83,15 @@ describe('EventIndex', () => {
     expect(idsIn(index.events())).toEqual(['t1', 't3']);
   });
 
+  it('keeps positions beyond 32 bits exact, and in order', () => {
+    const huge = 2 ** 40 + 1;
+    const index = indexOf([entry('small', 5, { micros: 7 }), entry('huge', huge, { micros: 7 }), entry('middle', 2 ** 31, { micros: 7 })]);
+    expect(index.events().map((event) => event.position)).toEqual([5, 2 ** 31, huge]);
+    expect(index.hasPosition(huge)).toBe(true);
+    index.remove(huge);
+    expect(idsIn(index.events())).toEqual(['small', 'middle']);
+  });
+
   it('an empty index has no events', () => {
     const index = new EventIndex<string>();
     expect(index.size).toBe(0);
