@@ -219,7 +219,7 @@ export function scalingSection(scaling: ScalingResults): string {
   );
   const b = scaling.budget;
   const random = b.random
-    ? `- then ${b.random.requests} random pages (${b.random.clients} clients, a random conversation, 20 events from a random one): p50 ${b.random.p50Ms.toFixed(1)} ms, p99 ${b.random.p99Ms.toFixed(1)} ms, max ${b.random.maxMs.toFixed(1)} ms`
+    ? `- then ${b.random.requests} random pages (${b.random.clients} clients, a random conversation, 20 events from a random one): p50 ${b.random.p50Ms.toFixed(1)} ms, p99 ${b.random.p99Ms.toFixed(1)} ms, max ${b.random.maxMs.toFixed(1)} ms; server CPU ${b.random.cpuMsEach.toFixed(2)} ms a request`
     : '';
   return `### How cost grows (fresh server each)
 
@@ -234,7 +234,7 @@ ${rows.join('\n')}
 ### Memory budget: ${b.data.count} conversations of ${b.data.eventsEach} events (${mebibytes(b.data.diskBytes)} MiB on disk), --memory-budget-mb ${b.budgetMiB}
 
 - idle ${mebibytes(b.idleMemory.residentBytes)} MiB; peak ${mebibytes(b.peakResidentBytes)} MiB (idle + ${mebibytes(b.peakResidentBytes - b.idleMemory.residentBytes)} MiB)
-- first request to each, one after another: ${(b.firstRequests.totalMs / 1000).toFixed(2)} s in all, p50 ${b.firstRequests.p50Ms.toFixed(1)} ms, max ${b.firstRequests.maxMs.toFixed(1)} ms
+- first request to each, one after another: ${(b.firstRequests.totalMs / 1000).toFixed(2)} s in all, p50 ${b.firstRequests.p50Ms.toFixed(1)} ms, max ${b.firstRequests.maxMs.toFixed(1)} ms; server CPU ${b.firstRequests.cpuMsEach.toFixed(2)} ms each (${((b.firstRequests.cpuMsEach * b.data.count) / 1000).toFixed(2)} s in all)
 ${random}
 - answers not matching the files: ${b.wrongAnswers}
 - /health at the end: ${b.health.conversationsLoaded} conversations held, ${mebibytes(b.health.bytesHeld)} MiB, ${b.health.conversationsDropped} dropped since start
