@@ -11,28 +11,38 @@
 import { createLogger } from '../log';
 import { createApp } from '../server/app';
 import { listen } from '../server/listen';
+import { searchCriteriaOf } from '../server/criteria';
+import type { SearchCriteria } from '../search';
 import type { EventStore, StoredPage } from '../store/event-store';
 import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomputed-server';
 
 /**
- * Answers the search of each precomputed route's conversation with that route's page, split
- * back into its items' bytes, so the application frames and writes it as it writes any page.
+ * Answers exactly the precomputed searches, each with its route's page split back into its
+ * items' bytes, so the application frames and writes it as it writes any page; any other
+ * search finds no conversation.
  */
 function precomputedStore(routes: readonly PrecomputedRoute[]): EventStore {
   const pages = new Map<string, StoredPage>();
   for (const route of routes) {
-    const hex = /\/api\/conversations\/([0-9a-f]{32})\//.exec(route.path)?.[1];
-    if (hex === undefined || pages.has(hex)) continue;
+    const url = new URL(route.path, 'http://floor');
+    const hex = /^\/api\/conversations\/([0-9a-f]{32})\/events\/search$/.exec(url.pathname)?.[1];
+    if (hex === undefined) continue;
+    const query = Object.fromEntries(url.searchParams);
+    const criteria = searchCriteriaOf({ ...query, limit: query['limit'] === undefined ? undefined : Number(query['limit']) } as never);
     const page = JSON.parse(route.body.toString('utf8')) as { items: unknown[]; next_page_id: string | null };
-    pages.set(hex, { events: page.items.map((item) => Buffer.from(JSON.stringify(item))), nextPageId: page.next_page_id });
+    pages.set(searchKey(hex, criteria), { events: page.items.map((item) => Buffer.from(JSON.stringify(item))), nextPageId: page.next_page_id });
   }
   return {
-    search: async (hex) => pages.get(hex),
-    count: async (hex) => pages.get(hex)?.events.length,
+    search: async (hex, criteria) => pages.get(searchKey(hex, criteria)),
+    count: async () => undefined,
     getEvent: async () => undefined,
     health: () => ({ conversationsLoaded: pages.size, eventsLoaded: 0, eventsSkipped: 0, bytesHeld: 0, memoryBudgetBytes: null, conversationsDropped: 0 }),
     close: async () => undefined,
   };
+}
+
+function searchKey(hex: string, criteria: SearchCriteria): string {
+  return JSON.stringify([hex, criteria]);
 }
 
 receiveRoutes(async (routes) => {

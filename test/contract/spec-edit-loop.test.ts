@@ -95,6 +95,47 @@ test('a renamed query parameter (page_id to cursor): the compiler names the clie
   expect(filesNamed(introduced)).toEqual(expect.arrayContaining([EXAMPLES, ...clientSenders]));
 }, TIMEOUT_MS);
 
+test('a new operation without a handler: the compiler names its operationId where the handlers are', () => {
+  const project = copyProject(snapshot);
+
+  editSpec(project, (spec) => {
+    spec.setIn(
+      ['paths', '/api/conversations/{conversation_id}/events/latest'],
+      spec.createNode({
+        get: {
+          operationId: 'getLatestConversationEvent',
+          summary: 'The latest event',
+          tags: ['Events'],
+          parameters: [{ name: 'conversation_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+          responses: { '200': { description: 'The event.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } } } },
+        },
+      }),
+    );
+  });
+
+  expect(generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+
+  expect(introducedBy(typecheck(project).diagnostics)).toEqual([
+    { file: 'src/server/handlers.ts', line: lineOf(project, 'src/server/handlers.ts', '  return {'), code: 'TS2741', message: expect.stringContaining("Property 'getLatestConversationEvent' is missing") },
+  ]);
+}, TIMEOUT_MS);
+
+test('an operation removed: the compiler names its handler and the client that calls it', () => {
+  const project = copyProject(snapshot);
+  const COUNT_PATH = '/api/conversations/{conversation_id}/events/count';
+
+  editSpec(project, (spec, before) => {
+    expect(Object.keys(before.paths)).toContain(COUNT_PATH);
+    spec.deleteIn(['paths', COUNT_PATH]);
+  });
+
+  expect(generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+
+  const introduced = introducedBy(typecheck(project).diagnostics);
+  expect(introduced).toContainEqual(expect.objectContaining({ file: 'src/server/handlers.ts', message: expect.stringContaining("'countConversationEvents' does not exist in type 'OperationHandlers'") }));
+  expect(filesNamed(introduced)).toEqual(expect.arrayContaining(['src/client/client.ts', 'src/server/handlers.ts']));
+}, TIMEOUT_MS);
+
 /** Copies what generation and tsc need from `from` into a fresh temporary directory. */
 function copyProject(from: string): string {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'spec-edit-loop-'));
