@@ -60,8 +60,7 @@ export interface ConversationOptions {
 }
 
 export class ConversationEvents {
-  private readonly payloads = new StoredPayloads();
-  readonly index = new EventIndex<Buffer>(this.payloads);
+  readonly index = new EventIndex<Buffer>(new StoredPayloads());
   private readonly slab = new PayloadSlab();
   private readonly servedFiles = new ServedFiles();
   /** File name to the reason it is not served. */
@@ -95,7 +94,6 @@ export class ConversationEvents {
     await this.enqueue(() => this.attach());
     if (this.closed) return;
     this.index.trim();
-    this.slab.seal((from, to) => this.payloads.moveChunk(from, to));
     this.options.logger.info('conversation loaded', {
       conversation: this.options.hex,
       events: this.index.size,

@@ -67,16 +67,6 @@ export class StoredPayloads implements PayloadColumn<Buffer> {
     }
   }
 
-  /** The payloads that lie in `from` lie at the same offsets in `to` from now on (payload-slab.ts, `seal`). */
-  moveChunk(from: ArrayBufferLike, to: Buffer): void {
-    const chunk = this.chunkNumbers.get(from);
-    if (chunk === undefined) return;
-    this.chunkNumbers.delete(from);
-    this.chunkNumbers.set(to.buffer, chunk);
-    this.chunkBytes += to.byteLength - this.chunks[chunk]!.byteLength;
-    this.chunks[chunk] = to;
-  }
-
   payload(slot: number): Buffer {
     const start = this.offsets[slot]!;
     return this.chunks[this.chunkOf[slot]!]!.subarray(start, start + this.lengths[slot]!);

@@ -60,21 +60,6 @@ describe('StoredPayloads: payloads and ids as places in the stored bytes', () =>
     expect(index.findById('x')).toBeUndefined();
   });
 
-  it('serves the same bytes from a sealed slab, which holds only what is used', () => {
-    const slab = new PayloadSlab();
-    const payloads = new StoredPayloads();
-    const index = new EventIndex<Buffer>(payloads);
-    for (let i = 0; i < 3; i++) {
-      index.upsert({ id: `s${i}`, kind: 'PauseEvent', source: 'user', micros: i, position: i, text: undefined, payload: slabbed(slab, `{"id":"s${i}"}`) });
-    }
-    const before = index.memory().payloadBytes;
-    slab.seal((from, to) => payloads.moveChunk(from, to));
-    expect(index.memory().payloadBytes).toBe(3 * '{"id":"s0"},'.length);
-    expect(index.memory().payloadBytes).toBeLessThan(before);
-    expect(searchEvents(index, { sortOrder: 'TIMESTAMP', limit: 10 }).payloads.map(String)).toEqual(['{"id":"s0"}', '{"id":"s1"}', '{"id":"s2"}']);
-    expect(index.findById('s1')?.position).toBe(1);
-  });
-
   it('costs well under 64 bytes an event beside the payloads for a loaded conversation', () => {
     const events = Array.from({ length: 20_000 }, (_, i) => {
       const id = `${i.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
