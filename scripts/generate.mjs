@@ -27,7 +27,7 @@ async function render() {
   });
   return {
     'openapi.ts': header + astToString(ast),
-    'openapi.json': JSON.stringify(document, null, 2) + '\n',
+    'openapi.json': `${JSON.stringify(document, null, 2)}\n`,
     'event-validator.js': header + eventValidatorCode(structuredClone(document)),
     'event-validator.d.ts': header + EVENT_VALIDATOR_TYPES,
   };
@@ -54,7 +54,7 @@ function eventValidatorCode(document) {
   ajv.addSchema({ ...document, $id: DOCUMENT_ID });
   const validate = ajv.getSchema(`${DOCUMENT_ID}#/components/schemas/Event`);
   if (!validate) throw new Error('openapi.yaml has no components.schemas.Event');
-  return standaloneCode.default(ajv, validate) + '\n';
+  return `${standaloneCode.default(ajv, validate)}\n`;
 }
 
 /**

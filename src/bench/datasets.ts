@@ -1,6 +1,6 @@
 /**
  * The conversations the benchmark serves, generated once into bench/data in the reference
- * on-disk layout (REFERENCE.md section 4) and reused while their marker matches. The marker
+ * on-disk layout (docs/reference-behaviour.md, "On-disk layout") and reused while their marker matches. The marker
  * is written last, so a generation that was interrupted is never mistaken for a finished one.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `npm run contract -- --base-url URL --conversation-id ID [options]`: runs the contract
  * kit against a server, prints the report, writes --junit/--json, and exits 0 (all
@@ -9,12 +10,17 @@ import { parseArgs } from 'node:util';
 import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/arguments';
 import { renderJson, renderJunit, renderText } from '../kit/report';
 import { runContract, type RunResult } from '../kit/run';
+import { asksForVersion, packageVersion } from './package-info';
 
 const EXIT_PASSED = 0;
 const EXIT_FAILED = 1;
 const EXIT_CANNOT_RUN = 2;
 
 async function main(): Promise<number> {
+  if (asksForVersion(process.argv.slice(2))) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return EXIT_PASSED;
+  }
   let values;
   try {
     values = parseArgs({ args: process.argv.slice(2), options: CONTRACT_FLAGS, strict: true, allowPositionals: false }).values;
@@ -64,7 +70,9 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`contract: unexpected error (a bug in the kit): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `contract: unexpected error (a bug in the kit): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = EXIT_CANNOT_RUN;
   },
 );

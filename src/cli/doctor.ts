@@ -1,7 +1,9 @@
+#!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DOCTOR_FLAGS, DOCTOR_USAGE, findApiKeyArgument, interpretFlags } from '../doctor/arguments';
 import { runDoctor } from '../doctor/doctor';
 import { formatJson, formatText, hasFailure, redactSecret } from '../doctor/report';
+import { asksForVersion, packageVersion } from './package-info';
 
 const EXIT_OK = 0;
 const EXIT_CHECK_FAILED = 1;
@@ -11,6 +13,10 @@ const args = process.argv.slice(2);
 const mask = (text: string): string => redactSecret(text, findApiKeyArgument(args) ?? '');
 
 async function main(): Promise<number> {
+  if (asksForVersion(args)) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return EXIT_OK;
+  }
   let flags;
   try {
     flags = parseArgs({ args, options: DOCTOR_FLAGS, strict: true, allowPositionals: false }).values;

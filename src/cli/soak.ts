@@ -38,7 +38,8 @@ function readOptions(argv: string[]): { options: SoakOptions; json: boolean } | 
   for (const [flag, field] of Object.entries(FLAGS)) {
     const text = values[flag as keyof typeof values];
     if (text === undefined) continue;
-    if (typeof text !== 'string' || !/^[1-9]\d*$/.test(text)) return `--${flag} must be a whole number above 0, got ${JSON.stringify(text)}.\n${USAGE}`;
+    if (typeof text !== 'string' || !/^[1-9]\d*$/.test(text))
+      return `--${flag} must be a whole number above 0, got ${JSON.stringify(text)}.\n${USAGE}`;
     options[field] = Number(text);
   }
   return { options, json: values.json === true };

@@ -1,10 +1,14 @@
+#!/usr/bin/env -S node --max-semi-space-size=4
 /**
- * `npm start -- [--host H] [--port P] [--conversations-path DIR] [--memory-budget-mb N] [--validate-responses] [--session-api-key KEY ...]`
- * Serves a conversations directory in the reference layout. Flags win over the
- * environment (HOST, PORT, OH_CONVERSATIONS_PATH, MEMORY_BUDGET_MB, SESSION_API_KEY, OH_SESSION_API_KEYS_n);
- * the default is the bundled sample.
+ * `agent-server [--host H] [--port P] [--conversations-path DIR] [--memory-budget-mb N] [--validate-responses] [--session-api-key KEY ...]`
+ * (in the checkout: `npm start -- ...`). Serves a conversations directory in the reference
+ * layout. Flags win over the environment (HOST, PORT, OH_CONVERSATIONS_PATH,
+ * MEMORY_BUDGET_MB, SESSION_API_KEY, OH_SESSION_API_KEYS_n). Without a path it serves the bundled sample in
+ * the checkout, and the reference server's own default, `workspace/conversations` under the
+ * working directory, where the package is installed (the sample is not shipped).
+ * The shebang carries the node flags of SERVER_NODE_FLAGS (src/server-process.ts).
  */
-import { opendirSync, readdirSync } from 'node:fs';
+import { existsSync, opendirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../log';
@@ -13,10 +17,28 @@ import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';
 import { createDirectoryStore } from '../store/directory-store';
 import { checkConversationsRoot } from '../store/store-root';
+import { asksForVersion, packageRoot, packageVersion } from './package-info';
 
-const SAMPLE_DATA = path.resolve(__dirname, '../../sample-data/conversations');
-const USAGE =
-  'usage: npm start -- [--host HOST] [--port PORT] [--conversations-path DIR] [--memory-budget-mb N] [--validate-responses] [--session-api-key KEY ...]';
+const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');
+const REFERENCE_DEFAULT_PATH = 'workspace/conversations';
+const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR] [--memory-budget-mb N] [--validate-responses] [--session-api-key KEY ...] [--version]
+  (in the checkout: npm start -- [flags])
+  --host HOST                 address to listen on (HOST; default 127.0.0.1)
+  --port PORT                 port, 0 for any free one (PORT; default 8000)
+  --conversations-path DIR    the conversations directory (OH_CONVERSATIONS_PATH; default: the
+                              bundled sample in the checkout, else ./${REFERENCE_DEFAULT_PATH})
+  --memory-budget-mb N        most MiB of conversations to hold: past it the least recently
+                              used are dropped, and read again when asked for (MEMORY_BUDGET_MB;
+                              default: no limit)
+  --validate-responses        check every response against the contract (slower)
+  --session-api-key KEY       require X-Session-API-Key on /api/* (repeatable; SESSION_API_KEY,
+                              OH_SESSION_API_KEYS_0, _1, ...)
+  --version                   print the version`;
+
+/** The sample exists only in the checkout; an installed copy serves what the reference would. */
+function defaultConversationsPath(): string {
+  return existsSync(SAMPLE_DATA) ? SAMPLE_DATA : REFERENCE_DEFAULT_PATH;
+}
 
 interface StartConfig {
   host: string;
@@ -58,7 +80,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
     host: values.host ?? env['HOST'] ?? '127.0.0.1',
     memoryBudgetBytes: budgetText === undefined ? undefined : Number(budgetText) * 1024 * 1024,
     port,
-    conversationsPath: path.resolve(values['conversations-path'] ?? env['OH_CONVERSATIONS_PATH'] ?? SAMPLE_DATA),
+    conversationsPath: path.resolve(values['conversations-path'] ?? env['OH_CONVERSATIONS_PATH'] ?? defaultConversationsPath()),
     validateResponses: values['validate-responses'],
     sessionApiKeys: [...(values['session-api-key'] ?? []), ...sessionKeysFromEnv(env)],
   };
@@ -88,11 +110,26 @@ function countUpTo(directory: string, limit: number): number {
   return count;
 }
 
+/** A curl line that works as printed; with keys it reads the key from the shell rather than printing one. */
+function exampleCurl(url: string, conversationId: string, needsKey: boolean): string {
+  const request = `'${url}/api/conversations/${conversationId}/events/search?limit=5'`;
+  if (!needsKey) return `Try: curl ${request}`;
+  return `Try: curl -H "X-Session-API-Key: $SESSION_API_KEY" ${request}   (with SESSION_API_KEY set to one of the server's keys)`;
+}
+
 async function main(): Promise<void> {
+  if (asksForVersion(process.argv.slice(2))) {
+    console.log(packageVersion());
+    process.exit(0);
+  }
   const config = readConfig(process.argv.slice(2), process.env);
+  if (config === USAGE) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   if (typeof config === 'string') {
     console.error(config);
-    process.exit(config === USAGE ? 0 : 2);
+    process.exit(2);
   }
   const rootProblem = await checkConversationsRoot(config.conversationsPath);
   if (rootProblem) {
@@ -121,7 +158,7 @@ async function main(): Promise<void> {
   const example = exampleConversation(config.conversationsPath);
   console.log(`Agent Server listening on ${running.url}, serving ${config.conversationsPath}`);
   console.log(`API docs: ${running.url}/docs`);
-  if (example) console.log(`Try: curl '${running.url}/api/conversations/${example}/events/search?limit=5'`);
+  if (example) console.log(exampleCurl(running.url, example, config.sessionApiKeys.length > 0));
 
   const { stop } = running;
   let stopping = false;

@@ -28,6 +28,7 @@ export const DOCTOR_USAGE = `Usage:
   npm run doctor -- --model openai/<id> --base-url http://<host>:<port>/v1 --api-key <key>
                     [--context-window N] [--probe-tools] [--values FILE] [--json]
   npm run doctor -- --values FILE [--json]
+  (installed: agent-server-doctor with the same flags; --version prints the version)
 
 Checks a model endpoint and/or the Helm values of an enterprise install.
 Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments. See docs/doctor.md.

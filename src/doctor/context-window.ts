@@ -65,7 +65,7 @@ function readOllamaModelMaximum(body: unknown): number | undefined {
 }
 
 /**
- * Where each model server reports its context window (REFERENCE.md section 7), in the order the
+ * Where each model server reports its context window (docs/reference-behaviour.md, "Deployments"), in the order the
  * doctor trusts them: served figures first, then upper bounds. Ollama's /api/show and llama.cpp's
  * n_ctx_train are the model's own maximum, not what the server allocated, hence upper bounds.
  */

@@ -4,7 +4,7 @@ import { fail, pass, warn, type Check } from './report';
 import type { ValuesDocument } from './values-file';
 
 /**
- * The YAML paths of each setting in the enterprise chart (REFERENCE.md section 7), the chart's own
+ * The YAML paths of each setting in the enterprise chart (docs/reference-behaviour.md, "Deployments"), the chart's own
  * path first. A values file may set the same key at another level; the first path that holds a value
  * is used and named in the finding, and differing values at two paths are reported.
  */

@@ -19,7 +19,7 @@ export interface Filters {
 export function matchesFilters(event: ObservedEvent, filters: Filters): boolean {
   if (filters.kind !== undefined && !kindMatches(event.kind, filters.kind)) return false;
   if (filters.source !== undefined && event.source !== filters.source) return false;
-  // Only message events have text to search (REFERENCE.md section 2).
+  // Only message events have text to search (docs/reference-behaviour.md, "Search").
   if (filters.body !== undefined && (event.text === undefined || !event.text.includes(filters.body.toLowerCase()))) return false;
   // Events without a readable timestamp sort first (before any instant), as our server does.
   const micros = event.micros ?? -Infinity;
@@ -46,7 +46,7 @@ export function expectedEvents(ascending: readonly ObservedEvent[], filters: Fil
   return sortOrder === 'TIMESTAMP_DESC' ? kept.reverse() : kept;
 }
 
-/** Events in search order: by timestamp, ties by storage position (REFERENCE.md section 2). */
+/** Events in search order: by timestamp, ties by storage position (docs/reference-behaviour.md, "Search"). */
 export function inSearchOrder(events: readonly ObservedEvent[]): ObservedEvent[] {
   return [...events].sort((a, b) => (a.micros ?? -Infinity) - (b.micros ?? -Infinity) || a.position - b.position);
 }

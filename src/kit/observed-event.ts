@@ -19,7 +19,7 @@ export interface ObservedEvent {
    * is the server's when both run on one machine (see docs/contract-kit.md).
    */
   micros: number | undefined;
-  /** The lower-cased text a `body` filter searches (REFERENCE.md section 2), for message events. */
+  /** The lower-cased text a `body` filter searches (docs/reference-behaviour.md, "Search"), for message events. */
   text: string | undefined;
   /** Storage position, when known (fixture manifests); otherwise the order it was seen in. */
   position: number;

@@ -6,8 +6,8 @@ import type { CheckResult, CheckStatus, ReportedFinding, RunResult, SuiteResult 
 
 const MARK: Record<CheckStatus, string> = { passed: 'ok     ', failed: 'FAIL   ', allowed: 'allowed', skipped: 'skip   ' };
 const SUITE_TITLE: Record<SuiteResult['name'], string> = {
-  seed: 'seed level (what the seed mandates)',
-  reference: 'reference level (behaviour of the reference server, REFERENCE.md)',
+  seed: 'seed level (what the contract mandates)',
+  reference: 'reference level (what the reference server does, beyond the contract)',
   compare: 'compare (same requests against the second server)',
 };
 

@@ -10,7 +10,7 @@ import type { Exchange, RequestFailure, Transport } from './http';
 /** The page a 200 carried, when its body has an `items` array; anything else is left to the checks. */
 export interface ReceivedPage {
   items: unknown[];
-  /** `undefined` when the key is missing, which the reference never does (REFERENCE.md section 2). */
+  /** `undefined` when the key is missing, which the reference never does (docs/reference-behaviour.md, "Search"). */
   nextPageId: unknown;
   hasNextPageIdKey: boolean;
 }

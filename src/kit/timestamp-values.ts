@@ -1,7 +1,7 @@
 /**
  * Filter values built from stored timestamps. The reference stores naive local time and
  * reads a naive filter value as server local time; a zoned value is converted
- * (REFERENCE.md section 2). The kit cannot know the server's zone, so it assumes its own:
+ * (docs/reference-behaviour.md, "Search"). The kit cannot know the server's zone, so it assumes its own:
  * run it in the server's zone (same machine, or `TZ=...`), see docs/contract-kit.md.
  */
 import { storedTimestampMicros } from '../search';

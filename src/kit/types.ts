@@ -5,7 +5,7 @@
 import type { Exchange } from './http';
 import type { CheckContext } from './context';
 
-/** `seed`: what the seed document mandates. `reference`: what the reference server does (REFERENCE.md). */
+/** `seed`: what the contract mandates. `reference`: what the reference server does (docs/reference-behaviour.md). */
 export type Level = 'seed' | 'reference';
 export const LEVELS: readonly Level[] = ['seed', 'reference'];
 

@@ -22,7 +22,7 @@ export const DEFAULT_SOURCE: Record<EventKind, EventSource | undefined> = {
   PauseEvent: 'user',
 };
 
-/** The reference server's class path of each kind, which its `kind` filter compares against (REFERENCE.md section 2). */
+/** The reference server's class path of each kind, which its `kind` filter compares against (docs/reference-behaviour.md, "Search"). */
 export const QUALIFIED_KIND: Record<EventKind, string> = {
   Condensation: 'openhands.sdk.event.condenser.Condensation',
   CondensationRequest: 'openhands.sdk.event.condenser.CondensationRequest',

@@ -4,7 +4,7 @@ import type { Event, EventOfKind } from '../contract';
  * The text a `body` filter searches, lower-cased, as the reference builds it: the text
  * parts of the message content, then of `extended_content`, then the message's
  * `reasoning_content`, joined with single spaces; an image part stands as
- * `[Image: N URLs]`. Only message events have such text (REFERENCE.md section 2).
+ * `[Image: N URLs]`. Only message events have such text (docs/reference-behaviour.md, "Search").
  */
 export function searchableText(event: Event): string | undefined {
   if (event.kind !== 'MessageEvent') return undefined;

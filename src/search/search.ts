@@ -27,7 +27,7 @@ export interface SearchPage<Payload> {
 }
 
 /**
- * One page of a search (seed section 4.1, REFERENCE.md section 2). The walk starts on the
+ * One page of a search (seed section 4.1, docs/reference-behaviour.md, "Search"). The walk starts on the
  * smallest list that every match must be in (the kind's, the source's, or message events
  * for `body`), narrowed to the timestamp window and the cursor by binary search, so a
  * page costs O(log n + events skipped by the remaining filters), not a pass from the start.

@@ -1,7 +1,7 @@
 /**
  * Instants as integers of microseconds since the epoch. JavaScript's Date keeps only
  * milliseconds, and the reference compares stored timestamps such as `.701247` and
- * `.701900` exactly (REFERENCE.md section 2), so the fraction is carried separately.
+ * `.701900` exactly (docs/reference-behaviour.md, "Search"), so the fraction is carried separately.
  *
  * Naive values (no zone) are server local time, as the reference stores them; zoned
  * values are converted, which is the same as comparing instants.

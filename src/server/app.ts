@@ -56,7 +56,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   app.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
-  app.use('/docs', docsPage(document));
+  app.use('/docs', docsPage(document, { sessionKeyRequired: sessionApiKeys.length > 0 }));
 
   // /alive, /health, /openapi.json and /docs stay open: they hold no conversation data.
   if (sessionApiKeys.length > 0) app.use('/api', requireSessionKey(sessionApiKeys));

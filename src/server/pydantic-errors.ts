@@ -4,7 +4,7 @@ import { parseUuid } from '../search/uuid';
 import type { ParameterSpec } from './parameters';
 
 /**
- * Describes why a parameter failed, in pydantic's words (REFERENCE.md section 3), from
+ * Describes why a parameter failed, in pydantic's words (docs/reference-behaviour.md, "Accepted values and errors"), from
  * the parameter's schema in the contract and the raw value the client sent. The
  * validator decides *whether* a parameter failed; this decides what to say.
  */

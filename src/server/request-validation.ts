@@ -1,5 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import type { OpenApiDocument } from '../contract';
 import { parseFilterTimestamp } from '../search/timestamps';
 import { parseUuid } from '../search/uuid';
@@ -25,11 +24,22 @@ export function matchedRequest(req: Request): MatchedRequest | undefined {
 
 /**
  * The validator middleware, configured so that it accepts what the reference accepts
- * (TOOLCHAIN.md, express-openapi-validator traps): unencoded `:` and empty values,
+ * (docs/reference-behaviour.md, "Toolchain"): unencoded `:` and empty values,
  * unknown query parameters ignored, every failing parameter reported, and the `uuid`
  * and `date-time` formats read the way pydantic reads them.
  */
-export function openApiValidator(document: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
+export function openApiValidator(document: OpenApiDocument, validateResponses: boolean): RequestHandler {
+  // Loaded on the first request that reaches it: requiring express-openapi-validator was the
+  // largest part of a server start, and /alive, /health and /docs never need it.
+  let validator: Router | undefined;
+  return (req, res, next) => {
+    validator ??= Router().use(createValidatorMiddleware(document, validateResponses));
+    validator(req, res, next);
+  };
+}
+
+function createValidatorMiddleware(document: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
+  const OpenApiValidator = require('express-openapi-validator') as typeof import('express-openapi-validator');
   return OpenApiValidator.middleware({
     apiSpec: documentForValidator(document, validateResponses) as never,
     validateRequests: { allowUnknownQueryParameters: true, allErrors: true },

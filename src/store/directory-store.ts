@@ -1,5 +1,5 @@
 /**
- * The EventStore over a conversations directory in the reference layout (REFERENCE.md
+ * The EventStore over a conversations directory in the reference layout (docs/reference-behaviour.md
  * section 4): `<root>/<32 hex>/events/event-<index>-<id>.json`. Conversations are loaded
  * on first use and then kept current by their watch; see README.md in this folder.
  */

@@ -1,5 +1,5 @@
 /**
- * Names of event files in the reference layout (REFERENCE.md section 4):
+ * Names of event files in the reference layout (docs/reference-behaviour.md, "On-disk layout"):
  * `event-<index, 5+ digits>-<event id>.json`. The reference's pattern allows only hex
  * digits and hyphens in the id part; its own tests store ids such as `event1`, so any
  * id without a path separator is accepted here. Other files in `events/` are ignored.

@@ -412,7 +412,7 @@ export const EXAMPLE_SEARCH_QUERY = {
   timestamp__lt: '2026-06-16T07:00:00+02:00',
 } satisfies SearchQuery;
 
-// ---- A conversation as stored on disk (REFERENCE.md section 4) --------------------------
+// ---- A conversation as stored on disk (docs/reference-behaviour.md, "On-disk layout") --------------------------
 //
 // Each object below is written in the field order of the reference's pydantic models, with
 // what `model_dump_json(exclude_none=True)` keeps: fields that are None are absent, fields

@@ -197,7 +197,7 @@ describe('the examples', () => {
   });
 });
 
-describe('stored event files (REFERENCE.md section 4)', () => {
+describe('stored event files (docs/reference-behaviour.md, "On-disk layout")', () => {
   const FILE_NAME = /^event-(?<index>\d{5,})-(?<id>[0-9a-fA-F-]{8,})\.json$/;
   const NAIVE_MICROSECOND_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?$/;
 

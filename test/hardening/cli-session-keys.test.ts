@@ -1,5 +1,5 @@
 /**
- * Session keys through the real CLI, from every source it reads (REFERENCE.md section 1):
+ * Session keys through the real CLI, from every source it reads (docs/reference-behaviour.md, "Server and session keys"):
  * `SESSION_API_KEY`, `OH_SESSION_API_KEYS_0/1` and repeated `--session-api-key` flags, all
  * at once. With keys, `/api/*` needs `X-Session-API-Key` and nothing else does; no key,
  * right or wrong, is ever printed. Without keys on a non-loopback host, the CLI warns.

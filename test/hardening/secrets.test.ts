@@ -1,5 +1,5 @@
 /**
- * What must never be written out (seed section 2.3; REFERENCE.md section 2): the
+ * What must never be written out (seed section 2.3; docs/reference-behaviour.md, "Search"): the
  * `encrypted_content` of a reasoning item never reaches a log line, whether its event is
  * served, skipped as invalid or unreadable, or a request around it fails; and a 422 never
  * echoes a value that looks like a key (`looksSecret` in src/server/pydantic-errors.ts).

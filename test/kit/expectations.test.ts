@@ -3,7 +3,7 @@ import { observeEvent } from '../../src/kit/observed-event';
 import { hasZone, utcForm, withLocalOffset } from '../../src/kit/timestamp-values';
 import { storedTimestampMicros } from '../../src/search';
 
-/* The kit's oracle, case by case: the semantics it judges servers by (seed 4.1, REFERENCE.md 2). */
+/* The kit's oracle, case by case: the semantics it judges servers by (seed 4.1, docs/reference-behaviour.md, "Search"). */
 const message = (id: string, text: string, extra: Record<string, unknown> = {}) =>
   observeEvent({ id, kind: 'MessageEvent', source: 'user', timestamp: '2026-06-16T05:39:48.701247', llm_message: { role: 'user', content: [{ type: 'text', text }] }, ...extra }, 0);
 const action = observeEvent({ id: 'act', kind: 'ActionEvent', timestamp: '2026-06-16T05:39:48.701900', tool_name: 'terminal' }, 1);

@@ -33,7 +33,7 @@ describe('text', () => {
 
   it('lists every check with its status, and the seed to replay', () => {
     expect(text).toContain('seed          42 (replay with --seed 42 --runs 20)');
-    expect(text).toContain('seed level (what the seed mandates): 1 passed, 1 failed, 0 allowed, 1 skipped');
+    expect(text).toContain('seed level (what the contract mandates): 1 passed, 1 failed, 0 allowed, 1 skipped');
     expect(text).toContain('  FAIL    errors.limit-above-max  title of errors.limit-above-max');
     expect(text).toContain('  ok      paging.exactly-once');
     expect(text).toContain('  skip    filters.body  title of filters.body\n            no message text');

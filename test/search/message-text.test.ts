@@ -4,7 +4,7 @@ import { action, agentError, conversationError, eventId, message, observation, p
 
 const stamp = { id: eventId(1), timestamp: '2026-06-16T05:39:48.701247' };
 
-describe('searchableText: what a body filter searches (REFERENCE.md section 2)', () => {
+describe('searchableText: what a body filter searches (docs/reference-behaviour.md, "Search")', () => {
   const cases: Array<[string, { given: Event; want: string | undefined }]> = [
     ['the text parts of the content, lower-cased', { given: message({ ...stamp, source: 'user' }, { text: ['Fix The BUG', 'Please'] }), want: 'fix the bug please' }],
     [

@@ -12,7 +12,7 @@ function localMicros(naive: string, fraction = 0): number {
 
 const utcMicros = (iso: string, fraction = 0) => Date.parse(`${iso}Z`) * 1000 + fraction;
 
-describe('parseFilterTimestamp: what the reference accepts (REFERENCE.md section 3)', () => {
+describe('parseFilterTimestamp: what the reference accepts (docs/reference-behaviour.md, "Accepted values and errors")', () => {
   const cases: Array<[string, { given: string; want: TimestampParse }]> = [
     ['a bare date is local midnight', { given: '2024-01-01', want: { ok: true, micros: localMicros('2024-01-01T00:00:00') } }],
     ['hours and minutes only', { given: '2024-01-01T00:00', want: { ok: true, micros: localMicros('2024-01-01T00:00:00') } }],

@@ -3,7 +3,7 @@ import { type UuidParse, hyphenate, parseUuid } from '../../src/search';
 const HEX = '8f1a2b3c4d5e6f708192a3b4c5d6e7f8';
 const HYPHENATED = '8f1a2b3c-4d5e-6f70-8192-a3b4c5d6e7f8';
 
-describe('parseUuid: the forms the reference accepts (REFERENCE.md section 3)', () => {
+describe('parseUuid: the forms the reference accepts (docs/reference-behaviour.md, "Accepted values and errors")', () => {
   const cases: Array<[string, { given: string; want: UuidParse }]> = [
     ['hyphenated', { given: HYPHENATED, want: { ok: true, hex: HEX } }],
     ['32 hex digits, as the OpenHands app server sends it', { given: HEX, want: { ok: true, hex: HEX } }],

@@ -1,6 +1,6 @@
 import { sessionKeysFromEnv } from '../../src/server/session-keys';
 
-describe('sessionKeysFromEnv: the keys the reference reads (REFERENCE.md section 1)', () => {
+describe('sessionKeysFromEnv: the keys the reference reads (docs/reference-behaviour.md, "Server and session keys")', () => {
   const cases: Array<[string, { given: NodeJS.ProcessEnv; want: string[] }]> = [
     ['none set', { given: {}, want: [] }],
     ['SESSION_API_KEY', { given: { SESSION_API_KEY: 'a' }, want: ['a'] }],

@@ -4,7 +4,7 @@ import { type LiveServer, startLiveServer } from '../support/live-server';
 import { pageBody, searchPath } from '../support/search-requests';
 
 /*
- * What the reference accepts and how it refuses (REFERENCE.md section 3): every row with
+ * What the reference accepts and how it refuses (docs/reference-behaviour.md, "Accepted values and errors"): every row with
  * its exact pydantic `type`, `loc`, `msg`, `input` and `ctx`, asserted as whole bodies.
  */
 const CONVERSATION = conversationId(20);
@@ -46,7 +46,7 @@ const timestampError = (name: string, input: string, error: string): ValidationE
   ctx: { error },
 });
 
-describe('422: one row of REFERENCE.md section 3 each', () => {
+describe('422: one row of the reference\'s table of refused values each', () => {
   const cases: Array<[string, { given: { conversation: string; query: string }; want: ValidationError }]> = [
     [
       'conversation_id not-a-uuid',
@@ -151,7 +151,7 @@ describe('422: one row of REFERENCE.md section 3 each', () => {
   });
 });
 
-describe('accepted values (REFERENCE.md section 3)', () => {
+describe('accepted values (docs/reference-behaviour.md, "Accepted values and errors")', () => {
   it.each([
     ['hyphenated', CONVERSATION],
     ['32 hex digits', HEX],

@@ -121,7 +121,7 @@ const bodyExact: Check = {
   id: 'ref.fixture.body',
   needsManifest: true,
   level: 'reference',
-  title: 'body filters (as typed and upper-cased) return exactly the messages whose text, as REFERENCE.md section 2 builds it, contains the value',
+  title: 'body filters (as typed and upper-cased) return exactly the messages whose text, as docs/reference-behaviour.md, "Search" builds it, contains the value',
   run: withManifest((context, _manifest, ordered) => {
     const words = manifestWords(ordered);
     if (words.length === 0) return Promise.resolve(skipped('the manifest has no message text'));

@@ -1,5 +1,5 @@
 /**
- * Paging (seed section 4.1 rule 4, REFERENCE.md section 2): walking every page returns
+ * Paging (seed section 4.1 rule 4, docs/reference-behaviour.md, "Search"): walking every page returns
  * every event exactly once, ends, and does not depend on the page size; a cursor replays.
  * The walks are shared: limit 100 is the discovery walk, limit 7 puts seams everywhere,
  * limit 1 makes every event a seam (skipped when the budget cannot afford it).

@@ -1,5 +1,5 @@
 /**
- * What the reference accepts beyond the seed's letter (REFERENCE.md sections 2 and 3):
+ * What the reference accepts beyond the seed's letter (docs/reference-behaviour.md, "Search" and "Accepted values and errors"):
  * other spellings of the conversation id, lenient integers, naive and other timestamp
  * forms, unencoded `:`, unknown parameters, and fully qualified kind names. Each must
  * give the same answer as the plain form.
@@ -160,7 +160,7 @@ const qualifiedKind: Check = {
   level: 'reference',
   title: 'kind accepts the fully qualified class path (openhands.sdk.event...) and returns exactly the events of that kind',
   // Judged against the data, not against the short name: the reference itself matches only
-  // class paths (REFERENCE.md section 2), so its short-name results are not a yardstick.
+  // class paths (docs/reference-behaviour.md, "Search"), so its short-name results are not a yardstick.
   run: (context) => {
     const kinds = context.data.kinds.filter(isEventKind);
     if (kinds.length === 0) return Promise.resolve(skipped('no event of a contract kind'));

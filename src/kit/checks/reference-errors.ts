@@ -1,5 +1,5 @@
 /**
- * The reference's exact 422 and 404 bodies (REFERENCE.md sections 2 and 3): pydantic's
+ * The reference's exact 422 and 404 bodies (docs/reference-behaviour.md, "Search" and "Accepted values and errors"): pydantic's
  * `type`, `loc`, `msg` and, where the table gives it, `ctx`; several invalid parameters
  * reported path first, then query parameters in declaration order.
  */

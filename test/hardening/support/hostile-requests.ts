@@ -95,7 +95,7 @@ export const focusedQueryString = fc
     return pairs.join('&');
   });
 
-/** The forms the reference accepts for one conversation id (REFERENCE.md section 3). */
+/** The forms the reference accepts for one conversation id (docs/reference-behaviour.md, "Accepted values and errors"). */
 export function idForms(hyphenated: string): string[] {
   const hex = hyphenated.replaceAll('-', '');
   return [hyphenated, hex, hyphenated.toUpperCase(), `{${hyphenated}}`, `%7B${hyphenated}%7D`, `urn:uuid:${hyphenated}`, `urn%3Auuid%3A${hex}`];

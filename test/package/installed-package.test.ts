@@ -1,0 +1,197 @@
+/**
+ * The package as a user gets it: `npm pack`, the tarball installed into an empty project
+ * outside this checkout (so nothing resolves from our node_modules), then the installed
+ * bins and entry points are used the way the README tells users to use them.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+const EXAMPLE = path.join(ROOT, 'docs/examples/walk-events.ts');
+const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const MINUTES = 60_000;
+// Each step starts node, tsc or npm on a machine that may be busy: minutes, not jest's default seconds.
+jest.setTimeout(4 * MINUTES);
+
+/** npm run by `npm test` hands its own settings down in npm_* variables; the consumer's npm must not inherit them. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
+  return { ...env, ...extra };
+}
+
+interface PackedFile {
+  path: string;
+}
+
+let work: string;
+let consumer: string;
+let packedFiles: string[];
+let server: ChildProcess | undefined;
+let serverUrl: string;
+let conversationId: string;
+let eventFiles: number;
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(tmpdir(), 'installed-package-'));
+  consumer = path.join(work, 'consumer');
+  mkdirSync(consumer);
+  // `npm pack` runs `prepare`, so the tarball holds a build of the current sources.
+  const packed = await run(NPM, ['pack', '--json', '--pack-destination', work], { cwd: ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
+  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; files: PackedFile[] }];
+  packedFiles = report.files.map((file) => file.path);
+
+  writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
+  await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(work, report.filename), '@types/node@20'], {
+    cwd: consumer,
+    env: cleanEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+
+  // Installed and given no path, the server serves ./workspace/conversations, as the reference does.
+  const sample = path.join(ROOT, 'sample-data/conversations');
+  cpSync(sample, path.join(consumer, 'workspace/conversations'), { recursive: true });
+  conversationId = largestConversation(sample);
+  eventFiles = readdirSync(path.join(sample, conversationId, 'events')).length;
+  ({ server, url: serverUrl } = await startInstalledServer(consumer));
+}, 6 * MINUTES);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server?.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+function largestConversation(root: string): string {
+  const ids = readdirSync(root).filter((name) => /^[0-9a-f]{32}$/.test(name));
+  const eventsIn = (id: string) => (existsSync(path.join(root, id, 'events')) ? readdirSync(path.join(root, id, 'events')).length : 0);
+  const sizes = new Map(ids.map((id) => [id, eventsIn(id)]));
+  const largest = ids.sort((a, b) => (sizes.get(b) ?? 0) - (sizes.get(a) ?? 0))[0];
+  if (!largest) throw new Error(`no conversation in ${root}`);
+  return largest;
+}
+
+function bin(name: string): string {
+  return path.join(consumer, 'node_modules/.bin', name);
+}
+
+/** Starts the installed `agent-server` on port 0 and resolves with the address its start line prints. */
+function startInstalledServer(cwd: string): Promise<{ server: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin('agent-server'), ['--port', '0'], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+), serving (.+)$/m.exec(output);
+      if (match?.[1]) resolve({ server: child, url: match[1] });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`agent-server exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+describe('the packed tarball', () => {
+  it('holds the build, the contract, the README and the licence, and no tests, bench results or CI files', () => {
+    for (const expected of [
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/server-entry.js',
+      'dist/src/cli/start.js',
+      'dist/generated/openapi.json',
+      'dist/generated/event-validator.js',
+      'openapi.yaml',
+      'README.md',
+      'LICENSE',
+      'package.json',
+    ]) {
+      expect(packedFiles).toContain(expected);
+    }
+    const unwanted = packedFiles.filter(
+      (file) => /^(test|bench|\.ci|src|scripts|sample-data)\//.test(file) || (file.endsWith('.ts') && !file.endsWith('.d.ts')),
+    );
+    expect(unwanted).toEqual([]);
+  });
+});
+
+describe('the installed package', () => {
+  it('serves ./workspace/conversations from the agent-server bin when given no path', () => {
+    expect(serverUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('compiles the README example as a strict ES module consumer and walks every event of a conversation with it', async () => {
+    // The README shows docs/examples/walk-events.ts verbatim: this is the same text.
+    expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain(readFileSync(EXAMPLE, 'utf8'));
+    cpSync(EXAMPLE, path.join(consumer, 'walk-events.ts'));
+    writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          outDir: 'out',
+          types: ['node'],
+        },
+        files: ['walk-events.ts'],
+      }),
+    );
+    await run(process.execPath, [TSC, '-p', path.join(consumer, 'tsconfig.json')], { cwd: consumer });
+
+    const walked = await run(process.execPath, [path.join(consumer, 'out/walk-events.js'), serverUrl, conversationId], { cwd: consumer });
+    const lines = walked.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    expect(JSON.parse(lines[lines.length - 1] ?? '')).toEqual({ walked: eventFiles, counted: eventFiles });
+  });
+
+  it('fails to compile a consumer that uses an event field on the wrong kind', async () => {
+    writeFileSync(
+      path.join(consumer, 'wrong-kind.ts'),
+      [
+        "import type { EventOfKind } from 'agent-server-contract';",
+        "export const toolOf = (event: EventOfKind<'MessageEvent'>): string => event.tool_name;",
+      ].join('\n'),
+    );
+    const compiled = run(process.execPath, [TSC, '--strict', '--module', 'nodenext', '--noEmit', '--types', 'node', 'wrong-kind.ts'], {
+      cwd: consumer,
+    });
+    await expect(compiled).rejects.toMatchObject({ stdout: expect.stringContaining("Property 'tool_name' does not exist") });
+  });
+
+  it('loads from CommonJS require, the main entry and the server entry alike', async () => {
+    const script = [
+      "const main = require('agent-server-contract');",
+      "const server = require('agent-server-contract/server');",
+      'console.log(JSON.stringify({ client: typeof main.createAgentServerClient, error: typeof main.AgentServerError, app: typeof server.createApp, store: typeof server.createDirectoryStore }));',
+    ].join('\n');
+    writeFileSync(path.join(consumer, 'require.cjs'), script);
+    const { stdout } = await run(process.execPath, ['require.cjs'], { cwd: consumer });
+    expect(JSON.parse(stdout)).toEqual({ client: 'function', error: 'function', app: 'function', store: 'function' });
+  });
+
+  it('passes the installed contract kit against the installed server', async () => {
+    const kit = await run(bin('agent-server-contract'), ['--base-url', serverUrl, '--conversation-id', conversationId], {
+      cwd: consumer,
+      env: cleanEnv(),
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    expect({ code: 'code' in kit ? kit.code : 0, stderr: kit.stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
+  it.each(['agent-server', 'agent-server-contract', 'agent-server-doctor'])('answers --help and --version from the %s bin', async (name) => {
+    const help = await run(bin(name), ['--help'], { cwd: consumer, env: cleanEnv() });
+    expect(help.stdout).toMatch(/usage/i);
+    const version = await run(bin(name), ['--version'], { cwd: consumer, env: cleanEnv() });
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+  });
+});
