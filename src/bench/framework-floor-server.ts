@@ -36,7 +36,14 @@ function precomputedStore(routes: readonly PrecomputedRoute[]): EventStore {
     search: async (hex, criteria) => pages.get(searchKey(hex, criteria)),
     count: async () => undefined,
     getEvent: async () => undefined,
-    health: () => ({ conversationsLoaded: pages.size, eventsLoaded: 0, eventsSkipped: 0, bytesHeld: 0, memoryBudgetBytes: null, conversationsDropped: 0 }),
+    health: () => ({
+      conversationsLoaded: pages.size,
+      eventsLoaded: 0,
+      eventsSkipped: 0,
+      bytesHeld: 0,
+      memoryBudgetBytes: null,
+      conversationsDropped: 0,
+    }),
     close: async () => undefined,
   };
 }

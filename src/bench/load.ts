@@ -38,7 +38,13 @@ export function startLoad(options: LoadOptions): RunningLoad {
   let instance: autocannon.Instance | undefined;
   const figures = new Promise<LoadFigures>((resolve, reject) => {
     instance = autocannon(
-      { url: options.url, connections: options.connections, duration: options.durationSeconds, headers: sessionKeyHeaders(), requests: rotatingRequests(options.rotatingPaths) },
+      {
+        url: options.url,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        headers: sessionKeyHeaders(),
+        requests: rotatingRequests(options.rotatingPaths),
+      },
       (error: unknown, result: autocannon.Result) => {
         if (error) reject(error instanceof Error ? error : new Error(String(error)));
         else resolve(figuresOf(result, latencies, (performance.now() - started) / 1000));

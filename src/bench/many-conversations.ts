@@ -6,7 +6,7 @@
  * page asked for at a random event must list exactly the 20 events from it on.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { DEFAULT_LARGE_PAYLOAD_BYTES, generateConversation, writeConversation } from '../fixture';
 import { type ProcessMemory, processMemory } from '../server-process';
@@ -74,7 +74,10 @@ export function ensureManyConversations(spec: ManyConversationsSpec, root: strin
     const hex = manyConversationHex(i);
     // The generator's timestamps never decrease, so file order is search order.
     const names = readdirSync(path.join(conversations, hex, 'events')).sort();
-    ids.set(hex, names.map((name) => /^event-\d+-(.+)\.json$/.exec(name)![1]!));
+    ids.set(
+      hex,
+      names.map((name) => /^event-\d+-(.+)\.json$/.exec(name)![1]!),
+    );
     diskBytes += sizeOnDisk(path.join(conversations, hex));
   }
   return { spec, root: conversations, ids, diskBytes };
@@ -89,7 +92,11 @@ export interface ManyConversationsRun {
 }
 
 /** Measures a server spawned just now over `data.root`. */
-export async function measureManyConversations(server: ServerProcess, data: ManyConversationsData, run: ManyConversationsRun): Promise<ManyConversationsFigures> {
+export async function measureManyConversations(
+  server: ServerProcess,
+  data: ManyConversationsData,
+  run: ManyConversationsRun,
+): Promise<ManyConversationsFigures> {
   await waitUntilAnswering(server);
   const idleMemory = processMemory(server.pid);
   const hexes = [...data.ids.keys()].slice(0, run.count);
@@ -154,17 +161,32 @@ export async function measureManyConversations(server: ServerProcess, data: Many
     data: { count: run.count, eventsEach: data.spec.eventsEach, diskBytes: Math.round((data.diskBytes * run.count) / data.spec.count) },
     budgetMiB: run.budgetMiB,
     idleMemory,
-    firstRequests: { totalMs: firstTotalMs, p50Ms: percentile(first, 0.5), maxMs: first[first.length - 1] ?? 0, cpuMsEach: firstCpuMs / Math.max(1, first.length) },
+    firstRequests: {
+      totalMs: firstTotalMs,
+      p50Ms: percentile(first, 0.5),
+      maxMs: first[first.length - 1] ?? 0,
+      cpuMsEach: firstCpuMs / Math.max(1, first.length),
+    },
     afterFirstRequests,
     random,
     wrongAnswers,
     peakResidentBytes,
-    health: { conversationsLoaded: health['conversations_loaded'] ?? -1, bytesHeld: health['bytes_held'] ?? -1, conversationsDropped: health['conversations_dropped'] ?? -1 },
+    health: {
+      conversationsLoaded: health['conversations_loaded'] ?? -1,
+      bytesHeld: health['bytes_held'] ?? -1,
+      conversationsDropped: health['conversations_dropped'] ?? -1,
+    },
   };
 }
 
 /** Asks for the page of PAGE events starting at event `from`, and checks it against the files. */
-async function askPage(server: ServerProcess, data: ManyConversationsData, hex: string, from: number, agent: http.Agent): Promise<{ elapsedMs: number; right: boolean }> {
+async function askPage(
+  server: ServerProcess,
+  data: ManyConversationsData,
+  hex: string,
+  from: number,
+  agent: http.Agent,
+): Promise<{ elapsedMs: number; right: boolean }> {
   const ids = data.ids.get(hex)!;
   const query: Record<string, string> = { limit: String(PAGE) };
   if (from > 0) query['page_id'] = ids[from]!;
@@ -173,8 +195,6 @@ async function askPage(server: ServerProcess, data: ManyConversationsData, hex: 
   const page = parseEventPage(response.body);
   const want = ids.slice(from, from + PAGE);
   const right =
-    page.items.length === want.length &&
-    page.items.every((item, i) => item.id === want[i]) &&
-    page.next_page_id === (ids[from + PAGE] ?? null);
+    page.items.length === want.length && page.items.every((item, i) => item.id === want[i]) && page.next_page_id === (ids[from + PAGE] ?? null);
   return { elapsedMs: response.elapsedMs, right };
 }

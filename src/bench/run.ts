@@ -120,8 +120,13 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
   if (!mainOnly) throw new Error('The main conversation was not measured.');
   progress(`small conversation while ${main.spec.label} loads`);
   bringIntoPageCache(main.directory);
-  const smallWait = await withServer(startOurs('ours-small-wait'), (server) => measureSmallWaitDuringOpen(server, main, small, plan.smallWaitClients));
-  const scaling = plan.mode === 'full' ? await measureScaling({ dataDirectory: options.dataDirectory, serverOptions, randomSeconds: SCALING_RANDOM_SECONDS }, progress) : undefined;
+  const smallWait = await withServer(startOurs('ours-small-wait'), (server) =>
+    measureSmallWaitDuringOpen(server, main, small, plan.smallWaitClients),
+  );
+  const scaling =
+    plan.mode === 'full'
+      ? await measureScaling({ dataDirectory: options.dataDirectory, serverOptions, randomSeconds: SCALING_RANDOM_SECONDS }, progress)
+      : undefined;
 
   return {
     plan,

@@ -62,35 +62,48 @@ export async function measureScaling(options: ScalingOptions, progress: (line: s
     const dataset = ensureDataset(spec, conversationsRoot, markers, progress);
     progress(`scaling: one conversation of ${spec.label}`);
     bringIntoPageCache(dataset.directory);
-    rows.push(await withServer(start(`scaling-${spec.label}`, conversationsRoot), async (server) => {
-      const readyMs = await waitUntilAnswering(server);
-      const idle = processMemory(server.pid).residentBytes;
-      const page = searchPath(dataset.conversationIdHex, { limit: '100' });
-      await getOk(server.baseUrl + page);
-      const openMs = performance.now() - server.spawnedAt - readyMs;
-      await settle();
-      const loaded = processMemory(server.pid).residentBytes;
-      return { label: spec.label, conversations: 1, eventsEach: spec.events, diskBytes: sizeOnDisk(dataset.directory), openMs, idleResidentBytes: idle, loadedResidentBytes: loaded, firstPageP50Ms: await firstPageP50(server, [page]) };
-    }));
+    rows.push(
+      await withServer(start(`scaling-${spec.label}`, conversationsRoot), async (server) => {
+        const readyMs = await waitUntilAnswering(server);
+        const idle = processMemory(server.pid).residentBytes;
+        const page = searchPath(dataset.conversationIdHex, { limit: '100' });
+        await getOk(server.baseUrl + page);
+        const openMs = performance.now() - server.spawnedAt - readyMs;
+        await settle();
+        const loaded = processMemory(server.pid).residentBytes;
+        return {
+          label: spec.label,
+          conversations: 1,
+          eventsEach: spec.events,
+          diskBytes: sizeOnDisk(dataset.directory),
+          openMs,
+          idleResidentBytes: idle,
+          loadedResidentBytes: loaded,
+          firstPageP50Ms: await firstPageP50(server, [page]),
+        };
+      }),
+    );
   }
   for (const count of MANY_COUNTS) {
     progress(`scaling: ${count} conversations of ${MANY.eventsEach} events`);
     bringManyIntoPageCache(many, count);
-    rows.push(await withServer(start(`scaling-${count}-conversations`, many.root), async (server) => {
-      const figures = await measureManyConversations(server, many, { count, budgetMiB: undefined, randomClients: 0, randomSeconds: 0 });
-      await settle();
-      const pages = [...many.ids.keys()].slice(0, count).map((hex) => searchPath(hex, { limit: '100' }));
-      return {
-        label: `${count} x ${MANY.eventsEach}`,
-        conversations: count,
-        eventsEach: MANY.eventsEach,
-        diskBytes: figures.data.diskBytes,
-        openMs: figures.firstRequests.totalMs,
-        idleResidentBytes: figures.idleMemory.residentBytes,
-        loadedResidentBytes: processMemory(server.pid).residentBytes,
-        firstPageP50Ms: await firstPageP50(server, pages),
-      };
-    }));
+    rows.push(
+      await withServer(start(`scaling-${count}-conversations`, many.root), async (server) => {
+        const figures = await measureManyConversations(server, many, { count, budgetMiB: undefined, randomClients: 0, randomSeconds: 0 });
+        await settle();
+        const pages = [...many.ids.keys()].slice(0, count).map((hex) => searchPath(hex, { limit: '100' }));
+        return {
+          label: `${count} x ${MANY.eventsEach}`,
+          conversations: count,
+          eventsEach: MANY.eventsEach,
+          diskBytes: figures.data.diskBytes,
+          openMs: figures.firstRequests.totalMs,
+          idleResidentBytes: figures.idleMemory.residentBytes,
+          loadedResidentBytes: processMemory(server.pid).residentBytes,
+          firstPageP50Ms: await firstPageP50(server, pages),
+        };
+      }),
+    );
   }
   progress(`memory budget: ${MANY.count} conversations, --memory-budget-mb ${BUDGET_MIB}`);
   bringManyIntoPageCache(many, MANY.count);
@@ -106,7 +119,10 @@ async function firstPageP50(server: ServerProcess, paths: readonly string[]): Pr
   const latencies: number[] = [];
   for (let i = 0; i < FIRST_PAGE_SAMPLES; i++) latencies.push((await getOk(server.baseUrl + paths[i % paths.length]!, agent)).elapsedMs);
   agent.destroy();
-  return percentile(latencies.sort((a, b) => a - b), 0.5);
+  return percentile(
+    latencies.sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 function bringManyIntoPageCache(many: ManyConversationsData, count: number): void {

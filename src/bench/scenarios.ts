@@ -20,7 +20,14 @@ export interface Scenario {
   check(body: Buffer): void;
 }
 
-export type ScenarioName = 'first-page' | 'first-page-any-cursor' | 'deep-page' | 'first-page-desc' | 'sparse-kind' | 'body-no-match' | 'narrow-window';
+export type ScenarioName =
+  | 'first-page'
+  | 'first-page-any-cursor'
+  | 'deep-page'
+  | 'first-page-desc'
+  | 'sparse-kind'
+  | 'body-no-match'
+  | 'narrow-window';
 
 /** Cursors the rotating scenario goes round: enough that consecutive requests of one connection never repeat. */
 export const ROTATING_CURSORS = 64;
@@ -75,7 +82,8 @@ function expectItems(count: number, next: 'more' | 'last', firstId?: string): (b
   return (body) => {
     const page = parseEventPage(body);
     if (page.items.length !== count) throw new Error(`expected ${count} items, got ${page.items.length}`);
-    if ((page.next_page_id !== null) !== (next === 'more')) throw new Error(`expected next_page_id ${next === 'more' ? 'set' : 'null'}, got ${page.next_page_id}`);
+    if ((page.next_page_id !== null) !== (next === 'more'))
+      throw new Error(`expected next_page_id ${next === 'more' ? 'set' : 'null'}, got ${page.next_page_id}`);
     if (firstId !== undefined && page.items[0]?.id !== firstId) throw new Error(`expected the page to start at ${firstId}, got ${page.items[0]?.id}`);
   };
 }

@@ -53,7 +53,9 @@ export async function runSideBySide(
   const routes = await Promise.all(scenarios.map((scenario) => fetchCheckedRoute(ours, scenario)));
   // The rotating scenario's other pages, fetched and checked alike, so the baseline can answer each.
   const rotated = await Promise.all(
-    scenarios.flatMap((scenario) => (scenario.rotatingPaths ?? []).slice(1).map((rotatingPath) => fetchCheckedRoute(ours, { ...scenario, path: rotatingPath }))),
+    scenarios.flatMap((scenario) =>
+      (scenario.rotatingPaths ?? []).slice(1).map((rotatingPath) => fetchCheckedRoute(ours, { ...scenario, path: rotatingPath })),
+    ),
   );
   const precomputed = [...routes, ...rotated];
   const baseline = await startPrecomputedServer('baseline', logs.repoRoot, precomputed, logs.baselineLogFile);
@@ -82,7 +84,12 @@ export async function runSideBySide(
       });
     }
     if (!firstPageFloor) throw new Error('The scenarios have no first page.');
-    return { scenarios: results, firstPageFloor, baselineReadyMs: baseline.readyMs, baselineResidentBytes: processMemory(baseline.pid).residentBytes };
+    return {
+      scenarios: results,
+      firstPageFloor,
+      baselineReadyMs: baseline.readyMs,
+      baselineResidentBytes: processMemory(baseline.pid).residentBytes,
+    };
   } finally {
     await Promise.all([baseline.stop(), floor.stop()]);
   }

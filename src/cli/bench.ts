@@ -71,14 +71,13 @@ async function main(): Promise<number> {
         },
         progress,
       );
-      const judged = budgetTargets(scaling).map((target) => `- ${target.name}: ${target.measured} (goal ${target.goal}): ${target.pass ? 'PASS' : 'MISS'}`);
+      const judged = budgetTargets(scaling).map(
+        (target) => `- ${target.name}: ${target.measured} (goal ${target.goal}): ${target.pass ? 'PASS' : 'MISS'}`,
+      );
       process.stdout.write(`\n${scalingSection(scaling)}\n${judged.join('\n')}\n`);
       return EXIT_OK;
     }
-    const results = await runBenchmark(
-      { quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, serverNodeFlags },
-      progress,
-    );
+    const results = await runBenchmark({ quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, serverNodeFlags }, progress);
     const report = renderReport(results, checkTargets(results));
     process.stdout.write(`\n${report}`);
     if (!values['no-record']) {

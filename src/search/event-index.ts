@@ -292,7 +292,14 @@ export class EventIndex<Payload> {
     let texts = 0;
     // A string costs its characters (one byte each when Latin-1, two otherwise; counted as one) and a header, plus a Map entry.
     for (const text of this.texts.values()) texts += text.length + 48;
-    const columns = this.micros.byteLength + this.positions.byteLength + this.idTags.byteLength + this.kinds.byteLength + this.sources.byteLength + this.slotByPosition.byteLength + this.sparsePositions.size * 40;
+    const columns =
+      this.micros.byteLength +
+      this.positions.byteLength +
+      this.idTags.byteLength +
+      this.kinds.byteLength +
+      this.sources.byteLength +
+      this.slotByPosition.byteLength +
+      this.sparsePositions.size * 40;
     return { payloadBytes, indexBytes: columns + lists + this.ids.byteLength + texts + overheadBytes };
   }
 
@@ -338,7 +345,10 @@ export class EventIndex<Payload> {
     }
     if (position >= this.slotByPosition.length) {
       if (slot < 0) return;
-      const length = Math.min(DENSE_POSITIONS, Math.max(FIRST_CAPACITY, position + 1, this.slotByPosition.length + (this.slotByPosition.length >>> 1)));
+      const length = Math.min(
+        DENSE_POSITIONS,
+        Math.max(FIRST_CAPACITY, position + 1, this.slotByPosition.length + (this.slotByPosition.length >>> 1)),
+      );
       this.slotByPosition = resized(this.slotByPosition, length);
     }
     this.slotByPosition[position] = slot + 1;
@@ -348,5 +358,10 @@ export class EventIndex<Payload> {
 const EMPTY_LIST = new SlotList();
 
 function listAt(lists: (SlotList | undefined)[], code: number): SlotList {
-  return (lists[code] ??= new SlotList());
+  let list = lists[code];
+  if (list === undefined) {
+    list = new SlotList();
+    lists[code] = list;
+  }
+  return list;
 }

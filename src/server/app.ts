@@ -78,7 +78,8 @@ type RoutedHandler = (input: never) => Promise<{ status: number; body: unknown }
 function handlerFor(handlers: OperationHandlers, route: OperationRoute): RoutedHandler {
   const handler: RoutedHandler | undefined = handlers[route.operationId as OperationId];
   // The compiler sees the generated types; this guards a generated/openapi.json that drifted from them.
-  if (!handler) throw new Error(`No handler for operation ${route.operationId} (${route.method.toUpperCase()} ${route.template}): run npm run generate`);
+  if (!handler)
+    throw new Error(`No handler for operation ${route.operationId} (${route.method.toUpperCase()} ${route.template}): run npm run generate`);
   return handler;
 }
 

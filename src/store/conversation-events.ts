@@ -279,7 +279,13 @@ export class ConversationEvents {
         if (slice.isOver()) await slice.yield();
       }
     };
-    await consumeInOrder(batches, decoder.lookahead, (batch) => decoder.decode(batch), applyBatch, () => this.closed);
+    await consumeInOrder(
+      batches,
+      decoder.lookahead,
+      (batch) => decoder.decode(batch),
+      applyBatch,
+      () => this.closed,
+    );
     this.slowStorage ||= decoder.readsOnThreadPool;
     this.decodedInWorkers ||= decoder.usedWorkers;
   }

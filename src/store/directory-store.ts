@@ -203,9 +203,7 @@ class DirectoryStore implements DirectoryEventStore {
 
   private isUnchanged(slot: Slot): boolean {
     return (
-      !slot.conversation.isClosed &&
-      performance.now() - slot.checkedAt < RECHECK_MS &&
-      slot.checkedGeneration === (this.rootWatch?.generation ?? 0)
+      !slot.conversation.isClosed && performance.now() - slot.checkedAt < RECHECK_MS && slot.checkedGeneration === (this.rootWatch?.generation ?? 0)
     );
   }
 
@@ -264,7 +262,15 @@ class DirectoryStore implements DirectoryEventStore {
         if (this.slots.get(hex) === slot) this.drop(hex);
       },
     });
-    const slot: Slot = { identity: location.identity, conversation, ready: conversation.load(), loaded: false, checkedAt: 0, checkedGeneration: 0, heldBytes: 0 };
+    const slot: Slot = {
+      identity: location.identity,
+      conversation,
+      ready: conversation.load(),
+      loaded: false,
+      checkedAt: 0,
+      checkedGeneration: 0,
+      heldBytes: 0,
+    };
     this.slots.set(hex, slot);
     slot.ready.then(
       () => {

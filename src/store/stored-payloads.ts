@@ -94,7 +94,8 @@ export class StoredPayloads implements PayloadColumn<Buffer> {
   }
 
   memory(): { payloadBytes: number; overheadBytes: number } {
-    const columns = this.chunkOf.byteLength + this.offsets.byteLength + this.lengths.byteLength + this.idOffsets.byteLength + this.idLengths.byteLength;
+    const columns =
+      this.chunkOf.byteLength + this.offsets.byteLength + this.lengths.byteLength + this.idOffsets.byteLength + this.idLengths.byteLength;
     // A Map entry and a short string cost about a hundred bytes; a chunk's view and entries a few hundred.
     return { payloadBytes: this.chunkBytes, overheadBytes: columns + this.otherIds.size * 100 + this.chunks.length * 300 };
   }

@@ -114,7 +114,10 @@ describe('symbolic links out of the root are not followed', () => {
     expect(await search(INSIDE)).toEqual({ status: 404, body: { detail: `Conversation not found: ${INSIDE}` } });
     expect(await search(INSIDE)).toEqual({ status: 404, body: { detail: `Conversation not found: ${INSIDE}` } });
     expect(logged(server.logs, 'warn')).toEqual([
-      expect.objectContaining({ message: 'conversation directory links outside the conversations directory, not followed', path: path.join(server.root, INSIDE_HEX) }),
+      expect.objectContaining({
+        message: 'conversation directory links outside the conversations directory, not followed',
+        path: path.join(server.root, INSIDE_HEX),
+      }),
     ]);
   });
 
@@ -125,7 +128,10 @@ describe('symbolic links out of the root are not followed', () => {
 
     expect(await search(INSIDE)).toEqual({ status: 200, body: pageBody([]) });
     expect(logged(server.logs, 'warn')).toEqual([
-      expect.objectContaining({ message: 'events directory links outside the conversations directory, not followed', path: path.join(server.root, INSIDE_HEX, 'events') }),
+      expect.objectContaining({
+        message: 'events directory links outside the conversations directory, not followed',
+        path: path.join(server.root, INSIDE_HEX, 'events'),
+      }),
     ]);
   });
 
@@ -145,7 +151,12 @@ describe('symbolic links out of the root are not followed', () => {
     expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: pageBody([inside]) });
     expect(response.text).not.toContain(SECRET_TEXT);
     expect(response.text).not.toContain('root:x:0:0');
-    expect((await server.statusAndBody('/health')).body).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: 1, events_skipped_invalid: links.length });
+    expect((await server.statusAndBody('/health')).body).toMatchObject({
+      status: 'ok',
+      conversations_loaded: 1,
+      events_loaded: 1,
+      events_skipped_invalid: links.length,
+    });
     expect(logged(server.logs, 'warn')).toEqual(
       links.map(([name]) =>
         expect.objectContaining({

@@ -51,8 +51,15 @@ describe('an event file caught half-written', () => {
 
     appendFileSync(lateFile(), complete.slice(complete.length / 2));
     await eventually(async () => expect(await search(server)).toEqual({ status: 200, body: pageBody(searchOrder([...EVENTS, LATE])) }), WITHIN);
-    expect(await health(server)).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: EVENTS.length + 1, events_skipped_invalid: 0 });
-    expect(logLines(server.logs).map((line) => line['message'])).toEqual(expect.arrayContaining(['event file skipped', 'event file served after being skipped']));
+    expect(await health(server)).toMatchObject({
+      status: 'ok',
+      conversations_loaded: 1,
+      events_loaded: EVENTS.length + 1,
+      events_skipped_invalid: 0,
+    });
+    expect(logLines(server.logs).map((line) => line['message'])).toEqual(
+      expect.arrayContaining(['event file skipped', 'event file served after being skipped']),
+    );
   });
 });
 
@@ -131,7 +138,11 @@ describe('a directory the server may not read (the real CLI, as nobody when the 
     expect(failed).toEqual({ status: 500, body: { detail: 'Internal Server Error', correlation_id: expect.stringMatching(UUID) } });
     const { correlation_id: correlationId } = failed.body as { correlation_id: string };
     expect(logLines(server.stderr).filter((line) => line['level'] === 'error')).toEqual([
-      expect.objectContaining({ message: 'request failed', correlation_id: correlationId, error: expect.stringContaining(`Cannot list the event files in ${events(CONVERSATION)} (EACCES)`) }),
+      expect.objectContaining({
+        message: 'request failed',
+        correlation_id: correlationId,
+        error: expect.stringContaining(`Cannot list the event files in ${events(CONVERSATION)} (EACCES)`),
+      }),
     ]);
 
     chmodSync(events(CONVERSATION), 0o755);

@@ -38,7 +38,13 @@ const BROKEN_FILES: Array<[string, string]> = [
   ['truncated JSON', truncatedAfterSecret()],
   ['not JSON, starting with the secret (V8 quotes the text near a JSON error)', `${ENCRYPTED} ${ENCRYPTED}`],
   ['an unknown property beside the secret', serializeEvent({ ...withReasoning, id: eventId(6), unexpected: ENCRYPTED } as unknown as Event)],
-  ['the secret where a number belongs', serializeEvent({ ...withReasoning, id: eventId(7), tool_call_id: 7 } as unknown as Event).replace('"tool_call_id":7', `"tool_call_id":{"${ENCRYPTED}":1}`)],
+  [
+    'the secret where a number belongs',
+    serializeEvent({ ...withReasoning, id: eventId(7), tool_call_id: 7 } as unknown as Event).replace(
+      '"tool_call_id":7',
+      `"tool_call_id":{"${ENCRYPTED}":1}`,
+    ),
+  ],
 ];
 const SESSION_KEY = 'sk-live-session-key-abcdef012345';
 
@@ -60,7 +66,12 @@ it('encrypted_content is served in the page, as stored, and never logged: not wh
 
   const skipped = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['message'] === 'event file skipped');
   expect(skipped).toHaveLength(BROKEN_FILES.length);
-  expect((await server.statusAndBody('/health')).body).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: SERVED.length, events_skipped_invalid: BROKEN_FILES.length });
+  expect((await server.statusAndBody('/health')).body).toMatchObject({
+    status: 'ok',
+    conversations_loaded: 1,
+    events_loaded: SERVED.length,
+    events_skipped_invalid: BROKEN_FILES.length,
+  });
   // A storage fault is logged with its stack (the root replaced by a link to itself): the secret must not ride along.
   rmSync(server.root, { recursive: true, force: true });
   symlinkSync(server.root, server.root);
@@ -75,24 +86,72 @@ it('encrypted_content is served in the page, as stored, and never logged: not wh
 describe('a 422 never echoes a value that looks like a key', () => {
   const INT_PARSING = 'Input should be a valid integer, unable to parse string as an integer';
   const cases: Array<[string, { query: string; conversation?: string; want: unknown }]> = [
-    ['an OpenAI-style key as the limit', { query: 'limit=sk-abcdef0123456789', want: [{ type: 'int_parsing', loc: ['query', 'limit'], msg: INT_PARSING }] }],
-    ['a GitHub token as the sort order', { query: 'sort_order=ghp_abcdef0123456789', want: [{ type: 'enum', loc: ['query', 'sort_order'], msg: "Input should be 'TIMESTAMP' or 'TIMESTAMP_DESC'", ctx: { expected: "'TIMESTAMP' or 'TIMESTAMP_DESC'" } }] }],
+    [
+      'an OpenAI-style key as the limit',
+      { query: 'limit=sk-abcdef0123456789', want: [{ type: 'int_parsing', loc: ['query', 'limit'], msg: INT_PARSING }] },
+    ],
+    [
+      'a GitHub token as the sort order',
+      {
+        query: 'sort_order=ghp_abcdef0123456789',
+        want: [
+          {
+            type: 'enum',
+            loc: ['query', 'sort_order'],
+            msg: "Input should be 'TIMESTAMP' or 'TIMESTAMP_DESC'",
+            ctx: { expected: "'TIMESTAMP' or 'TIMESTAMP_DESC'" },
+          },
+        ],
+      },
+    ],
     [
       'a bearer token as a timestamp',
       {
         query: 'timestamp__gte=Bearer%20abcdef0123456789',
-        want: [{ type: 'datetime_from_date_parsing', loc: ['query', 'timestamp__gte'], msg: 'Input should be a valid datetime or date, invalid character in year', ctx: { error: 'invalid character in year' } }],
+        want: [
+          {
+            type: 'datetime_from_date_parsing',
+            loc: ['query', 'timestamp__gte'],
+            msg: 'Input should be a valid datetime or date, invalid character in year',
+            ctx: { error: 'invalid character in year' },
+          },
+        ],
       },
     ],
     [
       'a key as the conversation id',
-      { query: '', conversation: 'sk-abcdef0123456789', want: [{ type: 'uuid_parsing', loc: ['path', 'conversation_id'], msg: 'Input should be a valid UUID, invalid character: found `s` at 1', ctx: { error: 'invalid character: found `s` at 1' } }] },
+      {
+        query: '',
+        conversation: 'sk-abcdef0123456789',
+        want: [
+          {
+            type: 'uuid_parsing',
+            loc: ['path', 'conversation_id'],
+            msg: 'Input should be a valid UUID, invalid character: found `s` at 1',
+            ctx: { error: 'invalid character: found `s` at 1' },
+          },
+        ],
+      },
     ],
     [
       'a key with a broken escape as the conversation id (the undecodable-path answer)',
-      { query: '', conversation: 'sk-abcdef0123456789%', want: [{ type: 'uuid_parsing', loc: ['path', 'conversation_id'], msg: 'Input should be a valid UUID, invalid character: found `s` at 1', ctx: { error: 'invalid character: found `s` at 1' } }] },
+      {
+        query: '',
+        conversation: 'sk-abcdef0123456789%',
+        want: [
+          {
+            type: 'uuid_parsing',
+            loc: ['path', 'conversation_id'],
+            msg: 'Input should be a valid UUID, invalid character: found `s` at 1',
+            ctx: { error: 'invalid character: found `s` at 1' },
+          },
+        ],
+      },
     ],
-    ['a value that does not look like a key is echoed', { query: 'limit=abc', want: [{ type: 'int_parsing', loc: ['query', 'limit'], msg: INT_PARSING, input: 'abc' }] }],
+    [
+      'a value that does not look like a key is echoed',
+      { query: 'limit=abc', want: [{ type: 'int_parsing', loc: ['query', 'limit'], msg: INT_PARSING, input: 'abc' }] },
+    ],
   ];
   let keyless: LiveServer;
   beforeAll(async () => {
@@ -101,6 +160,9 @@ describe('a 422 never echoes a value that looks like a key', () => {
   afterAll(() => keyless.stop());
 
   it.each(cases)('%s', async (_name, { query, conversation = CONVERSATION, want }) => {
-    expect(await keyless.statusAndBody(`/api/conversations/${conversation}/events/search${query === '' ? '' : `?${query}`}`)).toEqual({ status: 422, body: { detail: want } });
+    expect(await keyless.statusAndBody(`/api/conversations/${conversation}/events/search${query === '' ? '' : `?${query}`}`)).toEqual({
+      status: 422,
+      body: { detail: want },
+    });
   });
 });

@@ -76,7 +76,12 @@ describe('EventIndex', () => {
   });
 
   it('removes the right one of several events with the same timestamp', () => {
-    const index = indexOf([entry('t0', 0, { micros: 7 }), entry('t1', 1, { micros: 7 }), entry('t2', 2, { micros: 7 }), entry('t3', 3, { micros: 7 })]);
+    const index = indexOf([
+      entry('t0', 0, { micros: 7 }),
+      entry('t1', 1, { micros: 7 }),
+      entry('t2', 2, { micros: 7 }),
+      entry('t3', 3, { micros: 7 }),
+    ]);
     index.remove(2);
     expect(idsIn(index.events())).toEqual(['t0', 't1', 't3']);
     index.remove(0);
@@ -100,7 +105,13 @@ describe('EventIndex', () => {
 });
 
 describe('compareEvents, and the binary searches over a list', () => {
-  const list = [entry('u', 0, { micros: undefined }), entry('a', 1, { micros: 10 }), entry('b', 2, { micros: 20 }), entry('c', 3, { micros: 20 }), entry('d', 4, { micros: 30 })];
+  const list = [
+    entry('u', 0, { micros: undefined }),
+    entry('a', 1, { micros: 10 }),
+    entry('b', 2, { micros: 20 }),
+    entry('c', 3, { micros: 20 }),
+    entry('d', 4, { micros: 30 }),
+  ];
 
   it('compares undated events by position rather than as equal', () => {
     expect(compareEvents(entry('x', 1, { micros: undefined }), entry('y', 2, { micros: undefined }))).toBeLessThan(0);

@@ -62,7 +62,10 @@ describe('changes while the server runs', () => {
     writeEvent(server, CONVERSATION, 4, early);
     const ascending = [BASE[0]!, BASE[1]!, early, BASE[2]!, BASE[3]!];
     await eventually(async () => expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody(ascending) }));
-    expect(await page(server, CONVERSATION, { sort_order: 'TIMESTAMP_DESC', limit: 3 })).toEqual({ status: 200, body: pageBody([...ascending].reverse().slice(0, 3), BASE[1]!.id) });
+    expect(await page(server, CONVERSATION, { sort_order: 'TIMESTAMP_DESC', limit: 3 })).toEqual({
+      status: 200,
+      body: pageBody([...ascending].reverse().slice(0, 3), BASE[1]!.id),
+    });
     expect(await page(server, CONVERSATION, { body: 'written late' })).toEqual({ status: 200, body: pageBody([early]) });
   });
 
@@ -129,7 +132,11 @@ describe('changes while the server runs', () => {
 
 describe('event files that cannot be served', () => {
   const CONVERSATION = conversationId(43);
-  const STORED: Event[] = [...BASE, pause(at(5, '2026-06-16T05:40:05')), message({ ...at(6, '2026-06-16T05:40:06'), source: 'user' }, { text: ['Bye'] })];
+  const STORED: Event[] = [
+    ...BASE,
+    pause(at(5, '2026-06-16T05:40:05')),
+    message({ ...at(6, '2026-06-16T05:40:06'), source: 'user' }, { text: ['Bye'] }),
+  ];
   const TRUNCATED = eventFileName(1, STORED[1]!.id!);
   const NOT_THE_CONTRACT = eventFileName(4, STORED[4]!.id!);
   const SERVED = [STORED[0]!, STORED[2]!, STORED[3]!, STORED[5]!];
@@ -167,9 +174,19 @@ describe('event files that cannot be served', () => {
     await page(server, CONVERSATION);
     await page(server, CONVERSATION, { limit: 1 });
     expect(warningsAbout(TRUNCATED)).toEqual([
-      expect.objectContaining({ message: 'event file skipped', file: path.join(directory, TRUNCATED), reason: 'not valid JSON (truncated or corrupt)' }),
+      expect.objectContaining({
+        message: 'event file skipped',
+        file: path.join(directory, TRUNCATED),
+        reason: 'not valid JSON (truncated or corrupt)',
+      }),
     ]);
-    expect(warningsAbout(NOT_THE_CONTRACT)).toEqual([expect.objectContaining({ message: 'event file skipped', file: path.join(directory, NOT_THE_CONTRACT), reason: expect.stringContaining('parent_id') })]);
+    expect(warningsAbout(NOT_THE_CONTRACT)).toEqual([
+      expect.objectContaining({
+        message: 'event file skipped',
+        file: path.join(directory, NOT_THE_CONTRACT),
+        reason: expect.stringContaining('parent_id'),
+      }),
+    ]);
     expect(warningsAbout('notes.txt')).toEqual([]);
     expect(warningsAbout('event-1-00000000.json')).toEqual([]);
   });
@@ -180,7 +197,9 @@ describe('event files that cannot be served', () => {
 
   it('a skipped file that is repaired is served, and no longer counted', async () => {
     writeFileSync(path.join(directory, TRUNCATED), serializeEvent(STORED[1]!));
-    await eventually(async () => expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody([STORED[0]!, STORED[1]!, STORED[2]!, STORED[3]!, STORED[5]!]) }));
+    await eventually(async () =>
+      expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody([STORED[0]!, STORED[1]!, STORED[2]!, STORED[3]!, STORED[5]!]) }),
+    );
     expect((await server.get('/health')).body).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: 5, events_skipped_invalid: 1 });
   });
 });

@@ -28,12 +28,27 @@ describe('/alive, /health, /openapi.json and /docs', () => {
   it('/health counts the conversations and events loaded so far', async () => {
     expect(await server.statusAndBody('/health')).toEqual({
       status: 200,
-      body: { status: 'ok', conversations_loaded: 0, events_loaded: 0, events_skipped_invalid: 0, bytes_held: 0, memory_budget_bytes: null, conversations_dropped: 0 },
+      body: {
+        status: 'ok',
+        conversations_loaded: 0,
+        events_loaded: 0,
+        events_skipped_invalid: 0,
+        bytes_held: 0,
+        memory_budget_bytes: null,
+        conversations_dropped: 0,
+      },
     });
     expect((await server.get(searchPath(CONVERSATION, { limit: 1 }))).status).toBe(200);
     expect(await server.statusAndBody('/health')).toMatchObject({
       status: 200,
-      body: { status: 'ok', conversations_loaded: 1, events_loaded: 60, events_skipped_invalid: 0, memory_budget_bytes: null, conversations_dropped: 0 },
+      body: {
+        status: 'ok',
+        conversations_loaded: 1,
+        events_loaded: 60,
+        events_skipped_invalid: 0,
+        memory_budget_bytes: null,
+        conversations_dropped: 0,
+      },
     });
     expect((await server.get(searchPath(SECOND))).status).toBe(200);
     const loaded = await server.statusAndBody('/health');
@@ -149,7 +164,10 @@ describe('session keys', () => {
 
   it('with the right key, errors are the usual ones', async () => {
     const headers = { 'X-Session-API-Key': KEYS[1]! };
-    expect(await server.statusAndBody(searchPath(conversationId(99)), headers)).toEqual({ status: 404, body: { detail: `Conversation not found: ${conversationId(99)}` } });
+    expect(await server.statusAndBody(searchPath(conversationId(99)), headers)).toEqual({
+      status: 404,
+      body: { detail: `Conversation not found: ${conversationId(99)}` },
+    });
     expect((await server.get(searchPath(CONVERSATION, { limit: 0 }), headers)).status).toBe(422);
   });
 

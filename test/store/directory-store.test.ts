@@ -77,7 +77,14 @@ describe('loading a conversation', () => {
   it('ignores files whose names are not event file names, without a warning', async () => {
     const events = createConversation(t.root);
     writeEvent(events, 0, pause(0, '2026-06-16T05:39:50'));
-    const ignored = ['notes.txt', 'event-0001-abc.json', 'event-00002-abc.json.tmp', '.event-00003-abc.json', 'event-00004.json', 'EVENT-00005-abc.json'];
+    const ignored = [
+      'notes.txt',
+      'event-0001-abc.json',
+      'event-00002-abc.json.tmp',
+      '.event-00003-abc.json',
+      'event-00004.json',
+      'EVENT-00005-abc.json',
+    ];
     for (const name of ignored) writeFileSync(path.join(events, name), 'not json');
     mkdirSync(path.join(events, 'archive'));
 

@@ -18,7 +18,13 @@ function writeConversations(count: number): void {
     for (let i = 0; i < EVENTS_EACH; i++) {
       const text = `conversation ${n} message ${i} ${'x'.repeat(400)}`;
       const { id, timestamp } = userMessage(i);
-      writeEvent(events, i, { id, timestamp, source: 'user', kind: 'MessageEvent', llm_message: { role: 'user', content: [{ type: 'text', text }] } });
+      writeEvent(events, i, {
+        id,
+        timestamp,
+        source: 'user',
+        kind: 'MessageEvent',
+        llm_message: { role: 'user', content: [{ type: 'text', text }] },
+      });
     }
   }
 }
@@ -51,7 +57,9 @@ describe('memory budget', () => {
     expect(await firstText(3)).toMatch(/^conversation 3 /);
     expect(await firstText(0)).toMatch(/^conversation 0 /);
     expect((await t.store.open(hexOf(0)))!.size).toBe(EVENTS_EACH);
-    const held = t.logged('info', 'conversation dropped from memory: least recently used, over the memory budget').map((entry) => entry['conversation']);
+    const held = t
+      .logged('info', 'conversation dropped from memory: least recently used, over the memory budget')
+      .map((entry) => entry['conversation']);
     expect(held).toEqual([hexOf(0), hexOf(1), hexOf(2), hexOf(4)]);
     expect(t.store.health()).toMatchObject({ conversationsLoaded: 3, conversationsDropped: 4 });
   });

@@ -7,7 +7,7 @@ describe('PayloadSlab', () => {
 
     const copies = sources.map((source) => slab.copy(source, source.length));
 
-    copies.forEach((copy, i) => expect(copy.equals(sources[i]!)).toBe(true));
+    for (const [i, copy] of copies.entries()) expect(copy.equals(sources[i]!)).toBe(true);
     // Several slabs, each the same size, each payload followed by a comma in it.
     const slabs = new Set(copies.map((copy) => copy.buffer));
     expect(slabs.size).toBeGreaterThan(1);

@@ -1,6 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONVERSATION, createConversation, pause, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+import {
+  CONVERSATION,
+  createConversation,
+  pause,
+  storeOverTemporaryRoot,
+  userMessage,
+  writeEvent,
+  type StoreUnderTest,
+} from './conversations-on-disk';
 
 let t: StoreUnderTest;
 beforeEach(() => (t = storeOverTemporaryRoot()));
@@ -14,10 +22,26 @@ describe('event files that cannot be served', () => {
     ['an empty file', '', 'empty file'],
     ['a JSON value that is no event', `["${SECRET}"]`, 'does not match the contract at /: must be object'],
     ['an unknown kind', `{"kind":"FancyEvent","summary":"${SECRET}"}`, 'does not match the contract at /: value of tag "kind" must be in oneOf'],
-    ['an unknown property', `{"kind":"PauseEvent","parent_id":"${SECRET}"}`, 'does not match the contract at /: must NOT have additional properties (parent_id)'],
-    ['a missing required property', '{"kind":"MessageEvent","source":"user"}', "does not match the contract at /: must have required property 'llm_message'"],
-    ['a wrong type deep inside', '{"kind":"MessageEvent","source":"user","llm_message":{"role":7}}', 'does not match the contract at /llm_message/role: must be string'],
-    ['a nested union given a string', '{"kind":"ObservationEvent","tool_name":"t","tool_call_id":"c","action_id":"a","observation":"x"}', 'does not match the contract at /observation: must be object'],
+    [
+      'an unknown property',
+      `{"kind":"PauseEvent","parent_id":"${SECRET}"}`,
+      'does not match the contract at /: must NOT have additional properties (parent_id)',
+    ],
+    [
+      'a missing required property',
+      '{"kind":"MessageEvent","source":"user"}',
+      "does not match the contract at /: must have required property 'llm_message'",
+    ],
+    [
+      'a wrong type deep inside',
+      '{"kind":"MessageEvent","source":"user","llm_message":{"role":7}}',
+      'does not match the contract at /llm_message/role: must be string',
+    ],
+    [
+      'a nested union given a string',
+      '{"kind":"ObservationEvent","tool_name":"t","tool_call_id":"c","action_id":"a","observation":"x"}',
+      'does not match the contract at /observation: must be object',
+    ],
     ['bytes that are not UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]), 'not valid UTF-8'],
   ])('skips %s with one warning naming the file and the reason, and serves the rest', async (_name, content, reason) => {
     const events = createConversation(t.root);
@@ -53,7 +77,9 @@ describe('event files that cannot be served', () => {
     const index = await t.store.open(CONVERSATION);
 
     expect(index!.events().map((event) => event.id)).toEqual([pause(1, '').id]);
-    expect(t.logged('warn')).toEqual([expect.objectContaining({ file: path.join(events, 'event-00001-bbbb.json'), reason: 'index 1 is already served from another event file' })]);
+    expect(t.logged('warn')).toEqual([
+      expect.objectContaining({ file: path.join(events, 'event-00001-bbbb.json'), reason: 'index 1 is already served from another event file' }),
+    ]);
   });
 
   it('skips a directory that carries an event file name', async () => {

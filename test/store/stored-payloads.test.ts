@@ -55,7 +55,15 @@ describe('StoredPayloads: payloads and ids as places in the stored bytes', () =>
     index.remove(1);
     expect(index.memory().payloadBytes).toBe(0);
     expect(index.size).toBe(0);
-    index.upsert({ id: 'z', kind: 'PauseEvent', source: 'user', micros: 1, position: 5, text: undefined, payload: slabbed(new PayloadSlab(), '{"id":"z"}') });
+    index.upsert({
+      id: 'z',
+      kind: 'PauseEvent',
+      source: 'user',
+      micros: 1,
+      position: 5,
+      text: undefined,
+      payload: slabbed(new PayloadSlab(), '{"id":"z"}'),
+    });
     expect(index.findById('z')?.payload.toString()).toBe('{"id":"z"}');
     expect(index.findById('x')).toBeUndefined();
   });
