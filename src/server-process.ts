@@ -1,7 +1,9 @@
 /**
- * Our TypeScript run as a child process under this node and tsx, the way an operator runs
- * it (`node --import tsx src/cli/start.ts ...`): the one spawner behind the bench, the soak
- * and the tests that need a real process. It returns as soon as the process is spawned;
+ * Our TypeScript sources run as a child process under this node and tsx
+ * (`node --import tsx src/cli/start.ts ...`): the one spawner behind the bench, the soak
+ * and the tests that need a real process, so they run the code as it is in the checkout,
+ * without a build. Users run the compiled `dist/` (`npm start`, the `agent-server` bin)
+ * with the same node flags. It returns as soon as the process is spawned;
  * how to wait for it is the caller's choice, since the bench times the start from the spawn.
  * `processMemory` reads what such a process holds, for the bench and the soak alike.
  */
@@ -14,8 +16,8 @@ const PROJECT_ROOT = path.resolve(__dirname, '..');
 const START_SCRIPT = 'src/cli/start.ts';
 
 /**
- * Node flags the server runs with, here and in `npm start` (package.json; a test keeps the
- * two alike). Nearly everything a conversation load allocates survives into the index, so
+ * Node flags the server runs with, here, in `npm start` (package.json) and in the first line of
+ * src/cli/start.ts, the `agent-server` bin (a test keeps them alike). Nearly everything a conversation load allocates survives into the index, so
  * V8's young generation only adds copying: capped at 4 MB a half, the bench's 100k load
  * left 20 MB less resident (355 vs 375 MiB) and shorter collector pauses for other
  * requests (worst wait 26-36 ms vs 33-35 ms, p99 15-16 ms vs 16-21 ms).

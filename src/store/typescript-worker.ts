@@ -1,11 +1,12 @@
 /**
  * Starts a worker thread on one of this project's modules, whether it runs as TypeScript
- * or as compiled JavaScript. The server runs under tsx and the tests under ts-jest, and
- * neither makes a new thread understand TypeScript: ts-jest compiles only inside Jest's
+ * or as compiled JavaScript. The built server (dist/) starts its workers on compiled
+ * JavaScript and needs nothing more. The tests run under ts-jest and the developer tools
+ * under tsx, and neither makes a new thread understand TypeScript: ts-jest compiles only inside Jest's
  * module registry, and a worker started on a `.ts` path under Node 20 fails with "Unknown
  * file extension". So a TypeScript module is started from two lines of JavaScript that
- * register tsx's CommonJS hook (it compiles in the thread that requires, and tsx is a
- * dependency) and then require the module.
+ * register tsx's CommonJS hook (it compiles in the thread that requires; tsx is a
+ * development dependency, never loaded by the built server) and then require the module.
  */
 import { Worker } from 'node:worker_threads';
 

@@ -3,7 +3,7 @@
  * reported as drift until `npm run generate` runs, and then the compiler names the files
  * that must change. node_modules is linked, not copied.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +14,8 @@ const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLES = 'test/contract/examples.ts';
 /** What generation and type-checking need; tsconfig.json is written, not copied. */
 const COPIED = ['openapi.yaml', 'redocly.yaml', 'package.json', 'scripts', 'generated', 'src', EXAMPLES];
-const TIMEOUT_MS = 120_000;
+// Covers the shared preparation too, and four compilers at once on a busy machine.
+const TIMEOUT_MS = 300_000;
 
 interface Run {
   status: number | null;
@@ -30,23 +31,29 @@ interface Diagnostic {
 }
 
 const copies: string[] = [];
-// Others edit src/ while this runs: both cases copy one snapshot, whose errors before any
-// edit are the baseline.
+// Others edit src/ while this runs: every case copies one snapshot, whose errors before any
+// edit are the baseline. The cases run concurrently, and Jest starts concurrent tests before
+// beforeAll hooks, so each awaits the one preparation itself.
 let snapshot = ROOT;
 let baseline: Diagnostic[] = [];
+let preparation: Promise<void> | undefined;
 
-beforeAll(() => {
-  snapshot = copyProject(ROOT);
-  baseline = typecheck(snapshot).diagnostics;
-}, TIMEOUT_MS);
+function prepare(): Promise<void> {
+  preparation ??= (async () => {
+    snapshot = copyProject(ROOT);
+    baseline = (await typecheck(snapshot)).diagnostics;
+  })();
+  return preparation;
+}
 
 afterAll(() => {
   for (const directory of copies) rmSync(directory, { recursive: true, force: true });
 });
 
-test('a new required EventPage field: drift until regenerated, then the compiler names the files that build pages', () => {
+test.concurrent('a new required EventPage field: drift until regenerated, then the compiler names the files that build pages', async () => {
+  await prepare();
   const project = copyProject(snapshot);
-  expect(generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
+  expect(await generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
 
   editSpec(project, (spec, before) => {
     expect(before.components.schemas['EventPage']?.['required']).toEqual(['items']);
@@ -54,15 +61,15 @@ test('a new required EventPage field: drift until regenerated, then the compiler
     spec.setIn(['components', 'schemas', 'EventPage', 'required'], spec.createNode(['items', 'total']));
   });
 
-  expect(generate(project, '--check')).toEqual({
+  expect(await generate(project, '--check')).toEqual({
     status: 1,
     stdout: '',
     stderr: 'generated/ is out of date with openapi.yaml: generated/openapi.ts, generated/openapi.json.\nRun `npm run generate` and commit the result.\n',
   });
-  expect(generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
-  expect(generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
+  expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+  expect(await generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
 
-  const introduced = introducedBy(typecheck(project).diagnostics);
+  const introduced = introducedBy((await typecheck(project)).diagnostics);
   expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'total'"))).toEqual([]);
   expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
     { file: EXAMPLES, line: lineOf(project, EXAMPLES, 'export const EXAMPLE_PAGE: EventPage'), code: 'TS2741', message: expect.stringContaining("Property 'total' is missing") },
@@ -72,7 +79,8 @@ test('a new required EventPage field: drift until regenerated, then the compiler
   expect(filesNamed(introduced)).toEqual(expect.arrayContaining(pageBuilders));
 }, TIMEOUT_MS);
 
-test('a renamed query parameter (page_id to cursor): the compiler names the client that sends page_id', () => {
+test.concurrent('a renamed query parameter (page_id to cursor): the compiler names the client that sends page_id', async () => {
+  await prepare();
   const project = copyProject(snapshot);
 
   editSpec(project, (spec, before) => {
@@ -82,9 +90,9 @@ test('a renamed query parameter (page_id to cursor): the compiler names the clie
     parameters.items.find((parameter) => parameter.get('name') === 'page_id')?.set('name', 'cursor');
   });
 
-  expect(generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+  expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
 
-  const introduced = introducedBy(typecheck(project).diagnostics);
+  const introduced = introducedBy((await typecheck(project)).diagnostics);
   expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'page_id'"))).toEqual([]);
   expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
     { file: EXAMPLES, line: lineOf(project, EXAMPLES, '  page_id: terminalObservation.id,', 'export const EXAMPLE_SEARCH_QUERY'), code: 'TS2353', message: expect.stringContaining("'page_id' does not exist") },
@@ -95,7 +103,8 @@ test('a renamed query parameter (page_id to cursor): the compiler names the clie
   expect(filesNamed(introduced)).toEqual(expect.arrayContaining([EXAMPLES, ...clientSenders]));
 }, TIMEOUT_MS);
 
-test('a new operation without a handler: the compiler names its operationId where the handlers are', () => {
+test.concurrent('a new operation without a handler: the compiler names its operationId where the handlers are', async () => {
+  await prepare();
   const project = copyProject(snapshot);
 
   editSpec(project, (spec) => {
@@ -113,14 +122,15 @@ test('a new operation without a handler: the compiler names its operationId wher
     );
   });
 
-  expect(generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+  expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
 
-  expect(introducedBy(typecheck(project).diagnostics)).toEqual([
+  expect(introducedBy((await typecheck(project)).diagnostics)).toEqual([
     { file: 'src/server/handlers.ts', line: lineOf(project, 'src/server/handlers.ts', '  return {'), code: 'TS2741', message: expect.stringContaining("Property 'getLatestConversationEvent' is missing") },
   ]);
 }, TIMEOUT_MS);
 
-test('an operation removed: the compiler names its handler and the client that calls it', () => {
+test.concurrent('an operation removed: the compiler names its handler and the client that calls it', async () => {
+  await prepare();
   const project = copyProject(snapshot);
   const COUNT_PATH = '/api/conversations/{conversation_id}/events/count';
 
@@ -129,9 +139,9 @@ test('an operation removed: the compiler names its handler and the client that c
     spec.deleteIn(['paths', COUNT_PATH]);
   });
 
-  expect(generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+  expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
 
-  const introduced = introducedBy(typecheck(project).diagnostics);
+  const introduced = introducedBy((await typecheck(project)).diagnostics);
   expect(introduced).toContainEqual(expect.objectContaining({ file: 'src/server/handlers.ts', message: expect.stringContaining("'countConversationEvents' does not exist in type 'OperationHandlers'") }));
   expect(filesNamed(introduced)).toEqual(expect.arrayContaining(['src/client/client.ts', 'src/server/handlers.ts']));
 }, TIMEOUT_MS);
@@ -158,18 +168,22 @@ function editSpec(project: string, edit: (spec: Document, before: OpenApiDocumen
   writeFileSync(file, spec.toString());
 }
 
-function run(project: string, args: string[]): Run {
-  const { status, stdout, stderr } = spawnSync(process.execPath, args, { cwd: project, encoding: 'utf8' });
-  return { status, stdout, stderr };
+/** Runs node in `project`. Asynchronous, so that the cases' compilers and generators run side by side. */
+function run(project: string, args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { cwd: project, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
 }
 
-function generate(project: string, ...flags: string[]): Run {
+function generate(project: string, ...flags: string[]): Promise<Run> {
   return run(project, ['scripts/generate.mjs', ...flags]);
 }
 
 /** `tsc --noEmit -p tsconfig.json`, run with the linked TypeScript, and its errors parsed. */
-function typecheck(project: string): Run & { diagnostics: Diagnostic[] } {
-  const result = run(project, [path.join(project, 'node_modules/typescript/bin/tsc'), '--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']);
+async function typecheck(project: string): Promise<Run & { diagnostics: Diagnostic[] }> {
+  const result = await run(project, [path.join(project, 'node_modules/typescript/bin/tsc'), '--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']);
   const diagnostics: Diagnostic[] = [];
   for (const line of result.stdout.split('\n')) {
     const match = /^(.+)\((\d+),\d+\): error (TS\d+): (.*)$/.exec(line);

@@ -22,10 +22,11 @@ interface Outcome {
   stderr: string;
 }
 
-// The CI command line goes through npx, as CI runs it; the other cases use the bin launcher,
-// which runs the same src/cli/contract.ts through tsx without npx's two seconds of start-up.
+// The CI command line goes through npx, as CI runs it; the other cases run the same
+// src/cli/contract.ts through node and tsx, without npx's two seconds of start-up. The
+// installed, compiled bin is run by test/package/installed-package.test.ts.
 const NPX = ['npx', 'tsx', 'src/cli/contract.ts'];
-const BIN = ['node', 'bin/agent-server-contract.js'];
+const BIN = ['node', '--import', 'tsx', 'src/cli/contract.ts'];
 
 function contract(args: string[], command: string[] = BIN): Promise<Outcome> {
   return new Promise((resolve) => {
@@ -133,7 +134,9 @@ describe('exit 2 when it cannot run, with what to do', () => {
   });
 });
 
-it('the bin launcher runs the same CLI', async () => {
+it('the agent-server-contract bin is this CLI, compiled', async () => {
+  const manifest = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+  expect(manifest.bin['agent-server-contract']).toBe('dist/src/cli/contract.js');
   const outcome = await contract(['--help'], BIN);
   expect(outcome.code).toBe(0);
   expect(outcome.stdout).toContain('Usage: npm run contract -- --base-url URL --conversation-id ID [options]');
