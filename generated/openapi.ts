@@ -81,10 +81,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/stored-conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List stored conversations
+         * @description This server's own operation, not one of the reference agent server's (which lists
+         *     conversations with `GET /api/conversations/search` and a different shape). It
+         *     lists every conversation the store holds, the most recent activity first: the
+         *     conversation with the newest last event comes first, conversations without
+         *     events come last. The events viewer at `/` shows this list.
+         */
+        get: operations["listStoredConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The conversations of the store, the most recent activity first. */
+        StoredConversationList: {
+            items: components["schemas"]["StoredConversation"][];
+        };
+        /** @description One stored conversation, summarised without reading its events. */
+        StoredConversation: {
+            /**
+             * Format: uuid
+             * @description The conversation's id, hyphenated.
+             */
+            id: string;
+            /** @description The title recorded in the conversation's `meta.json`; `null` when there is none. */
+            title: string | null;
+            /** @description How many events the conversation has stored. */
+            event_count: number;
+            /** @description The timestamp of the conversation's last stored event, as stored; `null` when it has no events. */
+            last_event_at: components["schemas"]["EventTimestamp"] | null;
+        };
         /** @description One page of a conversation's events. */
         EventPage: {
             /** @description The events of this page, in the requested order. */
@@ -1440,6 +1482,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+        };
+    };
+    listStoredConversations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every stored conversation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredConversationList"];
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
             /** @description A fault of the server. The same `correlation_id` is in the server's log. */

@@ -3,6 +3,9 @@
 // server and the contract kit load at run time) and event-validator.js (the contract's
 // `Event` schema compiled by Ajv, which the store checks every stored event with).
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -115,6 +118,32 @@ async function main() {
     process.exitCode = 1;
   } else if (!check) {
     console.log(stale.length ? `wrote ${stale.join(', ')}` : 'generated/ is up to date');
+    printContractDiff();
+  }
+}
+
+/**
+ * What the edit changes for clients and servers: the working openapi.yaml against the last
+ * committed one, through the contract kit's `diff` command. Informative only: generating
+ * never fails because a change is breaking.
+ */
+function printContractDiff() {
+  const committed = spawnSync('git', ['show', 'HEAD:openapi.yaml'], { cwd: root, encoding: 'utf8' });
+  if (committed.status !== 0) {
+    console.log('(no committed openapi.yaml to compare with)');
+    return;
+  }
+  const work = mkdtempSync(path.join(tmpdir(), 'contract-diff-'));
+  try {
+    const previous = path.join(work, 'HEAD-openapi.yaml');
+    writeFileSync(previous, committed.stdout);
+    const diff = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/contract.ts'), 'diff', previous, specPath], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    console.log(`\nopenapi.yaml against the last commit:\n${diff.stdout}${diff.stderr}`.trimEnd());
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
 }
 

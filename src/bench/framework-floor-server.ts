@@ -36,6 +36,7 @@ function precomputedStore(routes: readonly PrecomputedRoute[]): EventStore {
     search: async (hex, criteria) => pages.get(searchKey(hex, criteria)),
     count: async () => undefined,
     getEvent: async () => undefined,
+    listConversations: async () => [],
     health: () => ({
       conversationsLoaded: pages.size,
       eventsLoaded: 0,

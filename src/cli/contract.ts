@@ -3,24 +3,40 @@
  * `npm run contract -- --base-url URL --conversation-id ID [options]`: runs the contract
  * kit against a server, prints the report, writes --junit/--json, and exits 0 (all
  * required checks passed), 1 (a check failed) or 2 (could not run).
+ * `npm run contract -- proxy ...` and `npm run contract -- diff ...` are the validating
+ * proxy and the contract diff (src/kit/proxy-command.ts, src/kit/diff-command.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/arguments';
+import { runDiffCommand } from '../kit/diff-command';
+import { runProxyCommand } from '../kit/proxy-command';
 import { renderJson, renderJunit, renderText } from '../kit/report';
-import { runContract, type RunResult } from '../kit/run';
+import { writeReportFile } from '../kit/report-file';
+import { runContract } from '../kit/run';
 import { asksForVersion, packageVersion } from './package-info';
 
 const EXIT_PASSED = 0;
 const EXIT_FAILED = 1;
 const EXIT_CANNOT_RUN = 2;
 
+const io = { out: (text: string) => process.stdout.write(text), err: (text: string) => process.stderr.write(text) };
+
+/** Settles at the first SIGINT or SIGTERM, so the proxy can print its summary before exiting. */
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+}
+
 async function main(): Promise<number> {
   if (asksForVersion(process.argv.slice(2))) {
     process.stdout.write(`${packageVersion()}\n`);
     return EXIT_PASSED;
   }
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === 'proxy') return runProxyCommand(rest, { ...io, stopRequested: stopSignal() });
+  if (command === 'diff') return runDiffCommand(rest, io);
   let values;
   try {
     values = parseArgs({ args: process.argv.slice(2), options: CONTRACT_FLAGS, strict: true, allowPositionals: false }).values;
@@ -40,29 +56,13 @@ async function main(): Promise<number> {
   const { run, junitFile, jsonFile } = interpreted.invocation;
   const result = await runContract(run);
   process.stdout.write(renderText(result));
-  const written = writeReports(result, junitFile, jsonFile);
+  const written = writeReportFile(junitFile, () => renderJunit(result)) ?? writeReportFile(jsonFile, () => renderJson(result));
   if (written !== undefined) {
     process.stderr.write(`contract: ${written}\n`);
     return EXIT_CANNOT_RUN;
   }
   if (result.outcome === 'cannot-run') return EXIT_CANNOT_RUN;
   return result.outcome === 'passed' ? EXIT_PASSED : EXIT_FAILED;
-}
-
-/** Writes the report files; returns what went wrong, if anything. */
-function writeReports(result: RunResult, junitFile: string | undefined, jsonFile: string | undefined): string | undefined {
-  try {
-    if (junitFile) writeReport(junitFile, renderJunit(result));
-    if (jsonFile) writeReport(jsonFile, renderJson(result));
-    return undefined;
-  } catch (error) {
-    return `cannot write the report: ${(error as Error).message}. Check that the path is writable.`;
-  }
-}
-
-function writeReport(file: string, content: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, content);
 }
 
 main().then(

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { CountQuery, Event, EventPage, SearchQuery, paths } from '../contract';
+import type { CountQuery, Event, EventPage, SearchQuery, StoredConversationList, paths } from '../contract';
 import { AgentServerError, PagingError, detailOf } from './errors';
 
 export interface AgentServerClientOptions {
@@ -18,6 +18,10 @@ export type SearchFilters = Omit<SearchQuery, 'page_id'>;
 
 export type SearchResult =
   | { ok: true; page: EventPage; response: Response }
+  | { ok: false; error: AgentServerError; response: Response };
+
+export type StoredConversationsResult =
+  | { ok: true; list: StoredConversationList; response: Response }
   | { ok: false; error: AgentServerError; response: Response };
 
 /** The filters a count takes: the search's, without paging or order. */
@@ -85,7 +89,14 @@ export function createAgentServerClient(options: AgentServerClientOptions) {
     return events;
   }
 
-  return { searchEvents, countEvents, getEvent, iterateEvents, listEvents };
+  /** This server's list of stored conversations (not an operation of the reference server). */
+  async function listStoredConversations(): Promise<StoredConversationsResult> {
+    const { data, error, response } = await http.GET('/api/stored-conversations');
+    if (data !== undefined) return { ok: true, list: data, response };
+    return failed(response, error);
+  }
+
+  return { searchEvents, countEvents, getEvent, iterateEvents, listEvents, listStoredConversations };
 }
 
 function failed(response: Response, body: unknown): { ok: false; error: AgentServerError; response: Response } {

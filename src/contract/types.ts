@@ -29,6 +29,8 @@ export type ToolDefinition = Schemas['ToolDefinition'];
 export type ValidationError = Schemas['ValidationError'];
 export type HTTPValidationError = Schemas['HTTPValidationError'];
 export type NotFoundError = Schemas['NotFoundError'];
+export type StoredConversation = Schemas['StoredConversation'];
+export type StoredConversationList = Schemas['StoredConversationList'];
 
 export type UnauthorizedError = Schemas['UnauthorizedError'];
 export type InternalServerError = Schemas['InternalServerError'];

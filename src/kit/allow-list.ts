@@ -37,8 +37,10 @@ export function parseAllowList(parsed: unknown, file: string): AllowListRead {
   const entries: AllowEntry[] = [];
   for (const [index, entry] of parsed.entries()) {
     const { id, reason } = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
-    if (typeof id !== 'string' || id === '') return { ok: false, message: `entry ${index + 1} of ${file} has no check id; each entry is {id, reason}, e.g.\n${EXAMPLE}` };
-    if (typeof reason !== 'string' || reason.trim() === '') return { ok: false, message: `entry ${index + 1} of ${file} (${id}) has no reason; say why the divergence is accepted` };
+    if (typeof id !== 'string' || id === '')
+      return { ok: false, message: `entry ${index + 1} of ${file} has no check id; each entry is {id, reason}, e.g.\n${EXAMPLE}` };
+    if (typeof reason !== 'string' || reason.trim() === '')
+      return { ok: false, message: `entry ${index + 1} of ${file} (${id}) has no reason; say why the divergence is accepted` };
     entries.push({ id, reason });
   }
   return { ok: true, entries };

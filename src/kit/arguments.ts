@@ -53,6 +53,10 @@ Options:
 
 Exit status: 0 every required check passed; 1 a check failed; 2 the kit could not run
 (bad arguments, server unreachable, conversation missing or empty).
+
+Other commands (each with --help):
+  proxy --target URL [--port P]   check real traffic between a client and a server
+  diff OLD NEW                    what changed between two versions of the contract, and whom it breaks
 `;
 
 export type ContractFlagValues = Partial<Record<Exclude<keyof typeof CONTRACT_FLAGS, 'help' | 'only'>, string>> & { help?: boolean; only?: string[] };
@@ -63,18 +67,20 @@ export interface ContractInvocation {
   jsonFile?: string;
 }
 
-export type InterpretedContractFlags =
-  | { kind: 'help' }
-  | { kind: 'invalid'; message: string }
-  | { kind: 'run'; invocation: ContractInvocation };
+export type InterpretedContractFlags = { kind: 'help' } | { kind: 'invalid'; message: string } | { kind: 'run'; invocation: ContractInvocation };
 
 /** `env` supplies SESSION_API_KEY, so the key need not appear in a process listing. */
-export function interpretContractFlags(values: ContractFlagValues, env: Record<string, string | undefined>, randomSeed: () => number): InterpretedContractFlags {
+export function interpretContractFlags(
+  values: ContractFlagValues,
+  env: Record<string, string | undefined>,
+  randomSeed: () => number,
+): InterpretedContractFlags {
   if (values.help) return { kind: 'help' };
   const baseUrl = values['base-url'];
   if (!baseUrl) return invalid('--base-url is required: the agent server to check, e.g. --base-url http://127.0.0.1:8000');
   if (!isHttpUrl(baseUrl)) return invalid(`--base-url must be an http(s) URL, got ${JSON.stringify(baseUrl)}; e.g. --base-url http://127.0.0.1:8000`);
-  if (values.compare !== undefined && !isHttpUrl(values.compare)) return invalid(`--compare must be an http(s) URL, got ${JSON.stringify(values.compare)}`);
+  if (values.compare !== undefined && !isHttpUrl(values.compare))
+    return invalid(`--compare must be an http(s) URL, got ${JSON.stringify(values.compare)}`);
 
   const levels = levelsOf(values.level ?? 'both');
   if (!levels) return invalid(`--level must be seed, reference or both, got ${JSON.stringify(values.level)}`);
@@ -85,9 +91,12 @@ export function interpretContractFlags(values: ContractFlagValues, env: Record<s
     timeoutMs: wholeNumber(values['timeout-ms'], DEFAULT_RUN_OPTIONS.timeoutMs, 100),
   };
   if (numbers.seed === undefined) return invalid(`--seed must be a whole number, got ${JSON.stringify(values.seed)}`);
-  if (numbers.runs === undefined || numbers.runs > 1000) return invalid(`--runs must be a whole number from 1 to 1000, got ${JSON.stringify(values.runs)}`);
-  if (numbers.maxRequests === undefined) return invalid(`--max-requests must be a whole number of at least 50, got ${JSON.stringify(values['max-requests'])}`);
-  if (numbers.timeoutMs === undefined) return invalid(`--timeout-ms must be a whole number of at least 100, got ${JSON.stringify(values['timeout-ms'])}`);
+  if (numbers.runs === undefined || numbers.runs > 1000)
+    return invalid(`--runs must be a whole number from 1 to 1000, got ${JSON.stringify(values.runs)}`);
+  if (numbers.maxRequests === undefined)
+    return invalid(`--max-requests must be a whole number of at least 50, got ${JSON.stringify(values['max-requests'])}`);
+  if (numbers.timeoutMs === undefined)
+    return invalid(`--timeout-ms must be a whole number of at least 100, got ${JSON.stringify(values['timeout-ms'])}`);
 
   let manifest: RunOptions['manifest'];
   if (values.fixture !== undefined) {
@@ -123,7 +132,11 @@ export function interpretContractFlags(values: ContractFlagValues, env: Record<s
   };
   return {
     kind: 'run',
-    invocation: { run, ...(values.junit !== undefined ? { junitFile: values.junit } : {}), ...(values.json !== undefined ? { jsonFile: values.json } : {}) },
+    invocation: {
+      run,
+      ...(values.junit !== undefined ? { junitFile: values.junit } : {}),
+      ...(values.json !== undefined ? { jsonFile: values.json } : {}),
+    },
   };
 }
 
@@ -131,7 +144,8 @@ function invalid(message: string): InterpretedContractFlags {
   return { kind: 'invalid', message };
 }
 
-function isHttpUrl(text: string): boolean {
+/** Whether a flag's value is an http(s) URL; shared by every command of the kit. */
+export function isHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);
     return url.protocol === 'http:' || url.protocol === 'https:';

@@ -34,6 +34,8 @@ export interface CheckContext {
    * and the query are inserted as given (not encoded).
    */
   searchPath(conversationId?: string, query?: string): string;
+  /** `/api/conversations/<id>/events/<tail>`, then `?` and `query`; everything inserted as given. */
+  eventsPath(tail: string, conversationId?: string, query?: string): string;
   /** Walks every page of a query; shared by every check that asks for the same walk. */
   walk(query: WalkQuery, maxPages?: number): Promise<Walk>;
   requestsLeft(): number;
@@ -63,12 +65,12 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     data,
     search: parts.search,
     get: (path) => transport.get(path),
-    searchPath: (conversationId = parts.conversationId, query) =>
-      `/api/conversations/${conversationId}/events/search${query === undefined ? '' : `?${query}`}`,
+    searchPath: (conversationId = parts.conversationId, query) => eventsPath('search', conversationId, query),
+    eventsPath: (tail, conversationId = parts.conversationId, query) => eventsPath(tail, conversationId, query),
     walk(query, maxPages = pagesFor(data.events.length, query.limit)) {
       const key = `${canonicalKey(query)}|${maxPages}`;
-      let walk = walks.get(key);
-      if (!walk) walks.set(key, (walk = walkPages(parts.search, query, maxPages)));
+      const walk = walks.get(key) ?? walkPages(parts.search, query, maxPages);
+      walks.set(key, walk);
       return walk;
     },
     requestsLeft: () => transport.maxRequests - transport.sent,
@@ -76,6 +78,10 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     audit: parts.audit,
     ...(parts.manifest ? { manifest: parts.manifest } : {}),
   };
+}
+
+function eventsPath(tail: string, conversationId: string, query: string | undefined): string {
+  return `/api/conversations/${conversationId}/events/${tail}${query === undefined ? '' : `?${query}`}`;
 }
 
 /** Enough pages for every event plus a few, so a server that under-fills pages is still walked to its end. */

@@ -45,7 +45,13 @@ export async function discover(search: Search, describeTarget: string): Promise<
     if (refusal) return { ok: false, cannotRun: refusal };
     return {
       ok: false,
-      findings: [{ message: `the unfiltered search failed with status ${first.status}: ${excerptOf(first, 200)}`, expected: '200 with an EventPage', exchange: first }],
+      findings: [
+        {
+          message: `the unfiltered search failed with status ${first.status}: ${excerptOf(first, 200)}`,
+          expected: '200 with an EventPage',
+          exchange: first,
+        },
+      ],
     };
   }
   const events = uniqueEvents(walk);
@@ -56,7 +62,10 @@ export async function discover(search: Search, describeTarget: string): Promise<
     };
   }
   if (events.length === 0 && isComplete(walk)) {
-    return { ok: false, cannotRun: `${describeTarget} has no events, so nothing can be checked. Use a conversation with events, e.g. a fixture: npm run fixture -- --out DIR --events 300.` };
+    return {
+      ok: false,
+      cannotRun: `${describeTarget} has no events, so nothing can be checked. Use a conversation with events, e.g. a fixture: npm run fixture -- --out DIR --events 300.`,
+    };
   }
   return { ok: true, data: summarize(walk, events) };
 }

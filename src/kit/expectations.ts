@@ -4,7 +4,8 @@
  * copied into the oracle that judges it.
  */
 import type { EventSortOrder } from '../contract';
-import { kindOfFilterValue, parseFilterTimestamp } from '../search';
+import { kindNamedBy } from './event-kinds';
+import { instantOf } from './instants';
 import { describeEvent, type ObservedEvent } from './observed-event';
 
 export interface Filters {
@@ -23,21 +24,21 @@ export function matchesFilters(event: ObservedEvent, filters: Filters): boolean 
   if (filters.body !== undefined && (event.text === undefined || !event.text.includes(filters.body.toLowerCase()))) return false;
   // Events without a readable timestamp sort first (before any instant), as our server does.
   const micros = event.micros ?? -Infinity;
-  if (filters.timestamp__gte !== undefined && !(micros >= instantOf(filters.timestamp__gte))) return false;
-  if (filters.timestamp__lt !== undefined && !(micros < instantOf(filters.timestamp__lt))) return false;
+  if (filters.timestamp__gte !== undefined && !(micros >= filterInstant(filters.timestamp__gte))) return false;
+  if (filters.timestamp__lt !== undefined && !(micros < filterInstant(filters.timestamp__lt))) return false;
   return true;
 }
 
 /** A kind filter names a kind by short name or, as the reference compares, by class path. */
 function kindMatches(eventKind: string | undefined, value: string): boolean {
-  const named = kindOfFilterValue(value);
+  const named = kindNamedBy(value);
   return named !== undefined ? eventKind === named : eventKind === value;
 }
 
-function instantOf(value: string): number {
-  const parsed = parseFilterTimestamp(value);
-  if (!parsed.ok) throw new RangeError(`the kit built an unparseable timestamp filter ${JSON.stringify(value)}: ${parsed.message}`);
-  return parsed.micros;
+function filterInstant(value: string): number {
+  const micros = instantOf(value);
+  if (micros === undefined) throw new RangeError(`the kit built a timestamp filter it cannot read: ${JSON.stringify(value)}`);
+  return micros;
 }
 
 /** The events a search should return, in order, given all events in ascending order. */

@@ -20,12 +20,18 @@ export function readFixtureManifest(file: string): ManifestRead {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    return { ok: false, message: `cannot read the fixture manifest ${file}: ${(error as Error).message}. Pass the .manifest.json that npm run fixture wrote.` };
+    return {
+      ok: false,
+      message: `cannot read the fixture manifest ${file}: ${(error as Error).message}. Pass the .manifest.json that npm run fixture wrote.`,
+    };
   }
   const record = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   const { conversationId, events } = record;
   if (typeof conversationId !== 'string' || !Array.isArray(events)) {
-    return { ok: false, message: `${file} is not a fixture manifest: expected {"conversationId": "...", "events": [...]}, as npm run fixture writes.` };
+    return {
+      ok: false,
+      message: `${file} is not a fixture manifest: expected {"conversationId": "...", "events": [...]}, as npm run fixture writes.`,
+    };
   }
   return { ok: true, manifest: { conversationId, events: events.map((event, index) => observeEvent(event, index)) } };
 }

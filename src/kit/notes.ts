@@ -19,7 +19,9 @@ export function timeZoneNotes(suites: SuiteResult[]): string[] {
   const timestampFailures = suites.flatMap((suite) => suite.checks).filter((check) => check.status === 'failed' && check.id.includes('timestamp'));
   if (timestampFailures.length === 0) return [];
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return [`${timestampFailures.length} timestamp checks failed with the kit in time zone ${zone} (UTC${localOffsetAt(Date.now() * 1000)}); if the server runs in another zone, run the kit with TZ set to the server's (docs/contract-kit.md, Time zones)`];
+  return [
+    `${timestampFailures.length} timestamp checks failed with the kit in time zone ${zone} (UTC${localOffsetAt(Date.now() * 1000)}); if the server runs in another zone, run the kit with TZ set to the server's (docs/contract-kit.md, Time zones)`,
+  ];
 }
 
 function isKnownCheckId(id: string): boolean {

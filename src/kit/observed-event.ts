@@ -3,8 +3,9 @@
  * a server under test may send items that break the contract, and the kit must still
  * judge the rest.
  */
-import type { Event } from '../contract';
-import { DEFAULT_SOURCE, isEventKind, searchableText, storedTimestampMicros } from '../search';
+import { defaultSourceOf } from './event-kinds';
+import { instantOf } from './instants';
+import { searchableTextOf } from './searchable-text';
 
 export interface ObservedEvent {
   /** The event id, or the item's JSON when it has none, so items can still be told apart. */
@@ -37,8 +38,8 @@ export function observeEvent(item: unknown, position: number): ObservedEvent {
     kind,
     source: effectiveSource(record, kind),
     timestamp,
-    micros: storedTimestampMicros(timestamp),
-    text: messageText(record),
+    micros: instantOf(timestamp),
+    text: searchableTextOf(record),
     position,
     raw: item,
   };
@@ -46,16 +47,7 @@ export function observeEvent(item: unknown, position: number): ObservedEvent {
 
 function effectiveSource(record: Record<string, unknown>, kind: string | undefined): string | undefined {
   if (typeof record['source'] === 'string') return record['source'];
-  return isEventKind(kind) ? DEFAULT_SOURCE[kind] : undefined;
-}
-
-function messageText(record: Record<string, unknown>): string | undefined {
-  if (record['kind'] !== 'MessageEvent' || typeof record['llm_message'] !== 'object' || record['llm_message'] === null) return undefined;
-  try {
-    return searchableText(record as unknown as Event);
-  } catch {
-    return undefined;
-  }
+  return kind === undefined ? undefined : defaultSourceOf(kind);
 }
 
 /** A short label for reports: `ActionEvent 1b2c...` plus its timestamp. */

@@ -2,9 +2,16 @@
  * The three renderings of a run: text for people, JUnit XML for CI (one testsuite per
  * level, a testcase per check), and JSON (the run result as it is).
  */
+import { coverageLines } from './coverage';
 import type { CheckResult, CheckStatus, ReportedFinding, RunResult, SuiteResult } from './run';
 
-const MARK: Record<CheckStatus, string> = { passed: 'ok     ', failed: 'FAIL   ', allowed: 'allowed', skipped: 'skip   ' };
+const MARK: Record<CheckStatus, string> = {
+  passed: 'ok     ',
+  failed: 'FAIL   ',
+  allowed: 'allowed',
+  skipped: 'skip   ',
+  'not-implemented': 'missing',
+};
 const SUITE_TITLE: Record<SuiteResult['name'], string> = {
   seed: 'seed level (what the contract mandates)',
   reference: 'reference level (what the reference server does, beyond the contract)',
@@ -12,7 +19,7 @@ const SUITE_TITLE: Record<SuiteResult['name'], string> = {
 };
 
 export function countByStatus(checks: readonly CheckResult[]): Record<CheckStatus, number> {
-  const counts: Record<CheckStatus, number> = { passed: 0, failed: 0, allowed: 0, skipped: 0 };
+  const counts: Record<CheckStatus, number> = { passed: 0, failed: 0, allowed: 0, skipped: 0, 'not-implemented': 0 };
   for (const check of checks) counts[check.status] += 1;
   return counts;
 }
@@ -33,16 +40,19 @@ export function renderText(result: RunResult): string {
   for (const suite of result.suites) lines.push(...suiteLines(suite), '');
   for (const note of result.notes) lines.push(`note: ${note}`);
   if (result.notes.length > 0) lines.push('');
+  if (result.coverage) lines.push(...coverageLines(result.coverage), '');
   lines.push(summaryLine(result), '');
   return lines.join('\n');
 }
 
 function suiteLines(suite: SuiteResult): string[] {
   const counts = countByStatus(suite.checks);
-  const lines = [`${SUITE_TITLE[suite.name]}: ${counts.passed} passed, ${counts.failed} failed, ${counts.allowed} allowed, ${counts.skipped} skipped`];
+  const lines = [
+    `${SUITE_TITLE[suite.name]}: ${counts.passed} passed, ${counts.failed} failed, ${counts.allowed} allowed, ${counts.skipped} skipped${notImplementedCount(counts)}`,
+  ];
   for (const check of suite.checks) {
     lines.push(`  ${MARK[check.status]} ${check.id}  ${check.title}`);
-    if (check.status === 'skipped' && check.details) lines.push(`            ${check.details}`);
+    if ((check.status === 'skipped' || check.status === 'not-implemented') && check.details) lines.push(`            ${check.details}`);
     if (check.status === 'allowed') lines.push(`            allowed: ${check.allowedReason}`);
     if (check.status === 'failed' || check.status === 'allowed') {
       if (check.details) lines.push(`            ${check.details}`);
@@ -62,11 +72,15 @@ function findingLines(finding: ReportedFinding): string[] {
   return lines;
 }
 
+function notImplementedCount(counts: Record<CheckStatus, number>): string {
+  return counts['not-implemented'] > 0 ? `, ${counts['not-implemented']} not implemented by the server` : '';
+}
+
 function summaryLine(result: RunResult): string {
   const counts = countByStatus(result.suites.flatMap((suite) => suite.checks));
   const verdict = result.outcome === 'passed' ? 'PASSED' : 'FAILED';
   const mirrored = result.requests.mirrored !== undefined ? ` (+${result.requests.mirrored} to the second server)` : '';
-  return `${verdict}: ${counts.passed} passed, ${counts.failed} failed, ${counts.allowed} allowed, ${counts.skipped} skipped; ${result.requests.sent} requests${mirrored} in ${(result.durationMs / 1000).toFixed(1)} s`;
+  return `${verdict}: ${counts.passed} passed, ${counts.failed} failed, ${counts.allowed} allowed, ${counts.skipped} skipped${notImplementedCount(counts)}; ${result.requests.sent} requests${mirrored} in ${(result.durationMs / 1000).toFixed(1)} s`;
 }
 
 // ---- JUnit ----------------------------------------------------------------------------------
@@ -80,11 +94,11 @@ export function renderJunit(result: RunResult): string {
   const totals = countByStatus(all);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="agent-server-contract" tests="${all.length}" failures="${totals.failed}" errors="${result.outcome === 'cannot-run' ? 1 : 0}" skipped="${totals.skipped + totals.allowed}" time="${seconds(result.durationMs)}">`,
+    `<testsuites name="agent-server-contract" tests="${all.length}" failures="${totals.failed}" errors="${result.outcome === 'cannot-run' ? 1 : 0}" skipped="${totals.skipped + totals.allowed + totals['not-implemented']}" time="${seconds(result.durationMs)}">`,
   ];
   if (result.outcome === 'cannot-run') {
     lines.push(`  <testsuite name="setup" tests="1" failures="0" errors="1" skipped="0" time="0">`);
-    lines.push(`    <testcase classname="setup" name="run" time="0"><error message="${attribute(result.problem ?? '')}"/></testcase>`);
+    lines.push(`    <testcase classname="setup" name="run" time="0"><error message="${xmlAttribute(result.problem ?? '')}"/></testcase>`);
     lines.push('  </testsuite>');
   }
   for (const suite of result.suites) lines.push(...junitSuite(suite, result.startedAt));
@@ -96,19 +110,23 @@ function junitSuite(suite: SuiteResult, timestamp: string): string[] {
   const counts = countByStatus(suite.checks);
   const time = suite.checks.reduce((sum, check) => sum + check.durationMs, 0);
   const lines = [
-    `  <testsuite name="${suite.name}" tests="${suite.checks.length}" failures="${counts.failed}" errors="0" skipped="${counts.skipped + counts.allowed}" time="${seconds(time)}" timestamp="${timestamp.slice(0, 19)}">`,
+    `  <testsuite name="${suite.name}" tests="${suite.checks.length}" failures="${counts.failed}" errors="0" skipped="${counts.skipped + counts.allowed + counts['not-implemented']}" time="${seconds(time)}" timestamp="${timestamp.slice(0, 19)}">`,
   ];
   for (const check of suite.checks) {
-    const open = `    <testcase classname="${suite.name}" name="${attribute(`${check.id}: ${check.title}`)}" time="${seconds(check.durationMs)}"`;
+    const open = `    <testcase classname="${suite.name}" name="${xmlAttribute(`${check.id}: ${check.title}`)}" time="${seconds(check.durationMs)}"`;
     if (check.status === 'passed') {
       lines.push(`${open}/>`);
     } else if (check.status === 'skipped') {
-      lines.push(`${open}><skipped message="${attribute(check.details ?? 'skipped')}"/></testcase>`);
+      lines.push(`${open}><skipped message="${xmlAttribute(check.details ?? 'skipped')}"/></testcase>`);
+    } else if (check.status === 'not-implemented') {
+      lines.push(`${open}><skipped message="${xmlAttribute(`not implemented by the server: ${check.details ?? ''}`)}"/></testcase>`);
     } else if (check.status === 'allowed') {
-      lines.push(`${open}><skipped message="${attribute(`allowed divergence: ${check.allowedReason ?? ''}`)}"/><system-out>${text(findingsText(check))}</system-out></testcase>`);
+      lines.push(
+        `${open}><skipped message="${xmlAttribute(`allowed divergence: ${check.allowedReason ?? ''}`)}"/><system-out>${xmlText(findingsText(check))}</system-out></testcase>`,
+      );
     } else {
       const message = check.findings[0]?.message ?? 'failed';
-      lines.push(`${open}><failure message="${attribute(message)}" type="ContractViolation">${text(findingsText(check))}</failure></testcase>`);
+      lines.push(`${open}><failure message="${xmlAttribute(message)}" type="ContractViolation">${xmlText(findingsText(check))}</failure></testcase>`);
     }
   }
   lines.push('  </testsuite>');
@@ -128,12 +146,12 @@ function seconds(ms: number): string {
 // XML 1.0 forbids most control characters, even escaped; a server's body may contain them.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-function text(value: string): string {
+export function xmlText(value: string): string {
   return value.replace(NOT_XML, '\uFFFD').replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
-function attribute(value: string): string {
-  return text(value).replaceAll('"', '&quot;').replaceAll('\n', '&#10;').replaceAll('\r', '&#13;').replaceAll('\t', '&#9;');
+export function xmlAttribute(value: string): string {
+  return xmlText(value).replaceAll('"', '&quot;').replaceAll('\n', '&#10;').replaceAll('\r', '&#13;').replaceAll('\t', '&#9;');
 }
 
 // ---- JSON -----------------------------------------------------------------------------------

@@ -4,12 +4,13 @@
  * `--compare` differences as one verdict per check that sent requests.
  */
 import type { Difference, Mirror } from './compare';
+import type { Coverage } from './coverage';
 import { curlLine } from './curl';
 import { excerptOf, type Exchange } from './http';
 import { summarizeResponse } from './response-summary';
 import type { Check, CheckOutcome, Finding, Level, SuiteName } from './types';
 
-export type CheckStatus = 'passed' | 'failed' | 'allowed' | 'skipped';
+export type CheckStatus = 'passed' | 'failed' | 'allowed' | 'skipped' | 'not-implemented';
 
 export interface ReportedFinding {
   message: string;
@@ -49,9 +50,18 @@ export interface RunResult {
   problem?: string;
   suites: SuiteResult[];
   notes: string[];
+  /** What the run exercised of the contract (absent when it could not run). */
+  coverage?: Coverage;
 }
 
-export function toResult(check: Pick<Check, 'id' | 'level' | 'title'>, outcome: CheckOutcome, durationMs: number, requests: number, allow: Map<string, string>, withKey: boolean): CheckResult {
+export function toResult(
+  check: Pick<Check, 'id' | 'level' | 'title'>,
+  outcome: CheckOutcome,
+  durationMs: number,
+  requests: number,
+  allow: Map<string, string>,
+  withKey: boolean,
+): CheckResult {
   const allowedReason = allow.get(check.id);
   const status: CheckStatus = outcome.status === 'failed' && allowedReason !== undefined ? 'allowed' : outcome.status;
   return {
@@ -80,8 +90,16 @@ export function reportFinding(finding: Finding, withKey: boolean): ReportedFindi
 export function compareResults(mirror: Mirror, allow: Map<string, string>, withKey: boolean): CheckResult[] {
   return mirror.checkIds.map((checkId) => {
     const differences = mirror.differences.filter((difference) => difference.checkId === checkId);
-    const outcome: CheckOutcome = differences.length === 0 ? { status: 'passed' } : { status: 'failed', findings: differences.map(differenceFinding) };
-    const result = toResult({ id: `compare.${checkId}`, level: 'seed', title: `the requests of ${checkId} get the same responses from both servers` }, outcome, 0, 0, allow, withKey);
+    const outcome: CheckOutcome =
+      differences.length === 0 ? { status: 'passed' } : { status: 'failed', findings: differences.map(differenceFinding) };
+    const result = toResult(
+      { id: `compare.${checkId}`, level: 'seed', title: `the requests of ${checkId} get the same responses from both servers` },
+      outcome,
+      0,
+      0,
+      allow,
+      withKey,
+    );
     return { ...result, suite: 'compare' as const };
   });
 }

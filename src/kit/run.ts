@@ -4,12 +4,12 @@
  * bounded), then the audits, then the `--compare` verdicts. Returns plain data; deciding
  * the exit code and printing are the CLI's job.
  */
-import { loadOpenApiDocument } from '../contract';
-import { parseUuid } from '../search';
+import { loadOpenApiDocument, type OpenApiDocument } from '../contract';
 import type { AllowEntry } from './allow-list';
 import { allChecks } from './checks';
 import { createMirror, type Mirror } from './compare';
 import { createCheckContext, type RunSettings } from './context';
+import { uuidHex } from './conversation-id';
 import { discover } from './discovery';
 import type { FixtureManifest } from './fixture-manifest';
 import { createTransport, type Transport } from './http';
@@ -50,9 +50,20 @@ export const DEFAULT_RUN_OPTIONS = {
 
 export async function runContract(options: RunOptions): Promise<RunResult> {
   const started = Date.now();
-  const transport = createTransport({ baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxRequests: options.maxRequests, ...optional('sessionApiKey', options.sessionApiKey), ...optional('fetch', options.fetch) });
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    timeoutMs: options.timeoutMs,
+    maxRequests: options.maxRequests,
+    ...optional('sessionApiKey', options.sessionApiKey),
+    ...optional('fetch', options.fetch),
+  });
   const result: RunResult = {
-    target: { baseUrl: transport.baseUrl, conversationId: options.conversationId, ...optional('compareUrl', options.compareUrl), ...(options.manifest ? { fixture: true } : {}) },
+    target: {
+      baseUrl: transport.baseUrl,
+      conversationId: options.conversationId,
+      ...optional('compareUrl', options.compareUrl),
+      ...(options.manifest ? { fixture: true } : {}),
+    },
     seed: options.seed,
     runs: options.runs,
     levels: [...options.levels],
@@ -79,9 +90,17 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   const argumentProblem = checkTarget(options);
   if (argumentProblem) return giveUp(argumentProblem);
 
-  const audit = createTrafficAudit(responseValidator());
+  const audit = createTrafficAudit(responseValidator(), contractDocument());
   transport.observe(audit.observe);
-  second = options.compareUrl ? createTransport({ baseUrl: options.compareUrl, timeoutMs: options.timeoutMs, maxRequests: options.maxRequests, ...optional('sessionApiKey', options.sessionApiKey), ...optional('fetch', options.fetch) }) : undefined;
+  second = options.compareUrl
+    ? createTransport({
+        baseUrl: options.compareUrl,
+        timeoutMs: options.timeoutMs,
+        maxRequests: options.maxRequests,
+        ...optional('sessionApiKey', options.sessionApiKey),
+        ...optional('fetch', options.fetch),
+      })
+    : undefined;
   let mirror: Mirror | undefined;
   if (second) {
     const reachable = await second.get(`/api/conversations/${options.conversationId}/events/search?limit=1`);
@@ -98,10 +117,27 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   const allow = new Map((options.allow ?? []).map((entry) => [entry.id, entry.reason]));
   const results: CheckResult[] = [];
   if (!discovery.ok) {
-    results.push(toResult({ id: 'discovery', level: 'seed', title: 'the unfiltered search of the conversation returns pages' }, { status: 'failed', findings: discovery.findings }, 0, 0, allow, withKey));
+    results.push(
+      toResult(
+        { id: 'discovery', level: 'seed', title: 'the unfiltered search of the conversation returns pages' },
+        { status: 'failed', findings: discovery.findings },
+        0,
+        0,
+        allow,
+        withKey,
+      ),
+    );
   } else {
     const settings: RunSettings = { seed: options.seed, runs: options.runs, propertyTimeLimitMs: options.propertyTimeLimitMs };
-    const context = createCheckContext({ conversationId: options.conversationId, data: discovery.data, transport, search, settings, audit, ...(options.manifest ? { manifest: options.manifest } : {}) });
+    const context = createCheckContext({
+      conversationId: options.conversationId,
+      data: discovery.data,
+      transport,
+      search,
+      settings,
+      audit,
+      ...(options.manifest ? { manifest: options.manifest } : {}),
+    });
     const selected = selectChecks(options);
     for (const check of [...selected.filter((candidate) => !candidate.audit), ...selected.filter((candidate) => candidate.audit)]) {
       transport.setCheck(check.id);
@@ -115,15 +151,22 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   result.suites = options.levels.map((level) => ({ name: level, checks: results.filter((check) => check.suite === level) }));
   if (mirror) result.suites.push({ name: 'compare', checks: compareResults(mirror, allow, withKey) });
   result.notes.push(...allowNotes(allow, result.suites), ...timeZoneNotes(result.suites));
+  result.coverage = audit.coverage.summary();
   result.outcome = result.suites.some((suite) => suite.checks.some((check) => check.status === 'failed')) ? 'failed' : 'passed';
   return finish();
 }
 
 let compiledValidator: ResponseValidator | undefined;
+let document: OpenApiDocument | undefined;
+
+function contractDocument(): OpenApiDocument {
+  document ??= loadOpenApiDocument();
+  return document;
+}
 
 /** Compiling the contract's schemas takes a few hundred milliseconds; the document does not change while the process runs. */
-function responseValidator(): ResponseValidator {
-  compiledValidator ??= createResponseValidator(loadOpenApiDocument());
+export function responseValidator(): ResponseValidator {
+  compiledValidator ??= createResponseValidator(contractDocument());
   return compiledValidator;
 }
 
@@ -132,19 +175,14 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 }
 
 function checkTarget(options: RunOptions): string | undefined {
-  if (!parseUuid(options.conversationId).ok) {
+  if (uuidHex(options.conversationId) === undefined) {
     return `--conversation-id ${JSON.stringify(options.conversationId)} is not a UUID; pass the conversation's id (hyphenated, or the 32 hex digits of its directory name).`;
   }
   const manifestId = options.manifest?.conversationId;
-  if (manifestId !== undefined && hexOf(manifestId) !== hexOf(options.conversationId)) {
+  if (manifestId !== undefined && uuidHex(manifestId) !== uuidHex(options.conversationId)) {
     return `--conversation-id ${options.conversationId} is not the manifest's conversation (${manifestId}); leave --conversation-id out to use the manifest's.`;
   }
   return undefined;
-}
-
-function hexOf(id: string): string | undefined {
-  const parsed = parseUuid(id);
-  return parsed.ok ? parsed.hex : undefined;
 }
 
 function selectChecks(options: RunOptions): Check[] {
@@ -161,7 +199,14 @@ async function runSafely(check: Check, context: Parameters<Check['run']>[0]): Pr
     return await check.run(context);
   } catch (error) {
     // A crash is a bug of the kit, not a verdict on the server; it still fails the run so it gets seen.
-    return { status: 'failed', findings: [{ message: `the check crashed (a bug in the kit, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}` }] };
+    return {
+      status: 'failed',
+      findings: [
+        {
+          message: `the check crashed (a bug in the kit, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        },
+      ],
+    };
   }
 }
 

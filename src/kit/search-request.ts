@@ -15,9 +15,7 @@ export interface ReceivedPage {
   hasNextPageIdKey: boolean;
 }
 
-export type SearchOutcome =
-  | { ok: true; exchange: Exchange; page: ReceivedPage | undefined }
-  | { ok: false; failure: RequestFailure };
+export type SearchOutcome = { ok: true; exchange: Exchange; page: ReceivedPage | undefined } | { ok: false; failure: RequestFailure };
 
 export type Search = (query: SearchQuery, conversationId?: string) => Promise<SearchOutcome>;
 

@@ -4,7 +4,7 @@
  * (docs/reference-behaviour.md, "Search"). The kit cannot know the server's zone, so it assumes its own:
  * run it in the server's zone (same machine, or `TZ=...`), see docs/contract-kit.md.
  */
-import { storedTimestampMicros } from '../search';
+import { instantOf } from './instants';
 
 // A zone follows the time of day; `2026-06-16` alone ends in `-16`, which is not one.
 const HAS_ZONE = /\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
@@ -16,7 +16,7 @@ export function hasZone(timestamp: string): boolean {
 /** A stored timestamp with the kit's local offset appended (`...701247+02:00`), or as it is when zoned or date-only. */
 export function withLocalOffset(timestamp: string): string {
   if (hasZone(timestamp) || !/\d{2}:\d{2}/.test(timestamp)) return timestamp;
-  const micros = storedTimestampMicros(timestamp);
+  const micros = instantOf(timestamp);
   return micros === undefined ? timestamp : `${timestamp}${localOffsetAt(micros)}`;
 }
 

@@ -24,7 +24,9 @@ export type CheckOutcome =
   | { status: 'passed'; details?: string }
   | { status: 'failed'; details?: string; findings: Finding[] }
   /** The check could not judge (no data for it, or the request budget ran out); never a failure. */
-  | { status: 'skipped'; details: string };
+  | { status: 'skipped'; details: string }
+  /** The server has no route for the operation the check needs (a plain 404 there); never a failure, always reported. */
+  | { status: 'not-implemented'; details: string };
 
 export interface Check {
   /** Stable id, used by `--allow` and in reports: `paging.exactly-once`, `ref.errors.limit-zero`. */
@@ -41,6 +43,7 @@ export interface Check {
 
 export const passed = (details?: string): CheckOutcome => (details === undefined ? { status: 'passed' } : { status: 'passed', details });
 export const skipped = (details: string): CheckOutcome => ({ status: 'skipped', details });
+export const notImplemented = (details: string): CheckOutcome => ({ status: 'not-implemented', details });
 export const failed = (findings: Finding[], details?: string): CheckOutcome =>
   details === undefined ? { status: 'failed', findings } : { status: 'failed', findings, details };
 

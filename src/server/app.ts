@@ -10,6 +10,7 @@ import type { OperationHandlers } from './operations';
 import { dropFragment, normalizeQuery, openApiValidator } from './request-validation';
 import { sendResult } from './send-result';
 import { requireSessionKey } from './session-keys';
+import { viewerAssets } from './viewer-assets';
 
 export interface AppOptions {
   store: EventStore;
@@ -18,14 +19,16 @@ export interface AppOptions {
   validateResponses?: boolean;
   /** When any is given, every `/api` request must carry one in `X-Session-API-Key`. */
   sessionApiKeys?: readonly string[];
+  /** Where the built events viewer is (`npm run build:viewer`); dist/viewer by default. */
+  viewerDirectory?: string;
 }
 
 /**
  * The HTTP application: every operation of the contract, routed and validated from
- * openapi.yaml, plus `/alive`, `/health`, `/openapi.json` and `/docs`. It does not
+ * openapi.yaml, plus `/alive`, `/health`, `/openapi.json`, `/docs` and the events viewer at `/`. It does not
  * listen; the caller does (see src/cli/start.ts).
  */
-export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [] }: AppOptions): Express {
+export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [], viewerDirectory }: AppOptions): Express {
   const document = loadOpenApiDocument();
   const routes = operationRoutes(document);
   const app = express();
@@ -57,6 +60,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
     res.json(document);
   });
   app.use('/docs', docsPage(document, { sessionKeyRequired: sessionApiKeys.length > 0 }));
+  app.use(viewerAssets(viewerDirectory));
 
   // /alive, /health, /openapi.json and /docs stay open: they hold no conversation data.
   if (sessionApiKeys.length > 0) app.use('/api', requireSessionKey(sessionApiKeys));

@@ -33,6 +33,17 @@ export function operationHandlers(store: EventStore): OperationHandlers {
       if (event === null) return { status: 404, body: { detail: 'Not Found' } };
       return { status: 200, body: new SerializedJson<Event>([event]) };
     },
+
+    async listStoredConversations() {
+      const summaries = await store.listConversations();
+      const items = summaries.map((summary) => ({
+        id: hyphenate(summary.hex),
+        title: summary.title,
+        event_count: summary.eventCount,
+        last_event_at: summary.lastEventAt,
+      }));
+      return { status: 200, body: { items } };
+    },
   };
 }
 

@@ -13,7 +13,8 @@ import { locateConversation, type ConversationLocation } from './conversation-lo
 import { DecodePool } from './decode-pool';
 import type { WatchMode } from './directory-watch';
 import { errorCode } from './error-code';
-import type { EventStore, StoreHealth, StoredPage } from './event-store';
+import { ConversationSummaries } from './conversation-summaries';
+import type { EventStore, StoreHealth, StoredConversationSummary, StoredPage } from './event-store';
 import { RootWatch } from './root-watch';
 import { afterNextPoll } from './time-slice';
 
@@ -101,6 +102,7 @@ export interface DirectoryEventStore extends EventStore {
 class DirectoryStore implements DirectoryEventStore {
   private readonly slots = new Map<string, Slot>();
   private readonly warnedLinks = new Set<string>();
+  private readonly summaries = new ConversationSummaries();
   private readonly logger: Logger;
   private readonly watch: ConversationOptions['watch'];
   private readonly decodePool: DecodePool;
@@ -155,6 +157,11 @@ class DirectoryStore implements DirectoryEventStore {
       if (!slot.conversation.isClosed) return slot.conversation.index;
     }
     throw new Error(`The conversation directory ${path.join(this.root, hex)} kept changing while it was loaded`);
+  }
+
+  async listConversations(): Promise<StoredConversationSummary[]> {
+    if (this.closed) throw new Error('The event store is closed');
+    return this.summaries.list(await this.resolveRoot());
   }
 
   health(): StoreHealth {

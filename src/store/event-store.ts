@@ -21,6 +21,17 @@ export interface StoreHealth {
   conversationsDropped: number;
 }
 
+/** One stored conversation as the list of conversations shows it, read without loading its events. */
+export interface StoredConversationSummary {
+  /** The conversation id as 32 lower-case hex digits. */
+  hex: string;
+  /** The title its metadata records, or null. */
+  title: string | null;
+  eventCount: number;
+  /** The stored timestamp of its last event (the last appended), or null when it has none. */
+  lastEventAt: string | null;
+}
+
 /** One page of a search: the matching events' stored bytes in order, and the cursor of the next page. */
 export interface StoredPage {
   events: Buffer[];
@@ -38,6 +49,12 @@ export interface EventStore {
   count(conversationHex: string, filters: EventFilters): Promise<number | undefined>;
   /** The stored event with this id; `null` when the conversation serves no such event. */
   getEvent(conversationHex: string, eventId: string): Promise<Buffer | null | undefined>;
+  /**
+   * Every stored conversation, the most recent activity first (newest last event first,
+   * conversations without events last). Cheap enough to answer on every request: it
+   * must not load the conversations' events.
+   */
+  listConversations(): Promise<StoredConversationSummary[]>;
   health(): StoreHealth;
   /** Stops watchers and timers, so the process can exit. */
   close(): Promise<void>;

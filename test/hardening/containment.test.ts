@@ -54,6 +54,7 @@ describe('ids that would traverse never reach the store', () => {
       search: (hex, criteria) => (opened.push(hex), real.search(hex, criteria)),
       count: (hex, filters) => (opened.push(hex), real.count(hex, filters)),
       getEvent: (hex, eventId) => (opened.push(hex), real.getEvent(hex, eventId)),
+      listConversations: () => real.listConversations(),
       health: () => real.health(),
       close: () => real.close(),
     };

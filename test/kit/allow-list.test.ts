@@ -16,11 +16,17 @@ function read(name: string, content: string) {
 }
 
 it('reads a YAML list of {id, reason}', () => {
-  expect(read('a.yaml', '- id: ref.errors.limit-exponent\n  reason: stricter on purpose\n')).toEqual({ ok: true, entries: [{ id: 'ref.errors.limit-exponent', reason: 'stricter on purpose' }] });
+  expect(read('a.yaml', '- id: ref.errors.limit-exponent\n  reason: stricter on purpose\n')).toEqual({
+    ok: true,
+    entries: [{ id: 'ref.errors.limit-exponent', reason: 'stricter on purpose' }],
+  });
 });
 
 it('reads the same as JSON', () => {
-  expect(read('a.json', '[{"id": "paging.full-pages", "reason": "pages may be short"}]')).toEqual({ ok: true, entries: [{ id: 'paging.full-pages', reason: 'pages may be short' }] });
+  expect(read('a.json', '[{"id": "paging.full-pages", "reason": "pages may be short"}]')).toEqual({
+    ok: true,
+    entries: [{ id: 'paging.full-pages', reason: 'pages may be short' }],
+  });
 });
 
 it('an empty file allows nothing', () => {

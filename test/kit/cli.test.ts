@@ -30,10 +30,15 @@ const BIN = ['node', '--import', 'tsx', 'src/cli/contract.ts'];
 
 function contract(args: string[], command: string[] = BIN): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile(command[0]!, [...command.slice(1), ...args], { cwd: REPO, timeout: CLI_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      command[0]!,
+      [...command.slice(1), ...args],
+      { cwd: REPO, timeout: CLI_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -57,7 +62,23 @@ const file = (name: string) => path.join(work, name);
 
 describe('against our own server (the CI command)', () => {
   it('passes every check at both levels on a fixture: exit 0, JUnit and JSON agree', async () => {
-    const outcome = await contract(['--base-url', ours.url, '--fixture', ours.manifestPath, '--seed', '7', '--runs', '10', '--junit', file('pass.xml'), '--json', file('pass.json')], NPX);
+    const outcome = await contract(
+      [
+        '--base-url',
+        ours.url,
+        '--fixture',
+        ours.manifestPath,
+        '--seed',
+        '7',
+        '--runs',
+        '10',
+        '--junit',
+        file('pass.xml'),
+        '--json',
+        file('pass.json'),
+      ],
+      NPX,
+    );
     const result = JSON.parse(readFileSync(file('pass.json'), 'utf8')) as RunResult;
     const notPassed = result.suites.flatMap((suite) => suite.checks).filter((check) => check.status !== 'passed');
     expect(notPassed).toEqual([]);
@@ -78,7 +99,18 @@ describe('against our own server (the CI command)', () => {
 
 describe('a failing check', () => {
   it('exits 1 and reports the request, the response, what was expected and a curl line', async () => {
-    const outcome = await contract(['--base-url', tooGenerous.url, '--conversation-id', ours.conversationId, '--level', 'seed', '--only', 'errors.limit', '--junit', file('fail.xml')]);
+    const outcome = await contract([
+      '--base-url',
+      tooGenerous.url,
+      '--conversation-id',
+      ours.conversationId,
+      '--level',
+      'seed',
+      '--only',
+      'errors.limit',
+      '--junit',
+      file('fail.xml'),
+    ]);
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toContain('FAIL    errors.limit-above-max');
     expect(outcome.stdout).toMatch(/request: {3}GET http:\/\/127\.0\.0\.1:\d+\/api\/conversations\/\w+\/events\/search\?limit=101/);
@@ -96,18 +128,45 @@ describe('a failing check', () => {
 
   it('--allow turns it into an allowed divergence: exit 0, the reason shown', async () => {
     writeFileSync(file('allow.yaml'), '- id: errors.limit-above-max\n  reason: this server clamps limit to 100 on purpose\n');
-    const outcome = await contract(['--base-url', tooGenerous.url, '--conversation-id', ours.conversationId, '--level', 'seed', '--only', 'errors.limit', '--allow', file('allow.yaml'), '--json', file('allowed.json')]);
+    const outcome = await contract([
+      '--base-url',
+      tooGenerous.url,
+      '--conversation-id',
+      ours.conversationId,
+      '--level',
+      'seed',
+      '--only',
+      'errors.limit',
+      '--allow',
+      file('allow.yaml'),
+      '--json',
+      file('allowed.json'),
+    ]);
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toContain('allowed errors.limit-above-max');
     expect(outcome.stdout).toContain('allowed: this server clamps limit to 100 on purpose');
     const result = JSON.parse(readFileSync(file('allowed.json'), 'utf8')) as RunResult;
-    expect(result.suites[0]!.checks.find((check) => check.id === 'errors.limit-above-max')).toMatchObject({ status: 'allowed', allowedReason: 'this server clamps limit to 100 on purpose' });
+    expect(result.suites[0]!.checks.find((check) => check.id === 'errors.limit-above-max')).toMatchObject({
+      status: 'allowed',
+      allowedReason: 'this server clamps limit to 100 on purpose',
+    });
   });
 });
 
 describe('--compare', () => {
   it('reports each difference between the two servers, with both statuses', async () => {
-    const outcome = await contract(['--base-url', ours.url, '--conversation-id', ours.conversationId, '--compare', okForUnknown.url, '--level', 'seed', '--only', 'errors.not-found']);
+    const outcome = await contract([
+      '--base-url',
+      ours.url,
+      '--conversation-id',
+      ours.conversationId,
+      '--compare',
+      okForUnknown.url,
+      '--level',
+      'seed',
+      '--only',
+      'errors.not-found',
+    ]);
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toContain('compare (same requests against the second server): 1 passed, 1 failed');
     expect(outcome.stdout).toContain('FAIL    compare.errors.not-found');
@@ -118,8 +177,16 @@ describe('--compare', () => {
 
 describe('exit 2 when it cannot run, with what to do', () => {
   it.each([
-    ['the server is unreachable', ['--base-url', 'http://127.0.0.1:9', '--conversation-id', '8f1a2b3c4d5e6f708192a3b4c5d6e7f8'], /CANNOT RUN: Cannot reach the server .* Is it running\? Check --base-url\./],
-    ['the conversation does not exist', ['--conversation-id', '00000000-0000-4000-8000-000000000000'], /CANNOT RUN: Conversation 00000000-0000-4000-8000-000000000000 on http:\/\/127\.0\.0\.1:\d+ was not found \(404\)\. Check --conversation-id/],
+    [
+      'the server is unreachable',
+      ['--base-url', 'http://127.0.0.1:9', '--conversation-id', '8f1a2b3c4d5e6f708192a3b4c5d6e7f8'],
+      /CANNOT RUN: Cannot reach the server .* Is it running\? Check --base-url\./,
+    ],
+    [
+      'the conversation does not exist',
+      ['--conversation-id', '00000000-0000-4000-8000-000000000000'],
+      /CANNOT RUN: Conversation 00000000-0000-4000-8000-000000000000 on http:\/\/127\.0\.0\.1:\d+ was not found \(404\)\. Check --conversation-id/,
+    ],
   ])('%s', async (_name, args, message) => {
     const outcome = await contract(args.includes('--base-url') ? args : ['--base-url', ours.url, ...args]);
     expect(outcome.code).toBe(2);

@@ -5,7 +5,17 @@ import { storedTimestampMicros } from '../../src/search';
 
 /* The kit's oracle, case by case: the semantics it judges servers by (seed 4.1, docs/reference-behaviour.md, "Search"). */
 const message = (id: string, text: string, extra: Record<string, unknown> = {}) =>
-  observeEvent({ id, kind: 'MessageEvent', source: 'user', timestamp: '2026-06-16T05:39:48.701247', llm_message: { role: 'user', content: [{ type: 'text', text }] }, ...extra }, 0);
+  observeEvent(
+    {
+      id,
+      kind: 'MessageEvent',
+      source: 'user',
+      timestamp: '2026-06-16T05:39:48.701247',
+      llm_message: { role: 'user', content: [{ type: 'text', text }] },
+      ...extra,
+    },
+    0,
+  );
 const action = observeEvent({ id: 'act', kind: 'ActionEvent', timestamp: '2026-06-16T05:39:48.701900', tool_name: 'terminal' }, 1);
 const pause = observeEvent({ id: 'pause', kind: 'PauseEvent', timestamp: '2026-06-16T05:39:48.701247' }, 2);
 
@@ -16,7 +26,10 @@ const CASES: [string, { event: ReturnType<typeof observeEvent>; filters: Filters
   ["the kind's default source when none is stored", { event: action, filters: { source: 'agent' }, want: true }],
   ['PauseEvent defaults to user', { event: pause, filters: { source: 'user' }, want: true }],
   ['body is case-insensitive', { event: message('m', 'Fix the Rounding bug'), filters: { body: 'ROUNDING' }, want: true }],
-  ['body searches extended content and reasoning too', { event: message('m', 'hello', { extended_content: [{ type: 'text', text: 'skill notes' }] }), filters: { body: 'hello skill' }, want: true }],
+  [
+    'body searches extended content and reasoning too',
+    { event: message('m', 'hello', { extended_content: [{ type: 'text', text: 'skill notes' }] }), filters: { body: 'hello skill' }, want: true },
+  ],
   ['body never matches other kinds', { event: action, filters: { body: 'terminal' }, want: false }],
   ['gte is inclusive at the microsecond', { event: pause, filters: { timestamp__gte: '2026-06-16T05:39:48.701247' }, want: true }],
   ['gte one microsecond later excludes', { event: pause, filters: { timestamp__gte: '2026-06-16T05:39:48.701248' }, want: false }],

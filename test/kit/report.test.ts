@@ -7,10 +7,23 @@ import { elementsNamed, parseXml } from './support/xml';
 const finding = {
   message: 'answered 200 <items> & "more"\u0007',
   expected: '422',
-  request: { method: 'GET' as const, url: 'http://127.0.0.1:8000/api/conversations/abc/events/search?limit=101', curl: curlLine('http://127.0.0.1:8000/api/conversations/abc/events/search?limit=101', true) },
+  request: {
+    method: 'GET' as const,
+    url: 'http://127.0.0.1:8000/api/conversations/abc/events/search?limit=101',
+    curl: curlLine('http://127.0.0.1:8000/api/conversations/abc/events/search?limit=101', true),
+  },
   response: { status: 200, excerpt: 'EventPage with 100 items [...]' },
 };
-const check = (id: string, status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({ id, suite: 'seed', title: `title of ${id}`, status, findings: [], durationMs: 12, requests: 1, ...extra });
+const check = (id: string, status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({
+  id,
+  suite: 'seed',
+  title: `title of ${id}`,
+  status,
+  findings: [],
+  durationMs: 12,
+  requests: 1,
+  ...extra,
+});
 
 const RESULT: RunResult = {
   target: { baseUrl: 'http://127.0.0.1:8000', conversationId: 'abc' },
@@ -22,8 +35,18 @@ const RESULT: RunResult = {
   requests: { sent: 300, max: 2000 },
   outcome: 'failed',
   suites: [
-    { name: 'seed', checks: [check('errors.limit-above-max', 'failed', { findings: [finding] }), check('paging.exactly-once', 'passed'), check('filters.body', 'skipped', { details: 'no message text' })] },
-    { name: 'reference', checks: [check('ref.errors.limit-exponent', 'allowed', { suite: 'reference', allowedReason: 'we are stricter', findings: [finding] })] },
+    {
+      name: 'seed',
+      checks: [
+        check('errors.limit-above-max', 'failed', { findings: [finding] }),
+        check('paging.exactly-once', 'passed'),
+        check('filters.body', 'skipped', { details: 'no message text' }),
+      ],
+    },
+    {
+      name: 'reference',
+      checks: [check('ref.errors.limit-exponent', 'allowed', { suite: 'reference', allowedReason: 'we are stricter', findings: [finding] })],
+    },
   ],
   notes: ['paging.no-cycles is allowed to fail but passed: remove it from the allow file'],
 };
@@ -83,8 +106,11 @@ describe('JUnit', () => {
   });
 
   it('carries the findings as the failure text and the allow reason as a skip message', () => {
-    expect(elementsNamed(root, 'failure')[0]!.text).toContain("reproduce: curl -sS -g -H \"X-Session-API-Key: $SESSION_API_KEY\"");
-    expect(elementsNamed(root, 'skipped').map((skip) => skip.attributes['message'])).toEqual(['no message text', 'allowed divergence: we are stricter']);
+    expect(elementsNamed(root, 'failure')[0]!.text).toContain('reproduce: curl -sS -g -H "X-Session-API-Key: $SESSION_API_KEY"');
+    expect(elementsNamed(root, 'skipped').map((skip) => skip.attributes['message'])).toEqual([
+      'no message text',
+      'allowed divergence: we are stricter',
+    ]);
   });
 
   it('reports a run that could not start as an error', () => {

@@ -21,7 +21,13 @@ it('without the key the kit cannot run, and says which flag to pass', async () =
 it('with the key it runs; reports show $SESSION_API_KEY in curl lines and never the key', async () => {
   const proxy = await startFaultInjector(ours.url, FAULTS.limit101Accepted);
   try {
-    const result = await runKit({ baseUrl: proxy.url, conversationId: ours.conversationId, sessionApiKey: KEY, levels: ['seed'], only: ['errors.', 'paging.exactly-once'] });
+    const result = await runKit({
+      baseUrl: proxy.url,
+      conversationId: ours.conversationId,
+      sessionApiKey: KEY,
+      levels: ['seed'],
+      only: ['errors.', 'paging.exactly-once'],
+    });
     const failing = allChecksOf(result).filter((check) => check.status === 'failed');
     expect(failing.map((check) => check.id)).toEqual(['errors.limit-above-max']);
     expect(failing[0]!.findings[0]!.request!.curl).toContain('-H "X-Session-API-Key: $SESSION_API_KEY"');

@@ -109,6 +109,7 @@ describe('the packed tarball', () => {
       'dist/src/cli/start.js',
       'dist/generated/openapi.json',
       'dist/generated/event-validator.js',
+      'dist/viewer/index.html',
       'openapi.yaml',
       'README.md',
       'LICENSE',

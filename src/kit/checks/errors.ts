@@ -23,9 +23,24 @@ const REJECTIONS: RejectionCase[] = [
   { id: 'errors.limit-negative', title: 'limit=-1 is rejected with 422 naming limit', query: 'limit=-1', parameter: 'limit' },
   { id: 'errors.limit-fraction', title: 'limit=1.5 is rejected with 422 naming limit', query: 'limit=1.5', parameter: 'limit' },
   { id: 'errors.limit-not-a-number', title: 'limit=abc is rejected with 422 naming limit', query: 'limit=abc', parameter: 'limit' },
-  { id: 'errors.sort-order-invalid', title: 'sort_order=BAD is rejected with 422 naming sort_order', query: 'sort_order=BAD', parameter: 'sort_order' },
-  { id: 'errors.timestamp-gte-garbage', title: 'timestamp__gte=garbage is rejected with 422 naming timestamp__gte', query: 'timestamp__gte=garbage', parameter: 'timestamp__gte' },
-  { id: 'errors.timestamp-lt-garbage', title: 'timestamp__lt=garbage is rejected with 422 naming timestamp__lt', query: 'timestamp__lt=garbage', parameter: 'timestamp__lt' },
+  {
+    id: 'errors.sort-order-invalid',
+    title: 'sort_order=BAD is rejected with 422 naming sort_order',
+    query: 'sort_order=BAD',
+    parameter: 'sort_order',
+  },
+  {
+    id: 'errors.timestamp-gte-garbage',
+    title: 'timestamp__gte=garbage is rejected with 422 naming timestamp__gte',
+    query: 'timestamp__gte=garbage',
+    parameter: 'timestamp__gte',
+  },
+  {
+    id: 'errors.timestamp-lt-garbage',
+    title: 'timestamp__lt=garbage is rejected with 422 naming timestamp__lt',
+    query: 'timestamp__lt=garbage',
+    parameter: 'timestamp__lt',
+  },
   {
     id: 'errors.timestamp-gte-impossible-date',
     title: 'timestamp__gte of 30 February is rejected with 422 naming timestamp__gte',
@@ -38,7 +53,12 @@ const REJECTIONS: RejectionCase[] = [
     query: 'timestamp__lt=2024-13-01T00%3A00%3A00Z',
     parameter: 'timestamp__lt',
   },
-  { id: 'errors.conversation-id-not-uuid', title: 'a conversation id that is not a UUID is rejected with 422 naming conversation_id', conversationId: 'not-a-uuid', parameter: 'conversation_id' },
+  {
+    id: 'errors.conversation-id-not-uuid',
+    title: 'a conversation id that is not a UUID is rejected with 422 naming conversation_id',
+    conversationId: 'not-a-uuid',
+    parameter: 'conversation_id',
+  },
 ];
 
 function rejectionCheck(rejection: RejectionCase): Check {
@@ -58,7 +78,9 @@ function rejectionCheck(rejection: RejectionCase): Check {
       const items = validationItems(exchange);
       if (!items) return verdict([{ message: 'the 422 body has no detail array', expected, exchange }]);
       const named = items.some((item) => Array.isArray(item['loc']) && item['loc'].includes(rejection.parameter));
-      return verdict(named ? [] : [{ message: `no detail item names ${rejection.parameter} in loc: ${statusAndBody(exchange)}`, expected, exchange }]);
+      return verdict(
+        named ? [] : [{ message: `no detail item names ${rejection.parameter} in loc: ${statusAndBody(exchange)}`, expected, exchange }],
+      );
     },
   };
 }
@@ -85,8 +107,10 @@ const limitBoundsAccepted: Check = {
       const outcome = await context.search({ limit });
       if (!outcome.ok) return outcomeOfFailure(outcome.failure, `limit=${limit}`);
       const { exchange, page } = outcome;
-      if (exchange.status !== 200 || !page) findings.push({ message: `limit=${limit} answered ${statusAndBody(exchange)}`, expected: '200 with an EventPage', exchange });
-      else if (page.items.length > limit) findings.push({ message: `limit=${limit} returned ${page.items.length} events`, expected: `at most ${limit}`, exchange });
+      if (exchange.status !== 200 || !page)
+        findings.push({ message: `limit=${limit} answered ${statusAndBody(exchange)}`, expected: '200 with an EventPage', exchange });
+      else if (page.items.length > limit)
+        findings.push({ message: `limit=${limit} returned ${page.items.length} events`, expected: `at most ${limit}`, exchange });
     }
     return verdict(findings);
   },

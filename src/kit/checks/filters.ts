@@ -37,21 +37,58 @@ export function timestampValue(event: ObservedEvent): string {
   return withLocalOffset(event.timestamp!);
 }
 
+const kindCases = (context: CheckContext): Filters[] => context.data.kinds.map((kind) => ({ kind }));
+const sourceCases = (context: CheckContext): Filters[] =>
+  [...new Set([...context.data.sources, 'agent', 'user', 'environment'])].map((source) => ({ source }));
+const bodyCases = (context: CheckContext): Filters[] => context.data.words.slice(0, 3).map((body) => ({ body }));
+const bodyCaseVariants = (context: CheckContext): Filters[] =>
+  context.data.words
+    .slice(0, 2)
+    .flatMap((word) => [word.toUpperCase(), word[0]!.toUpperCase() + word.slice(1)])
+    .map((body) => ({ body }));
+const boundaryCase = (context: CheckContext, name: 'timestamp__gte' | 'timestamp__lt'): Filters[] => {
+  const boundary = timedAt(context, 0.5);
+  return boundary ? [{ [name]: timestampValue(boundary) }] : [];
+};
+const windowCases = (context: CheckContext): Filters[] => {
+  const from = timedAt(context, 1 / 3);
+  const to = timedAt(context, 2 / 3);
+  return from && to ? [{ timestamp__gte: timestampValue(from), timestamp__lt: timestampValue(to) }] : [];
+};
+const microsecondCases = (context: CheckContext): Filters[] => {
+  const pair = subMillisecondPair(context.data.timed);
+  if (!pair) return [];
+  const value = timestampValue(pair[1]);
+  return [{ timestamp__gte: value }, { timestamp__lt: value }];
+};
+
+/** Every filter set the seed-level filter checks walk; other operations (count) are judged on the same sets. */
+export function seedFilterSets(context: CheckContext): Filters[] {
+  return [
+    ...kindCases(context),
+    ...sourceCases(context),
+    ...bodyCases(context),
+    ...bodyCaseVariants(context),
+    ...boundaryCase(context, 'timestamp__gte'),
+    ...boundaryCase(context, 'timestamp__lt'),
+    ...windowCases(context),
+    ...microsecondCases(context),
+    ...combinations(context),
+  ];
+}
+
 const byKind: Check = {
   id: 'filters.kind',
   level: 'seed',
   title: 'kind=<each kind present> returns exactly the events of that kind',
-  run: (context) => judgeFilterCases(context, context.data.kinds.map((kind) => ({ kind }))),
+  run: (context) => judgeFilterCases(context, kindCases(context)),
 };
 
 const bySource: Check = {
   id: 'filters.source',
   level: 'seed',
   title: "source=agent|user|environment returns exactly the events of that source, using the kind's default source when an event has none",
-  run: (context) => {
-    const sources = [...new Set([...context.data.sources, 'agent', 'user', 'environment'])];
-    return judgeFilterCases(context, sources.map((source) => ({ source })));
-  },
+  run: (context) => judgeFilterCases(context, sourceCases(context)),
 };
 
 const byBody: Check = {
@@ -59,9 +96,9 @@ const byBody: Check = {
   level: 'seed',
   title: 'body=<a word of a message> returns exactly the message events whose text contains it',
   run: (context) => {
-    const words = context.data.words.slice(0, 3);
-    if (words.length === 0) return Promise.resolve(skipped('no message event with searchable words in this conversation'));
-    return judgeFilterCases(context, words.map((body) => ({ body })));
+    const cases = bodyCases(context);
+    if (cases.length === 0) return Promise.resolve(skipped('no message event with searchable words in this conversation'));
+    return judgeFilterCases(context, cases);
   },
 };
 
@@ -70,10 +107,9 @@ const bodyCaseInsensitive: Check = {
   level: 'seed',
   title: 'body matches case-insensitively: an upper-case or capitalised word finds the same events',
   run: (context) => {
-    const words = context.data.words.slice(0, 2);
-    if (words.length === 0) return Promise.resolve(skipped('no message event with searchable words in this conversation'));
-    const variants = words.flatMap((word) => [word.toUpperCase(), word[0]!.toUpperCase() + word.slice(1)]);
-    return judgeFilterCases(context, variants.map((body) => ({ body })));
+    const cases = bodyCaseVariants(context);
+    if (cases.length === 0) return Promise.resolve(skipped('no message event with searchable words in this conversation'));
+    return judgeFilterCases(context, cases);
   },
 };
 
@@ -102,7 +138,13 @@ const ltExclusive: Check = {
 };
 
 /** Says plainly when the event on the boundary itself is the one wrongly in or out. */
-async function withBoundaryHint(outcome: CheckOutcome, context: CheckContext, filters: Filters, boundary: ObservedEvent, included: boolean): Promise<CheckOutcome> {
+async function withBoundaryHint(
+  outcome: CheckOutcome,
+  context: CheckContext,
+  filters: Filters,
+  boundary: ObservedEvent,
+  included: boolean,
+): Promise<CheckOutcome> {
   if (outcome.status !== 'failed') return outcome;
   const walk = await context.walk({ ...filters, limit: 100 });
   const returned = walk.events.some((event) => event.key === boundary.key);
@@ -111,7 +153,13 @@ async function withBoundaryHint(outcome: CheckOutcome, context: CheckContext, fi
   const message = included
     ? `${describeEvent(boundary)} has exactly the instant ${name}=${value} and is missing: ${name} must be inclusive`
     : `${describeEvent(boundary)} has exactly the instant ${name}=${value} and is returned: ${name} must be exclusive`;
-  return { ...outcome, findings: [{ message, expected: included ? 'timestamp >= value' : 'timestamp < value', ...exchangeField(walk.pages[0]?.exchange) }, ...outcome.findings] };
+  return {
+    ...outcome,
+    findings: [
+      { message, expected: included ? 'timestamp >= value' : 'timestamp < value', ...exchangeField(walk.pages[0]?.exchange) },
+      ...outcome.findings,
+    ],
+  };
 }
 
 const window: Check = {
@@ -119,10 +167,9 @@ const window: Check = {
   level: 'seed',
   title: 'timestamp__gte with timestamp__lt returns exactly the events in [gte, lt)',
   async run(context) {
-    const from = timedAt(context, 1 / 3);
-    const to = timedAt(context, 2 / 3);
-    if (!from || !to) return skipped('no event with a readable timestamp');
-    return judgeFilterCases(context, [{ timestamp__gte: timestampValue(from), timestamp__lt: timestampValue(to) }]);
+    const cases = windowCases(context);
+    if (cases.length === 0) return skipped('no event with a readable timestamp');
+    return judgeFilterCases(context, cases);
   },
 };
 
@@ -131,10 +178,9 @@ const microseconds: Check = {
   level: 'seed',
   title: 'timestamp filters compare with microsecond precision: two events within one millisecond are told apart',
   async run(context) {
-    const pair = subMillisecondPair(context.data.timed);
-    if (!pair) return skipped('no two events a few microseconds apart within one millisecond in this conversation');
-    const value = timestampValue(pair[1]);
-    return judgeFilterCases(context, [{ timestamp__gte: value }, { timestamp__lt: value }]);
+    const cases = microsecondCases(context);
+    if (cases.length === 0) return skipped('no two events a few microseconds apart within one millisecond in this conversation');
+    return judgeFilterCases(context, cases);
   },
 };
 
@@ -166,7 +212,13 @@ function combinations(context: CheckContext): Filters[] {
   if (word && late) cases.push({ kind: 'MessageEvent', body: word, timestamp__lt: timestampValue(late) });
   const message = events.find((event) => word !== undefined && event.text?.includes(word));
   if (word && message?.source && early) {
-    cases.push({ kind: 'MessageEvent', source: message.source, body: word, timestamp__gte: timestampValue(context.data.timed[0]!), ...(late ? { timestamp__lt: timestampValue(late) } : {}) });
+    cases.push({
+      kind: 'MessageEvent',
+      source: message.source,
+      body: word,
+      timestamp__gte: timestampValue(context.data.timed[0]!),
+      ...(late ? { timestamp__lt: timestampValue(late) } : {}),
+    });
   }
   return cases;
 }

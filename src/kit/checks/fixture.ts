@@ -32,12 +32,25 @@ const eventsAsStored: Check = {
     if (unfinished) return unfinished;
     const findings: Finding[] = [];
     const { missing, unexpected } = setDifference(walk.events, manifest.events);
-    if (missing.length > 0) findings.push({ message: `${missing.length} events of the manifest are not returned: ${listEvents(missing)}`, expected: `all ${manifest.events.length} events` });
-    if (unexpected.length > 0) findings.push({ message: `${unexpected.length} returned events are not in the manifest: ${listEvents(unexpected)}`, expected: 'only the manifest events', ...exchangeField(pageShowing(walk, unexpected[0]!.key)) });
+    if (missing.length > 0)
+      findings.push({
+        message: `${missing.length} events of the manifest are not returned: ${listEvents(missing)}`,
+        expected: `all ${manifest.events.length} events`,
+      });
+    if (unexpected.length > 0)
+      findings.push({
+        message: `${unexpected.length} returned events are not in the manifest: ${listEvents(unexpected)}`,
+        expected: 'only the manifest events',
+        ...exchangeField(pageShowing(walk, unexpected[0]!.key)),
+      });
     const byKey = new Map(manifest.events.map((event) => [event.key, event]));
     const altered = walk.events.filter((event) => byKey.has(event.key) && !isDeepStrictEqual(event.raw, byKey.get(event.key)!.raw));
     if (altered.length > 0) {
-      findings.push({ message: `${altered.length} events differ from the manifest's copy: ${listEvents(altered, 3)}`, expected: 'events served as stored', ...exchangeField(pageShowing(walk, altered[0]!.key)) });
+      findings.push({
+        message: `${altered.length} events differ from the manifest's copy: ${listEvents(altered, 3)}`,
+        expected: 'events served as stored',
+        ...exchangeField(pageShowing(walk, altered[0]!.key)),
+      });
     }
     return verdict(findings, `${walk.events.length} events returned, ${manifest.events.length} in the manifest`);
   }),
@@ -48,12 +61,18 @@ function manifestFilterCases(ordered: ObservedEvent[]): Filters[] {
   const kinds = [...new Set(ordered.flatMap((event) => (event.kind ? [event.kind] : [])))];
   const timed = ordered.filter((event) => event.timestamp !== undefined && event.micros !== undefined);
   const at = (fraction: number) => withLocalOffset(timed[Math.floor((timed.length - 1) * fraction)]!.timestamp!);
-  const windows: Filters[] = timed.length === 0 ? [] : [{ timestamp__gte: at(0.2) }, { timestamp__lt: at(0.8) }, { timestamp__gte: at(0.4), timestamp__lt: at(0.6) }];
+  const windows: Filters[] =
+    timed.length === 0 ? [] : [{ timestamp__gte: at(0.2) }, { timestamp__lt: at(0.8) }, { timestamp__gte: at(0.4), timestamp__lt: at(0.6) }];
   return [...kinds.map((kind) => ({ kind })), ...['agent', 'user', 'environment'].map((source) => ({ source })), ...windows];
 }
 
 /** Set comparison, per filter, against the manifest. */
-async function judgeAgainstManifest(context: CheckContext, ordered: ObservedEvent[], cases: Filters[], sortOrder?: EventSortOrder): Promise<CheckOutcome> {
+async function judgeAgainstManifest(
+  context: CheckContext,
+  ordered: ObservedEvent[],
+  cases: Filters[],
+  sortOrder?: EventSortOrder,
+): Promise<CheckOutcome> {
   const findings: Finding[] = [];
   for (const filters of cases) {
     const walk = await context.walk({ ...filters, limit: 100, ...(sortOrder ? { sort_order: sortOrder } : {}) });
@@ -121,11 +140,16 @@ const bodyExact: Check = {
   id: 'ref.fixture.body',
   needsManifest: true,
   level: 'reference',
-  title: 'body filters (as typed and upper-cased) return exactly the messages whose text, as docs/reference-behaviour.md, "Search" builds it, contains the value',
+  title:
+    'body filters (as typed and upper-cased) return exactly the messages whose text, as docs/reference-behaviour.md, "Search" builds it, contains the value',
   run: withManifest((context, _manifest, ordered) => {
     const words = manifestWords(ordered);
     if (words.length === 0) return Promise.resolve(skipped('the manifest has no message text'));
-    return judgeAgainstManifest(context, ordered, words.flatMap((word) => [{ body: word }, { body: word.toUpperCase() }]));
+    return judgeAgainstManifest(
+      context,
+      ordered,
+      words.flatMap((word) => [{ body: word }, { body: word.toUpperCase() }]),
+    );
   }),
 };
 

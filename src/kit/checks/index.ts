@@ -8,6 +8,7 @@ import { pagingChecks, referencePagingChecks } from './paging';
 import { propertyChecks, referencePropertyChecks } from './properties';
 import { referenceAcceptChecks } from './reference-accepts';
 import { referenceErrorChecks } from './reference-errors';
+import { referenceOperationChecks } from './reference-operations';
 import { referenceSortChecks, sortChecks } from './sort';
 
 export function allChecks(): Check[] {
@@ -25,5 +26,6 @@ export function allChecks(): Check[] {
     ...referenceSortChecks(),
     ...referencePropertyChecks(),
     ...referenceFixtureChecks(),
+    ...referenceOperationChecks(),
   ];
 }

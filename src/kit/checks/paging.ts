@@ -89,12 +89,23 @@ const noCycles: Check = {
   level: 'seed',
   title: 'a walk reaches its last page: no next_page_id is handed out twice',
   async run(context) {
-    const walks = [...(await pagingWalks(context)), { label: `limit=${SEAM_PAGE_SIZE}, TIMESTAMP_DESC`, walk: await context.walk({ limit: SEAM_PAGE_SIZE, sort_order: 'TIMESTAMP_DESC' }), truncated: false }];
+    const walks = [
+      ...(await pagingWalks(context)),
+      {
+        label: `limit=${SEAM_PAGE_SIZE}, TIMESTAMP_DESC`,
+        walk: await context.walk({ limit: SEAM_PAGE_SIZE, sort_order: 'TIMESTAMP_DESC' }),
+        truncated: false,
+      },
+    ];
     const findings: Finding[] = [];
     for (const { label, walk, truncated } of walks) {
       if (walk.end === 'request-failed' && walk.failure?.reason === 'budget') return outcomeOfFailure(walk.failure, label);
       if (walk.end !== 'cycle' && !(walk.end === 'page-cap' && !truncated)) continue;
-      findings.push({ message: `the walk with ${label}: ${describeIncompleteWalk(walk)}`, expected: 'a last page after at most one page per event', ...exchangeField(walk.pages[walk.pages.length - 1]?.exchange) });
+      findings.push({
+        message: `the walk with ${label}: ${describeIncompleteWalk(walk)}`,
+        expected: 'a last page after at most one page per event',
+        ...exchangeField(walk.pages[walk.pages.length - 1]?.exchange),
+      });
     }
     return verdict(findings);
   },
@@ -204,12 +215,22 @@ const limitRespected: Check = {
     for (const { label, walk } of await pagingWalks(context)) {
       const limit = walk.query.limit ?? 100;
       const over = walk.pages.findIndex((page) => page.items.length > limit);
-      if (over >= 0) findings.push({ message: `page ${over + 1} of the walk with ${label} has ${walk.pages[over]!.items.length} events`, expected: `at most ${limit}`, exchange: walk.pages[over]!.exchange });
+      if (over >= 0)
+        findings.push({
+          message: `page ${over + 1} of the walk with ${label} has ${walk.pages[over]!.items.length} events`,
+          expected: `at most ${limit}`,
+          exchange: walk.pages[over]!.exchange,
+        });
     }
     const outcome = await context.search({});
     if (!outcome.ok) return outcomeOfFailure(outcome.failure, 'the request without limit');
     const count = outcome.page?.items.length ?? 0;
-    if (count > 100) findings.push({ message: `without limit, the page has ${count} events`, expected: 'at most 100 (the default limit)', exchange: outcome.exchange });
+    if (count > 100)
+      findings.push({
+        message: `without limit, the page has ${count} events`,
+        expected: 'at most 100 (the default limit)',
+        exchange: outcome.exchange,
+      });
     return verdict(findings);
   },
 };
@@ -228,10 +249,18 @@ const fullPages: Check = {
       walk.pages.forEach((page, index) => {
         const isLast = index === walk.pages.length - 1;
         if (!isLast && page.items.length !== limit) {
-          findings.push({ message: `page ${index + 1} of ${walk.pages.length} of the walk with ${label} has ${page.items.length} events`, expected: `${limit}: next_page_id is the (limit+1)-th match`, exchange: page.exchange });
+          findings.push({
+            message: `page ${index + 1} of ${walk.pages.length} of the walk with ${label} has ${page.items.length} events`,
+            expected: `${limit}: next_page_id is the (limit+1)-th match`,
+            exchange: page.exchange,
+          });
         }
         if (isLast && page.items.length === 0 && walk.events.length > 0) {
-          findings.push({ message: `the last page of the walk with ${label} is empty`, expected: 'a next_page_id only when another match exists', exchange: page.exchange });
+          findings.push({
+            message: `the last page of the walk with ${label} is empty`,
+            expected: 'a next_page_id only when another match exists',
+            exchange: page.exchange,
+          });
         }
       });
     }
@@ -247,7 +276,12 @@ const nextPageIdPresent: Check = {
     const findings: Finding[] = [];
     for (const { label, walk } of await pagingWalks(context)) {
       const page = walk.pages.find((candidate) => !candidate.hasNextPageIdKey);
-      if (page) findings.push({ message: `a page of the walk with ${label} has no next_page_id key`, expected: 'the key always present, null on the last page', exchange: page.exchange });
+      if (page)
+        findings.push({
+          message: `a page of the walk with ${label} has no next_page_id key`,
+          expected: 'the key always present, null on the last page',
+          exchange: page.exchange,
+        });
     }
     return verdict(findings);
   },
@@ -264,7 +298,11 @@ const cursorIsNextEvent: Check = {
       const next = walk.pages[index + 1]!;
       const firstId = next.items[0]?.id;
       if (page.nextPageId !== firstId && findings.length < 3) {
-        findings.push({ message: `page ${index + 1} has next_page_id ${JSON.stringify(page.nextPageId)} but page ${index + 2} starts with ${JSON.stringify(firstId)}`, expected: 'the id of the first match that did not fit', exchange: page.exchange });
+        findings.push({
+          message: `page ${index + 1} has next_page_id ${JSON.stringify(page.nextPageId)} but page ${index + 2} starts with ${JSON.stringify(firstId)}`,
+          expected: 'the id of the first match that did not fit',
+          exchange: page.exchange,
+        });
       }
     });
     return verdict(findings);
@@ -284,7 +322,11 @@ const unknownPageIdRestarts: Check = {
       if (!unknown.ok) return outcomeOfFailure(unknown.failure, 'the request with an unknown page_id');
       const want = JSON.stringify(fresh.page?.items.map(keyOf));
       if (unknown.exchange.status !== 200 || JSON.stringify(unknown.page?.items.map(keyOf)) !== want) {
-        findings.push({ message: `${sort_order} with an unknown page_id answered ${statusAndBody(unknown.exchange)}`, expected: 'the first page of that order', exchange: unknown.exchange });
+        findings.push({
+          message: `${sort_order} with an unknown page_id answered ${statusAndBody(unknown.exchange)}`,
+          expected: 'the first page of that order',
+          exchange: unknown.exchange,
+        });
       }
     }
     return verdict(findings);

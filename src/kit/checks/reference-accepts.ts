@@ -4,8 +4,9 @@
  * forms, unencoded `:`, unknown parameters, and fully qualified kind names. Each must
  * give the same answer as the plain form.
  */
-import { QUALIFIED_KIND, isEventKind, parseUuid, hyphenate } from '../../search';
 import type { CheckContext } from '../context';
+import { hyphenated, uuidHex } from '../conversation-id';
+import { classPathOf, isContractKind } from '../event-kinds';
 import { describeFilters, expectedEvents, firstMismatch, type Filters } from '../expectations';
 import type { Exchange } from '../http';
 import { pageOf } from '../search-request';
@@ -19,7 +20,8 @@ const FIRST_PAGE = 5;
 /** The first page's event keys for a raw request, compared with what the plain request gave. */
 async function sameFirstPage(context: CheckContext, path: string, want: string[], what: string): Promise<Finding[] | { skip: string }> {
   const sent = exchangeOrOutcome(await context.get(path), what);
-  if ('outcome' in sent) return sent.outcome.status === 'skipped' ? { skip: sent.outcome.details } : sent.outcome.status === 'failed' ? sent.outcome.findings : [];
+  if ('outcome' in sent)
+    return sent.outcome.status === 'skipped' ? { skip: sent.outcome.details } : sent.outcome.status === 'failed' ? sent.outcome.findings : [];
   return pageFindings(sent.exchange, want, what);
 }
 
@@ -28,7 +30,13 @@ function pageFindings(exchange: Exchange, want: string[], what: string): Finding
   if (!page) return [{ message: `${what} answered ${statusAndBody(exchange)}`, expected: '200 with an EventPage', exchange }];
   const got = page.items.map((item) => ((item as { id?: unknown } | null)?.id as string | undefined) ?? JSON.stringify(item));
   if (JSON.stringify(got) === JSON.stringify(want)) return [];
-  return [{ message: `${what} returned ${got.length} events [${got.slice(0, 5).join(', ')}]`, expected: `the same ${want.length} events as the plain request [${want.slice(0, 5).join(', ')}]`, exchange }];
+  return [
+    {
+      message: `${what} returned ${got.length} events [${got.slice(0, 5).join(', ')}]`,
+      expected: `the same ${want.length} events as the plain request [${want.slice(0, 5).join(', ')}]`,
+      exchange,
+    },
+  ];
 }
 
 function firstKeys(context: CheckContext, count: number): string[] {
@@ -36,14 +44,14 @@ function firstKeys(context: CheckContext, count: number): string[] {
 }
 
 function conversationIdForms(conversationId: string): [string, string][] {
-  const parsed = parseUuid(conversationId);
-  if (!parsed.ok) return [];
-  const hyphenated = hyphenate(parsed.hex);
+  const hex = uuidHex(conversationId);
+  if (hex === undefined) return [];
+  const grouped = hyphenated(hex);
   return [
-    ['id-32-hex', parsed.hex],
-    ['id-upper-case', hyphenated.toUpperCase()],
-    ['id-braces', `{${hyphenated}}`],
-    ['id-urn', `urn:uuid:${hyphenated}`],
+    ['id-32-hex', hex],
+    ['id-upper-case', grouped.toUpperCase()],
+    ['id-braces', `{${grouped}}`],
+    ['id-urn', `urn:uuid:${grouped}`],
   ];
 }
 
@@ -62,7 +70,12 @@ function idFormCheck(form: string): Check {
     async run(context) {
       const spelled = conversationIdForms(context.conversationId).find(([name]) => name === form)?.[1];
       if (spelled === undefined) return skipped('the conversation id given is not a UUID');
-      const result = await sameFirstPage(context, context.searchPath(spelled, `limit=${FIRST_PAGE}`), firstKeys(context, FIRST_PAGE), `conversation id ${spelled}`);
+      const result = await sameFirstPage(
+        context,
+        context.searchPath(spelled, `limit=${FIRST_PAGE}`),
+        firstKeys(context, FIRST_PAGE),
+        `conversation id ${spelled}`,
+      );
       return 'skip' in result ? skipped(result.skip) : verdict(result);
     },
   };
@@ -88,7 +101,9 @@ const unencodedColon: Check = {
     const boundary = timedAt(context, 0.5);
     if (!boundary?.timestamp) return skipped('no event with a readable timestamp');
     const value = boundary.timestamp;
-    const want = expectedEvents(context.data.events, { timestamp__gte: value }).slice(0, 100).map((event) => event.key);
+    const want = expectedEvents(context.data.events, { timestamp__gte: value })
+      .slice(0, 100)
+      .map((event) => event.key);
     // Only characters that need no encoding besides ':' are left raw, so the request is otherwise ordinary.
     const raw = encodeURIComponent(value).replaceAll('%3A', ':');
     const result = await sameFirstPage(context, context.searchPath(undefined, `limit=100&timestamp__gte=${raw}`), want, `timestamp__gte=${raw}`);
@@ -112,22 +127,36 @@ function timestampForms(stored: string, micros: number): [string, string][] {
   ];
 }
 
+const timestampFormCases = (context: CheckContext): Filters[] => {
+  const boundary = timedAt(context, 0.5);
+  if (!boundary?.timestamp || boundary.micros === undefined) return [];
+  return timestampForms(boundary.timestamp, boundary.micros).map(([, value]) => ({ timestamp__gte: value }));
+};
+
+const qualifiedKindCases = (context: CheckContext): Filters[] =>
+  context.data.kinds.filter(isContractKind).map((kind) => ({ kind: classPathOf(kind) }));
+
+/** The filter sets of the reference-level accept checks, for judging other operations on them. */
+export function referenceFilterSets(context: CheckContext): Filters[] {
+  return [...timestampFormCases(context), ...qualifiedKindCases(context)];
+}
+
 const timestampFormsAccepted: Check = {
   id: 'ref.accepts.timestamp-forms',
   level: 'reference',
-  title: 'timestamp filters accept a date, minutes without seconds, a space separator, naive values, Z, +05:00 and unix seconds, each meaning the same instant',
+  title:
+    'timestamp filters accept a date, minutes without seconds, a space separator, naive values, Z, +05:00 and unix seconds, each meaning the same instant',
   async run(context) {
     const boundary = timedAt(context, 0.5);
     if (!boundary?.timestamp || boundary.micros === undefined) return skipped('no event with a readable timestamp');
-    const cases: Filters[] = timestampForms(boundary.timestamp, boundary.micros).map(([, value]) => ({ timestamp__gte: value }));
-    return judgeFilterCases(context, cases);
+    return judgeFilterCases(context, timestampFormCases(context));
   },
 };
 
 const naiveEqualsZoned: Check = {
   id: 'ref.timestamps.naive-equals-zoned',
   level: 'reference',
-  title: "a naive timestamp filter is server local time: it gives the same result as the value with the local offset and in UTC",
+  title: 'a naive timestamp filter is server local time: it gives the same result as the value with the local offset and in UTC',
   async run(context) {
     const boundary = timedAt(context, 0.5);
     if (!boundary?.timestamp || boundary.micros === undefined) return skipped('no event with a readable timestamp');
@@ -162,9 +191,9 @@ const qualifiedKind: Check = {
   // Judged against the data, not against the short name: the reference itself matches only
   // class paths (docs/reference-behaviour.md, "Search"), so its short-name results are not a yardstick.
   run: (context) => {
-    const kinds = context.data.kinds.filter(isEventKind);
-    if (kinds.length === 0) return Promise.resolve(skipped('no event of a contract kind'));
-    return judgeFilterCases(context, kinds.map((kind) => ({ kind: QUALIFIED_KIND[kind] })));
+    const cases = qualifiedKindCases(context);
+    if (cases.length === 0) return Promise.resolve(skipped('no event of a contract kind'));
+    return judgeFilterCases(context, cases);
   },
 };
 

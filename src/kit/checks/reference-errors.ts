@@ -5,8 +5,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { verdict, type Check, type Finding } from '../types';
+import type { CheckContext } from '../context';
+import { verdict, type Check, type CheckOutcome, type Finding } from '../types';
 import type { Exchange } from '../http';
+import { whenAvailable, type OptionalOperation } from './availability';
 import { exchangeOrOutcome, statusAndBody, validationItems } from './support';
 
 interface WantedItem {
@@ -21,7 +23,16 @@ interface ReferenceRejection {
   title: string;
   query?: string;
   conversationId?: string;
+  /** The operation asked; the search when absent. */
+  operation?: OptionalOperation;
   want: WantedItem[];
+}
+
+/** What follows `/events/` for each operation; get-by-id asks for an id that need not exist, since validation comes first. */
+const OPERATION_TAIL: Record<OptionalOperation | 'search', string> = { search: 'search', count: 'count', 'get-event': 'some-event-id' };
+
+function onOperation(context: CheckContext, operation: OptionalOperation | undefined, judge: () => Promise<CheckOutcome>): Promise<CheckOutcome> {
+  return operation === undefined ? judge() : whenAvailable(context, [operation], judge);
 }
 
 const GREATER_THAN = { type: 'greater_than', loc: ['query', 'limit'], msg: 'Input should be greater than 0', ctx: { gt: 0 } };
@@ -37,11 +48,25 @@ const datetimeError = (parameter: string, error: string): WantedItem => ({
   loc: ['query', parameter],
   msg: `Input should be a valid datetime or date, ${error}`,
 });
-const uuidError = (error: string): WantedItem => ({ type: 'uuid_parsing', loc: ['path', 'conversation_id'], msg: `Input should be a valid UUID, ${error}` });
+const uuidError = (error: string): WantedItem => ({
+  type: 'uuid_parsing',
+  loc: ['path', 'conversation_id'],
+  msg: `Input should be a valid UUID, ${error}`,
+});
 
 const REFERENCE_REJECTIONS: ReferenceRejection[] = [
-  { id: 'ref.errors.uuid-invalid-character', title: 'conversation id not-a-uuid: uuid_parsing, invalid character', conversationId: 'not-a-uuid', want: [uuidError('invalid character: found `n` at 1')] },
-  { id: 'ref.errors.uuid-invalid-length', title: 'conversation id 123: uuid_parsing, invalid length', conversationId: '123', want: [uuidError('invalid length: expected length 32 for simple format, found 3')] },
+  {
+    id: 'ref.errors.uuid-invalid-character',
+    title: 'conversation id not-a-uuid: uuid_parsing, invalid character',
+    conversationId: 'not-a-uuid',
+    want: [uuidError('invalid character: found `n` at 1')],
+  },
+  {
+    id: 'ref.errors.uuid-invalid-length',
+    title: 'conversation id 123: uuid_parsing, invalid length',
+    conversationId: '123',
+    want: [uuidError('invalid length: expected length 32 for simple format, found 3')],
+  },
   { id: 'ref.errors.limit-zero', title: 'limit=0: greater_than with ctx {gt: 0}', query: 'limit=0', want: [GREATER_THAN] },
   { id: 'ref.errors.limit-negative', title: 'limit=-1: greater_than with ctx {gt: 0}', query: 'limit=-1', want: [GREATER_THAN] },
   {
@@ -54,10 +79,25 @@ const REFERENCE_REJECTIONS: ReferenceRejection[] = [
   { id: 'ref.errors.limit-fraction', title: 'limit=1.5: int_parsing', query: 'limit=1.5', want: [INT_PARSING] },
   { id: 'ref.errors.limit-exponent', title: 'limit=1e2: int_parsing', query: 'limit=1e2', want: [INT_PARSING] },
   { id: 'ref.errors.limit-empty', title: 'limit= (empty): int_parsing', query: 'limit=', want: [INT_PARSING] },
-  { id: 'ref.errors.sort-order-invalid', title: "sort_order=BAD: enum with ctx expected", query: 'sort_order=BAD', want: [SORT_ENUM] },
-  { id: 'ref.errors.sort-order-lower-case', title: 'sort_order=timestamp: enum (values are case-sensitive)', query: 'sort_order=timestamp', want: [SORT_ENUM] },
-  { id: 'ref.errors.timestamp-garbage', title: 'timestamp__gte=garbage: datetime_from_date_parsing, input is too short', query: 'timestamp__gte=garbage', want: [datetimeError('timestamp__gte', 'input is too short')] },
-  { id: 'ref.errors.timestamp-empty', title: 'timestamp__lt= (empty): datetime_from_date_parsing, input is too short', query: 'timestamp__lt=', want: [datetimeError('timestamp__lt', 'input is too short')] },
+  { id: 'ref.errors.sort-order-invalid', title: 'sort_order=BAD: enum with ctx expected', query: 'sort_order=BAD', want: [SORT_ENUM] },
+  {
+    id: 'ref.errors.sort-order-lower-case',
+    title: 'sort_order=timestamp: enum (values are case-sensitive)',
+    query: 'sort_order=timestamp',
+    want: [SORT_ENUM],
+  },
+  {
+    id: 'ref.errors.timestamp-garbage',
+    title: 'timestamp__gte=garbage: datetime_from_date_parsing, input is too short',
+    query: 'timestamp__gte=garbage',
+    want: [datetimeError('timestamp__gte', 'input is too short')],
+  },
+  {
+    id: 'ref.errors.timestamp-empty',
+    title: 'timestamp__lt= (empty): datetime_from_date_parsing, input is too short',
+    query: 'timestamp__lt=',
+    want: [datetimeError('timestamp__lt', 'input is too short')],
+  },
   {
     id: 'ref.errors.timestamp-impossible-date',
     title: 'timestamp__gte=2024-02-30T00:00:00: datetime_from_date_parsing, day value is outside expected range',
@@ -72,6 +112,46 @@ const REFERENCE_REJECTIONS: ReferenceRejection[] = [
     query: 'timestamp__lt=garbage&sort_order=BAD&limit=0',
     want: [uuidError('invalid character: found `n` at 1'), GREATER_THAN, SORT_ENUM, datetimeError('timestamp__lt', 'input is too short')],
   },
+  {
+    id: 'ref.errors.count-uuid',
+    title: 'count, conversation id not-a-uuid: uuid_parsing',
+    operation: 'count',
+    conversationId: 'not-a-uuid',
+    want: [uuidError('invalid character: found `n` at 1')],
+  },
+  {
+    id: 'ref.errors.count-timestamp-garbage',
+    title: 'count, timestamp__gte=garbage: datetime_from_date_parsing',
+    operation: 'count',
+    query: 'timestamp__gte=garbage',
+    want: [datetimeError('timestamp__gte', 'input is too short')],
+  },
+  {
+    id: 'ref.errors.count-timestamp-impossible-date',
+    title: 'count, timestamp__lt=2024-02-30T00:00:00: datetime_from_date_parsing, day value is outside expected range',
+    operation: 'count',
+    query: 'timestamp__lt=2024-02-30T00%3A00%3A00',
+    want: [datetimeError('timestamp__lt', 'day value is outside expected range')],
+  },
+  {
+    id: 'ref.errors.count-order-of-items',
+    title: 'count, several invalid parameters: path first, then timestamp__gte, then timestamp__lt',
+    operation: 'count',
+    conversationId: 'not-a-uuid',
+    query: 'timestamp__lt=garbage&timestamp__gte=',
+    want: [
+      uuidError('invalid character: found `n` at 1'),
+      datetimeError('timestamp__gte', 'input is too short'),
+      datetimeError('timestamp__lt', 'input is too short'),
+    ],
+  },
+  {
+    id: 'ref.errors.get-event-uuid',
+    title: 'get-by-id, conversation id 123: uuid_parsing, invalid length',
+    operation: 'get-event',
+    conversationId: '123',
+    want: [uuidError('invalid length: expected length 32 for simple format, found 3')],
+  },
 ];
 
 function referenceRejectionCheck(rejection: ReferenceRejection): Check {
@@ -79,11 +159,13 @@ function referenceRejectionCheck(rejection: ReferenceRejection): Check {
     id: rejection.id,
     level: 'reference',
     title: rejection.title,
-    async run(context) {
-      const sent = exchangeOrOutcome(await context.get(context.searchPath(rejection.conversationId, rejection.query)), 'the request');
-      if ('outcome' in sent) return sent.outcome;
-      return verdict(validationBodyFindings(sent.exchange, rejection.want));
-    },
+    run: (context) =>
+      onOperation(context, rejection.operation, async () => {
+        const path = context.eventsPath(OPERATION_TAIL[rejection.operation ?? 'search'], rejection.conversationId, rejection.query);
+        const sent = exchangeOrOutcome(await context.get(path), 'the request');
+        if ('outcome' in sent) return sent.outcome;
+        return verdict(validationBodyFindings(sent.exchange, rejection.want));
+      }),
   };
 }
 
@@ -99,7 +181,9 @@ export function validationBodyFindings(exchange: Exchange, want: WantedItem[]): 
   const findings: Finding[] = [];
   want.forEach((wanted, index) => {
     const item = items[index]!;
-    const wrong = (['type', 'loc', 'msg', 'ctx'] as const).filter((field) => wanted[field] !== undefined && !isDeepStrictEqual(item[field], wanted[field]));
+    const wrong = (['type', 'loc', 'msg', 'ctx'] as const).filter(
+      (field) => wanted[field] !== undefined && !isDeepStrictEqual(item[field], wanted[field]),
+    );
     if (wrong.length === 0) return;
     const got = wrong.map((field) => `${field} ${JSON.stringify(item[field])}`).join(', ');
     const wantedText = wrong.map((field) => `${field} ${JSON.stringify(wanted[field])}`).join(', ');
@@ -108,23 +192,33 @@ export function validationBodyFindings(exchange: Exchange, want: WantedItem[]): 
   return findings;
 }
 
-const notFoundBody: Check = {
-  id: 'ref.errors.not-found-body',
-  level: 'reference',
-  title: 'the 404 body is {"detail": "Conversation not found: <hyphenated lower-case uuid>"}, whatever form the id was sent in',
-  async run(context) {
-    const id = randomUUID();
-    // Sent as upper-case 32 hex, the form the OpenHands app server uses, so the echo must be normalised.
-    const sent = exchangeOrOutcome(await context.get(context.searchPath(id.replaceAll('-', '').toUpperCase())), 'the request');
-    if ('outcome' in sent) return sent.outcome;
-    const { exchange } = sent;
-    const want = { detail: `Conversation not found: ${id}` };
-    const body = exchange.json.ok ? exchange.json.value : undefined;
-    if (exchange.status === 404 && isDeepStrictEqual(body, want)) return verdict([]);
-    return verdict([{ message: `answered ${statusAndBody(exchange)}`, expected: `404 ${JSON.stringify(want)}`, exchange }]);
-  },
-};
+function notFoundBody(id: string, operation?: OptionalOperation): Check {
+  const asked = operation === undefined ? '' : `${operation}: `;
+  return {
+    id,
+    level: 'reference',
+    title: `${asked}the 404 body is {"detail": "Conversation not found: <hyphenated lower-case uuid>"}, whatever form the id was sent in`,
+    run: (context) =>
+      onOperation(context, operation, async () => {
+        const conversation = randomUUID();
+        // Sent as upper-case 32 hex, the form the OpenHands app server uses, so the echo must be normalised.
+        const path = context.eventsPath(OPERATION_TAIL[operation ?? 'search'], conversation.replaceAll('-', '').toUpperCase());
+        const sent = exchangeOrOutcome(await context.get(path), 'the request');
+        if ('outcome' in sent) return sent.outcome;
+        const { exchange } = sent;
+        const want = { detail: `Conversation not found: ${conversation}` };
+        const body = exchange.json.ok ? exchange.json.value : undefined;
+        if (exchange.status === 404 && isDeepStrictEqual(body, want)) return verdict([]);
+        return verdict([{ message: `answered ${statusAndBody(exchange)}`, expected: `404 ${JSON.stringify(want)}`, exchange }]);
+      }),
+  };
+}
 
 export function referenceErrorChecks(): Check[] {
-  return [...REFERENCE_REJECTIONS.map(referenceRejectionCheck), notFoundBody];
+  return [
+    ...REFERENCE_REJECTIONS.map(referenceRejectionCheck),
+    notFoundBody('ref.errors.not-found-body'),
+    notFoundBody('ref.errors.count-not-found-body', 'count'),
+    notFoundBody('ref.errors.get-event-not-found-body', 'get-event'),
+  ];
 }

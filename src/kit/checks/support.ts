@@ -56,7 +56,11 @@ export function resultFindings(walk: Walk, expected: readonly ObservedEvent[], f
     });
   }
   if (duplicates.length > 0) {
-    findings.push({ message: `${label}: returned more than once: ${listEvents(duplicates)}`, expected: 'each event once', ...exchangeField(pageShowing(walk, duplicates[0]!.key)) });
+    findings.push({
+      message: `${label}: returned more than once: ${listEvents(duplicates)}`,
+      expected: 'each event once',
+      ...exchangeField(pageShowing(walk, duplicates[0]!.key)),
+    });
   }
   return findings;
 }

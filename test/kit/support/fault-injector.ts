@@ -93,6 +93,20 @@ function textAsWritten(item: Record<string, unknown>): string {
   return [...(message?.content ?? []), ...extended].map((part) => part.text ?? '').join(' ') + (message?.reasoning_content ?? '');
 }
 
+/** What follows `/events/` in the path: `search`, `count` or an event id. */
+function eventsTail(url: URL): string | undefined {
+  return /\/events\/([^/]+)$/.exec(url.pathname)?.[1];
+}
+
+const isGetEvent = (url: URL) => !['search', 'count', undefined].includes(eventsTail(url));
+
+/** Changes the answers of one operation only. */
+function onOperation(matches: (url: URL) => boolean, change: (url: URL, response: UpstreamResponse) => UpstreamResponse): Fault['response'] {
+  return (url, response) => (matches(url) ? change(url, response) : response);
+}
+
+const ROUTE_NOT_FOUND: UpstreamResponse = { status: 404, body: { detail: 'Not Found' } };
+
 export const FAULTS = {
   /** Passes everything through: proves the proxy itself changes nothing. */
   none: {},
@@ -153,17 +167,72 @@ export const FAULTS = {
 
   /** TIMESTAMP_DESC pages come out ascending within each page. */
   unsortedDescending: {
-    response: onPages((url, page) => (url.searchParams.get('sort_order') === 'TIMESTAMP_DESC' ? { ...page, items: [...page.items].reverse() } : page)),
+    response: onPages((url, page) =>
+      url.searchParams.get('sort_order') === 'TIMESTAMP_DESC' ? { ...page, items: [...page.items].reverse() } : page,
+    ),
   },
 
   /** An event carries a property the contract does not allow. */
   extraPropertyOnEvent: {
-    response: onPages((_url, page) => (page.items[0] ? { ...page, items: [{ ...page.items[0], unexpected_field: 1 }, ...page.items.slice(1)] } : page)),
+    response: onPages((_url, page) =>
+      page.items[0] ? { ...page, items: [{ ...page.items[0], unexpected_field: 1 }, ...page.items.slice(1)] } : page,
+    ),
   },
 
   /** An unknown conversation answers 200 with an empty page. */
   okForUnknownConversation: {
-    response: (_url: URL, response: UpstreamResponse) => (response.status === 404 ? { status: 200, body: { items: [], next_page_id: null } } : response),
+    response: (_url: URL, response: UpstreamResponse) =>
+      response.status === 404 ? { status: 200, body: { items: [], next_page_id: null } } : response,
+  },
+
+  /** A server from before count and get-by-id: their routes are unknown paths. */
+  withoutCountAndGetEvent: {
+    request: (url: URL) => (eventsTail(url) !== undefined && eventsTail(url) !== 'search' ? ROUTE_NOT_FOUND : url),
+  },
+
+  /** count is one too many whenever a filter is given. */
+  countOffByOneWithFilters: {
+    response: onOperation(
+      (url) => eventsTail(url) === 'count' && url.search.length > 1,
+      (_url, response) => (response.status === 200 && typeof response.body === 'number' ? { status: 200, body: response.body + 1 } : response),
+    ),
+  },
+
+  /** get-by-id leaves out the timestamp. */
+  getEventDropsTimestamp: {
+    response: onOperation(isGetEvent, (_url, response) => {
+      if (response.status !== 200 || typeof response.body !== 'object' || response.body === null) return response;
+      const { timestamp: _dropped, ...rest } = response.body as Record<string, unknown>;
+      return { status: 200, body: rest };
+    }),
+  },
+
+  /** An unknown event id fails with 500, as the reference does. */
+  unknownEventIdIs500: {
+    response: onOperation(isGetEvent, (url, response) =>
+      response.status === 404 && (response.body as { detail?: unknown }).detail === 'Not Found'
+        ? { status: 500, body: { detail: 'Internal Server Error', exception: `'Unknown event_id: ${eventsTail(url)}'` } }
+        : response,
+    ),
+  },
+
+  /** `/events/count` is routed to get-by-id (a route order mistake), while count answers under another spelling. */
+  countTakenAsId: {
+    request: (url: URL) => {
+      if (eventsTail(url) !== 'count' || url.search.length > 1) return url;
+      const changed = new URL(url);
+      changed.pathname = url.pathname.replace(/\/count$/, '/%63ount');
+      return changed;
+    },
+  },
+
+  /** count fails with 500 on a timestamp it cannot parse. */
+  countServerErrorOnMalformedDate: {
+    request: (url: URL) => {
+      if (eventsTail(url) !== 'count') return url;
+      const values = ['timestamp__gte', 'timestamp__lt'].map((name) => url.searchParams.get(name)).filter((value): value is string => value !== null);
+      return values.some((value) => !parseFilterTimestamp(value).ok) ? { status: 500, body: { detail: 'Internal Server Error' } } : url;
+    },
   },
 } satisfies Record<string, Fault>;
 

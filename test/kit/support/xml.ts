@@ -33,7 +33,8 @@ export function parseXml(xml: string): XmlElement {
     at = close + 1;
     if (tag.startsWith('/')) {
       const element = stack.pop();
-      if (!element || element.name !== tag.slice(1) || stack.length === 0) throw new Error(`</${tag.slice(1)}> at ${open} closes ${element?.name ?? 'nothing'}`);
+      if (!element || element.name !== tag.slice(1) || stack.length === 0)
+        throw new Error(`</${tag.slice(1)}> at ${open} closes ${element?.name ?? 'nothing'}`);
       continue;
     }
     const selfClosing = tag.endsWith('/');

@@ -1,0 +1,75 @@
+/**
+ * Judges one request and its response against the contract, with nothing else known: the
+ * proxy's rules. The operation must be one the contract declares, the status declared for
+ * it, the body valid for that status (each event against its own kind's schema), a page's
+ * `next_page_id` usable by a client, and no 5xx for anything a client sends.
+ */
+import type { OpenApiDocument } from '../contract';
+import { contractOperations, declaresStatus, matchOperation, type ContractOperation } from './contract-operations';
+import { parseJson } from './http';
+import type { ResponseValidator } from './schema-validator';
+
+export interface JudgedExchange {
+  method: string;
+  /** Path and query as the client sent them. */
+  target: string;
+  status: number;
+  /** The response body, or undefined when it was too large to keep. */
+  body: string | undefined;
+}
+
+export interface ExchangeVerdict {
+  operationId: string | undefined;
+  violations: string[];
+  /** The body read as JSON, when it was. */
+  json: unknown;
+}
+
+/** The page size a search answers with when the request gives none (openapi.yaml, `limit` default). */
+const DEFAULT_LIMIT = 100;
+
+export function createExchangeJudge(document: OpenApiDocument, validator: ResponseValidator): (exchange: JudgedExchange) => ExchangeVerdict {
+  const operations = contractOperations(document);
+  return (exchange) => {
+    const url = new URL(exchange.target, 'http://judge.invalid');
+    const match = matchOperation(operations, exchange.method, url.pathname);
+    const parsed = exchange.body === undefined ? undefined : parseJson(exchange.body);
+    const json = parsed?.ok ? parsed.value : undefined;
+    const violations: string[] = [];
+    if (exchange.status >= 500) violations.push(`the server answered ${exchange.status}: a client's request must never get a 5xx`);
+    if (!match) {
+      violations.push(`no operation of the contract is ${exchange.method} ${url.pathname}`);
+      return { operationId: undefined, violations, json };
+    }
+    const { operation } = match;
+    if (!declaresStatus(operation, exchange.status)) {
+      violations.push(`status ${exchange.status} is not declared for ${operation.operationId} (declared: ${operation.statuses.join(', ')})`);
+    } else if (parsed && validator.statusesOf(operation.operationId).includes(exchange.status)) {
+      if (!parsed.ok) violations.push(`the ${exchange.status} body is not JSON: ${parsed.error}`);
+      else {
+        const verdict = validator.validate(operation.operationId, exchange.status, parsed.value);
+        if (verdict.valid === false) violations.push(...verdict.errors.map((error) => `body: ${error}`));
+      }
+    }
+    if (exchange.status === 200) violations.push(...pagingViolations(operation, url.searchParams, json));
+    return { operationId: operation.operationId, violations, json };
+  };
+}
+
+/** `next_page_id` rules of a page: a client can follow it and stops at its end. */
+function pagingViolations(operation: ContractOperation, query: URLSearchParams, body: unknown): string[] {
+  if (!operation.parameters.some((parameter) => parameter.name === 'page_id')) return [];
+  if (typeof body !== 'object' || body === null || !Array.isArray((body as { items?: unknown }).items)) return [];
+  const page = body as { items: unknown[]; next_page_id?: unknown };
+  const violations: string[] = [];
+  if (page.next_page_id === '')
+    violations.push('next_page_id is "": a client testing `!== null` loops forever, one testing truthiness stops early; the last page has null');
+  const requested = query.get('page_id');
+  if (typeof page.next_page_id === 'string' && page.next_page_id !== '' && page.next_page_id === requested) {
+    violations.push(`next_page_id ${JSON.stringify(page.next_page_id)} is the page_id this page was asked with: following it loops forever`);
+  }
+  const limit = Number(query.get('limit') ?? DEFAULT_LIMIT);
+  if (Number.isInteger(limit) && limit > 0 && page.items.length > limit)
+    violations.push(`the page holds ${page.items.length} events, more than limit ${limit}`);
+  return violations;
+}
