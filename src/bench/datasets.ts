@@ -146,3 +146,13 @@ export function sizeOnDisk(directory: string): number {
   }
   return total;
 }
+
+/**
+ * Ids of `count` events spread evenly over the conversation, each with at least 200 events
+ * after it, read off the file names (stored order is search order here).
+ */
+export function spreadEventIds(dataset: Dataset, count: number): string[] {
+  const names = readdirSync(path.join(dataset.directory, 'events')).sort();
+  const usable = Math.max(1, names.length - 200);
+  return Array.from({ length: count }, (_, i) => /^event-\d+-(.+)\.json$/.exec(names[Math.floor((i * usable) / count)]!)![1]!);
+}

@@ -38,7 +38,15 @@ function precomputedStore(routes: readonly PrecomputedRoute[]): EventStore {
     count: async () => undefined,
     getEvent: async () => undefined,
     listConversations: async () => [],
-    health: () => ({ conversationsLoaded: pages.size, eventsLoaded: 0, eventsSkipped: 0, storedEvents: emptyStoredEventCounts('contract') }),
+    health: () => ({
+      conversationsLoaded: pages.size,
+      eventsLoaded: 0,
+      eventsSkipped: 0,
+      storedEvents: emptyStoredEventCounts('contract'),
+      bytesHeld: 0,
+      memoryBudgetBytes: null,
+      conversationsDropped: 0,
+    }),
     close: async () => undefined,
   };
 }

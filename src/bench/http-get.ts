@@ -15,13 +15,21 @@ export function keepAliveAgent(): http.Agent {
 }
 
 /**
+ * For requests made without an agent of their own: a connection each. Node's global agent
+ * keeps connections alive, and one left idle while this process runs a long synchronous
+ * step (sizeOnDisk over 100k files) outlives the server's keep-alive timeout: the server
+ * closes it, this process has not yet seen the close, reuses it, and gets "socket hang up".
+ */
+const ONE_CONNECTION_EACH = new http.Agent({ keepAlive: false });
+
+/**
  * GET `url` and read the whole body, timing the round trip. Rejects on a connection
  * error (for instance while a server is still starting), never on an HTTP status.
  */
 export function timedGet(url: string, agent?: http.Agent): Promise<TimedResponse> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent, headers: sessionKeyHeaders() }, (response) => {
+    const request = http.get(url, { agent: agent ?? ONE_CONNECTION_EACH, headers: sessionKeyHeaders() }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);

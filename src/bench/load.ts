@@ -10,6 +10,8 @@ export interface LoadOptions {
   readonly url: string;
   readonly connections: number;
   readonly durationSeconds: number;
+  /** When set, each connection goes round these paths (path and query), one request each. */
+  readonly rotatingPaths?: readonly string[];
 }
 
 export interface LoadFigures {
@@ -36,7 +38,13 @@ export function startLoad(options: LoadOptions): RunningLoad {
   let instance: autocannon.Instance | undefined;
   const figures = new Promise<LoadFigures>((resolve, reject) => {
     instance = autocannon(
-      { url: options.url, connections: options.connections, duration: options.durationSeconds, headers: sessionKeyHeaders() },
+      {
+        url: options.url,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        headers: sessionKeyHeaders(),
+        requests: rotatingRequests(options.rotatingPaths),
+      },
       (error: unknown, result: autocannon.Result) => {
         if (error) reject(error instanceof Error ? error : new Error(String(error)));
         else resolve(figuresOf(result, latencies, (performance.now() - started) / 1000));
@@ -72,4 +80,19 @@ export function percentile(sorted: readonly number[], fraction: number): number 
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil(fraction * sorted.length) - 1;
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank))]!;
+}
+
+/** One request description that sets the next path on every request (autocannon's `setupRequest`). */
+function rotatingRequests(paths: readonly string[] | undefined): autocannon.Request[] | undefined {
+  if (!paths) return undefined;
+  let next = 0;
+  return [
+    {
+      setupRequest: (request: autocannon.Request) => {
+        const path = paths[next]!;
+        next = (next + 1) % paths.length;
+        return { ...request, path };
+      },
+    },
+  ];
 }

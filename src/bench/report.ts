@@ -7,6 +7,7 @@ import type { LoadFigures } from './load';
 import type { ServerLoadFigures } from './side-by-side';
 import type { BenchResults, ConversationResults } from './run';
 import { todaysShapeSection } from './todays-shape';
+import type { ScalingResults } from './scaling';
 import { type TargetCheck, mebibytes, scenario } from './targets';
 
 const RESULTS_HEADER = `# Benchmark results
@@ -32,6 +33,7 @@ export function renderReport(results: BenchResults, targets: readonly TargetChec
     appendSection(results, main),
     smallWaitSection(results, main),
     todaysShapeSection(results.todaysShape),
+    results.scaling ? scalingSection(results.scaling) : '',
     targetTable(targets),
   ].join('\n');
 }
@@ -199,6 +201,45 @@ function smallWaitSection(results: BenchResults, main: ConversationResults): str
 
 - ${main.dataset.spec.label} first search answered after ${wait.bigOpenMs.toFixed(0)} ms
 - meanwhile ${wait.smallRequests} requests for the small conversation (${results.plan.smallWaitClients} clients): p50 ${wait.smallP50Ms.toFixed(1)} ms, p99 ${wait.smallP99Ms.toFixed(1)} ms, max ${wait.smallMaxMs.toFixed(1)} ms
+`;
+}
+
+/** How cost grows, and the memory budget over many conversations: a section of its own, also printed by `--scaling-only`. */
+export function scalingSection(scaling: ScalingResults): string {
+  const rows = scaling.rows.map((r) =>
+    row([
+      r.label,
+      String(r.conversations * r.eventsEach),
+      mebibytes(r.diskBytes),
+      r.openMs.toFixed(0),
+      mebibytes(r.idleResidentBytes),
+      mebibytes(r.loadedResidentBytes),
+      mebibytes(r.loadedResidentBytes - r.idleResidentBytes),
+      ((r.loadedResidentBytes - r.idleResidentBytes) / r.diskBytes).toFixed(2),
+      r.firstPageP50Ms.toFixed(2),
+    ]),
+  );
+  const b = scaling.budget;
+  const random = b.random
+    ? `- then ${b.random.requests} random pages (${b.random.clients} clients, a random conversation, 20 events from a random one): p50 ${b.random.p50Ms.toFixed(1)} ms, p99 ${b.random.p99Ms.toFixed(1)} ms, max ${b.random.maxMs.toFixed(1)} ms; server CPU ${b.random.cpuMsEach.toFixed(2)} ms a request`
+    : '';
+  return `### How cost grows (fresh server each)
+
+Open = for one conversation, spawn to its first answer minus the process's own start; for many,
+the first request to each, one after another. RSS after = 500 ms after. First page = limit 100,
+one request at a time, p50 over 200.
+
+| data | events | on disk MiB | open ms | RSS idle MiB | RSS after MiB | of which data MiB | data RSS / disk | first page p50 ms |
+|---|--:|--:|--:|--:|--:|--:|--:|--:|
+${rows.join('\n')}
+
+### Memory budget: ${b.data.count} conversations of ${b.data.eventsEach} events (${mebibytes(b.data.diskBytes)} MiB on disk), --memory-budget-mb ${b.budgetMiB}
+
+- idle ${mebibytes(b.idleMemory.residentBytes)} MiB; peak ${mebibytes(b.peakResidentBytes)} MiB (idle + ${mebibytes(b.peakResidentBytes - b.idleMemory.residentBytes)} MiB)
+- first request to each, one after another: ${(b.firstRequests.totalMs / 1000).toFixed(2)} s in all, p50 ${b.firstRequests.p50Ms.toFixed(1)} ms, max ${b.firstRequests.maxMs.toFixed(1)} ms; server CPU ${b.firstRequests.cpuMsEach.toFixed(2)} ms each (${((b.firstRequests.cpuMsEach * b.data.count) / 1000).toFixed(2)} s in all)
+${random}
+- answers not matching the files: ${b.wrongAnswers}
+- /health at the end: ${b.health.conversationsLoaded} conversations held, ${mebibytes(b.health.bytesHeld)} MiB, ${b.health.conversationsDropped} dropped since start
 `;
 }
 

@@ -9,7 +9,8 @@ import { type Dataset, ensureDataset } from './datasets';
 import { type Machine, describeCommit, describeMachine, loadAverage } from './environment';
 import { type BenchPlan, benchPlan } from './plan';
 import { type ReadFloorFigures, bringIntoPageCache, measureReadFloor } from './read-floor';
-import { type OurServerOptions, type ServerProcess, spawnOurServer } from './server-process';
+import { type OurServerOptions, spawnOurServer, withServer } from './server-process';
+import { type ScalingResults, measureScaling } from './scaling';
 import { type ScenarioResult, type ServerLoadFigures, runSideBySide } from './side-by-side';
 import { type SmallWaitFigures, measureSmallWaitDuringOpen } from './small-wait';
 import { type TodaysShapeFigures, measureTodaysShapeOpen } from './todays-shape';
@@ -57,6 +58,8 @@ export interface BenchResults extends MainOnlyResults {
   readonly smallWait: SmallWaitFigures;
   /** The main conversation's size opened in the seed's shape and in today's (todays-shape.ts). */
   readonly todaysShape: TodaysShapeFigures;
+  /** How cost grows with events and conversations, and the memory budget (full runs only). */
+  readonly scaling: ScalingResults | undefined;
 }
 
 /** Runs every measurement of the plan; `progress` hears what is happening. */
@@ -122,6 +125,10 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
   bringIntoPageCache(main.directory);
   const smallWait = await withServer(startOurs('ours-small-wait'), (server) => measureSmallWaitDuringOpen(server, main, small, plan.smallWaitClients));
   const todaysShape = await measureTodaysShapeOpen(main.spec, { repoRoot: options.repoRoot, dataDirectory: options.dataDirectory, nodeFlags: options.serverNodeFlags }, progress);
+  const scaling =
+    plan.mode === 'full'
+      ? await measureScaling({ dataDirectory: options.dataDirectory, serverOptions, randomSeconds: SCALING_RANDOM_SECONDS }, progress)
+      : undefined;
 
   return {
     plan,
@@ -135,14 +142,9 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
     ...mainOnly,
     smallWait,
     todaysShape,
+    scaling,
   };
 }
 
-async function withServer<T>(starting: Promise<ServerProcess>, use: (server: ServerProcess) => Promise<T>): Promise<T> {
-  const server = await starting;
-  try {
-    return await use(server);
-  } finally {
-    await server.stop();
-  }
-}
+/** How long random requests run across the 1000 conversations under the memory budget. */
+export const SCALING_RANDOM_SECONDS = 10;

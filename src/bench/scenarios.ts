@@ -11,11 +11,26 @@ export interface Scenario {
   readonly description: string;
   /** Path and query, as sent. */
   readonly path: string;
+  /**
+   * When set, the load goes round these paths (`path` is the first), one request each: a
+   * different cursor on every request, so no cache of whole answers could make the figure.
+   */
+  readonly rotatingPaths?: readonly string[];
   /** Throws when a page body is not the expected answer. */
   check(body: Buffer): void;
 }
 
-export type ScenarioName = 'first-page' | 'deep-page' | 'first-page-desc' | 'sparse-kind' | 'body-no-match' | 'narrow-window';
+export type ScenarioName =
+  | 'first-page'
+  | 'first-page-any-cursor'
+  | 'deep-page'
+  | 'first-page-desc'
+  | 'sparse-kind'
+  | 'body-no-match'
+  | 'narrow-window';
+
+/** Cursors the rotating scenario goes round: enough that consecutive requests of one connection never repeat. */
+export const ROTATING_CURSORS = 64;
 
 /** Text no generated message contains, so the body filter must look at every message event. */
 const ABSENT_TEXT = 'zq-no-such-phrase-xv';
@@ -26,12 +41,20 @@ export function searchPath(conversationIdHex: string, query: Record<string, stri
   return `/api/conversations/${conversationIdHex}/events/search?${new URLSearchParams(query).toString()}`;
 }
 
-/** The six search scenarios over one conversation. */
-export function searchScenarios(dataset: Dataset): Scenario[] {
+/** The search scenarios over one conversation; `cursorIds` are events spread over it, each with a full page after it. */
+export function searchScenarios(dataset: Dataset, cursorIds: readonly string[]): Scenario[] {
   const { conversationIdHex: hex, facts } = dataset;
   const path = (query: Record<string, string>) => searchPath(hex, { limit: '100', ...query });
+  const rotating = cursorIds.map((id) => path({ page_id: id }));
   return [
     { name: 'first-page', description: 'first page, limit 100', path: path({}), check: expectItems(100, 'more') },
+    {
+      name: 'first-page-any-cursor',
+      description: `a page of 100 at another of ${cursorIds.length} cursors on every request`,
+      path: rotating[0]!,
+      rotatingPaths: rotating,
+      check: expectItems(100, 'more'),
+    },
     {
       name: 'deep-page',
       description: 'page_id 150 events before the end',
@@ -59,7 +82,8 @@ function expectItems(count: number, next: 'more' | 'last', firstId?: string): (b
   return (body) => {
     const page = parseEventPage(body);
     if (page.items.length !== count) throw new Error(`expected ${count} items, got ${page.items.length}`);
-    if ((page.next_page_id !== null) !== (next === 'more')) throw new Error(`expected next_page_id ${next === 'more' ? 'set' : 'null'}, got ${page.next_page_id}`);
+    if ((page.next_page_id !== null) !== (next === 'more'))
+      throw new Error(`expected next_page_id ${next === 'more' ? 'set' : 'null'}, got ${page.next_page_id}`);
     if (firstId !== undefined && page.items[0]?.id !== firstId) throw new Error(`expected the page to start at ${firstId}, got ${page.items[0]?.id}`);
   };
 }

@@ -30,6 +30,8 @@ export interface OurServerOptions {
   /** Extra node flags, for instance `--cpu-prof`. */
   readonly nodeFlags: readonly string[];
   readonly logFile: string;
+  /** More command-line flags for the server, for instance `--memory-budget-mb 64`. */
+  readonly serverArgs?: readonly string[];
 }
 
 /**
@@ -42,7 +44,7 @@ export async function spawnOurServer(label: string, options: OurServerOptions): 
     projectRoot: options.repoRoot,
     host: BENCH_HOST,
     conversationsPath: options.conversationsRoot,
-    args: options.validateResponses ? ['--validate-responses'] : [],
+    args: [...(options.validateResponses ? ['--validate-responses'] : []), ...(options.serverArgs ?? [])],
     nodeFlags: options.nodeFlags,
     logFile: options.logFile,
   });
@@ -137,4 +139,14 @@ export function processCpuMs(pid: number): number {
   const systemTicks = Number(fields[12]);
   if (!Number.isFinite(userTicks) || !Number.isFinite(systemTicks)) throw new Error(`Cannot read CPU times from /proc/${pid}/stat.`);
   return ((userTicks + systemTicks) * 1000) / USER_HZ;
+}
+
+/** Runs `use` on a server once it is spawned, and stops the server afterwards, whatever happens. */
+export async function withServer<T>(starting: Promise<ServerProcess>, use: (server: ServerProcess) => Promise<T>): Promise<T> {
+  const server = await starting;
+  try {
+    return await use(server);
+  } finally {
+    await server.stop();
+  }
 }

@@ -4,10 +4,10 @@
  * The first page is also measured on the framework floor (framework-floor-server.ts): our
  * application serving the same bytes without the store and the search.
  */
-import type { Dataset } from './datasets';
+import { type Dataset, spreadEventIds } from './datasets';
 import { getOk } from './http-get';
 import { type LoadFigures, runLoad } from './load';
-import { type Scenario, searchScenarios } from './scenarios';
+import { ROTATING_CURSORS, type Scenario, searchScenarios } from './scenarios';
 import type { PrecomputedRoute } from './precomputed-server';
 import { processMemory } from '../server-process';
 import { type ServerProcess, processCpuMs, startPrecomputedServer } from './server-process';
@@ -49,10 +49,17 @@ export async function runSideBySide(
   logs: { repoRoot: string; baselineLogFile: string; floorLogFile: string },
   progress: (line: string) => void,
 ): Promise<SideBySideResults> {
-  const scenarios = searchScenarios(dataset);
+  const scenarios = searchScenarios(dataset, spreadEventIds(dataset, ROTATING_CURSORS));
   const routes = await Promise.all(scenarios.map((scenario) => fetchCheckedRoute(ours, scenario)));
-  const baseline = await startPrecomputedServer('baseline', logs.repoRoot, routes, logs.baselineLogFile);
-  const floor = await startPrecomputedServer('framework floor', logs.repoRoot, routes, logs.floorLogFile).catch(async (error: unknown) => {
+  // The rotating scenario's other pages, fetched and checked alike, so the baseline can answer each.
+  const rotated = await Promise.all(
+    scenarios.flatMap((scenario) =>
+      (scenario.rotatingPaths ?? []).slice(1).map((rotatingPath) => fetchCheckedRoute(ours, { ...scenario, path: rotatingPath })),
+    ),
+  );
+  const precomputed = [...routes, ...rotated];
+  const baseline = await startPrecomputedServer('baseline', logs.repoRoot, precomputed, logs.baselineLogFile);
+  const floor = await startPrecomputedServer('framework floor', logs.repoRoot, precomputed, logs.floorLogFile).catch(async (error: unknown) => {
     await baseline.stop();
     throw error;
   });
@@ -64,9 +71,10 @@ export async function runSideBySide(
     for (const [i, scenario] of scenarios.entries()) {
       progress(`  ${dataset.spec.label} ${scenario.name}`);
       const route = routes[i]!;
-      const oursFigures = await measure(ours, route.path, shape);
-      const baselineFigures = await measure(baseline, route.path, shape);
-      if (scenario.name === 'first-page') firstPageFloor = await measure(floor, route.path, shape);
+      const paths = scenario.rotatingPaths ?? [route.path];
+      const oursFigures = await measure(ours, paths, shape);
+      const baselineFigures = await measure(baseline, paths, shape);
+      if (scenario.name === 'first-page') firstPageFloor = await measure(floor, [route.path], shape);
       results.push({
         scenario: { name: scenario.name, description: scenario.description },
         items: itemCount(route.body),
@@ -76,7 +84,12 @@ export async function runSideBySide(
       });
     }
     if (!firstPageFloor) throw new Error('The scenarios have no first page.');
-    return { scenarios: results, firstPageFloor, baselineReadyMs: baseline.readyMs, baselineResidentBytes: processMemory(baseline.pid).residentBytes };
+    return {
+      scenarios: results,
+      firstPageFloor,
+      baselineReadyMs: baseline.readyMs,
+      baselineResidentBytes: processMemory(baseline.pid).residentBytes,
+    };
   } finally {
     await Promise.all([baseline.stop(), floor.stop()]);
   }
@@ -107,13 +120,14 @@ export interface ServerLoadFigures extends LoadFigures {
   readonly cpuMicrosPerRequest: number;
 }
 
-/** A warm-up run, then the measured one, with the server's CPU time over the measured run. */
-export async function measure(server: ServerProcess, urlPath: string, shape: LoadShape): Promise<ServerLoadFigures> {
-  const url = server.baseUrl + urlPath;
-  await runLoad({ url, connections: shape.connections, durationSeconds: shape.warmupSeconds });
+/** A warm-up run, then the measured one, with the server's CPU time over the measured run. Several paths are gone round, one request each. */
+export async function measure(server: ServerProcess, urlPaths: readonly string[], shape: LoadShape): Promise<ServerLoadFigures> {
+  const url = server.baseUrl + urlPaths[0]!;
+  const rotatingPaths = urlPaths.length > 1 ? urlPaths : undefined;
+  await runLoad({ url, rotatingPaths, connections: shape.connections, durationSeconds: shape.warmupSeconds });
   const cpuBefore = processCpuMs(server.pid);
   // Failures are reported beside the figures rather than thrown: a server that fails under load is a result too.
-  const figures = await runLoad({ url, connections: shape.connections, durationSeconds: shape.durationSeconds });
+  const figures = await runLoad({ url, rotatingPaths, connections: shape.connections, durationSeconds: shape.durationSeconds });
   const cpuMs = processCpuMs(server.pid) - cpuBefore;
   return { ...figures, cpuMicrosPerRequest: (cpuMs * 1000) / figures.successes };
 }

@@ -5,6 +5,7 @@
  */
 import type { ScenarioName } from './scenarios';
 import type { BenchResults, ConversationResults } from './run';
+import type { ScalingResults } from './scaling';
 
 export interface TargetCheck {
   readonly name: string;
@@ -23,6 +24,11 @@ const MAX_BODY_NO_MATCH_P50_MS = 30;
 const MAX_COLD_OPEN_MS = 3_000;
 const MAX_RESIDENT_TO_DISK_RATIO = 2;
 const MAX_SMALL_WAIT_MS = 50;
+/** Over the budget, what a process may hold beyond its idle size: the budget plus this. */
+const BUDGET_HEADROOM_MIB = 48;
+const MAX_BUDGET_RANDOM_P50_MS = 20;
+const MAX_BUDGET_RANDOM_P99_MS = 100;
+const MAX_FIRST_TO_EACH_MS = 8_000;
 
 /** Every target, judged on the run's main conversation (100k in a full run, 10k in a quick one). */
 export function checkTargets(results: BenchResults): TargetCheck[] {
@@ -45,6 +51,7 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       measured: `${throughputRatio.toFixed(2)}x (${firstPage.ours.requestsPerSecond.toFixed(0)} vs ${firstPage.baseline.requestsPerSecond.toFixed(0)} req/s); framework floor ${floorRatio.toFixed(2)}x`,
       pass: throughputRatio >= MIN_FIRST_PAGE_THROUGHPUT_RATIO,
     },
+    ...anyCursorTarget(main, size),
     {
       name: `deep page p50 (${size})`,
       goal: `<= ${MAX_DEEP_TO_FIRST_P50_RATIO}x first-page p50`,
@@ -74,6 +81,57 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       goal: `<= ${MAX_SMALL_WAIT_MS} ms`,
       measured: `max ${results.smallWait.smallMaxMs.toFixed(1)} ms over ${results.smallWait.smallRequests} requests`,
       pass: judgedAtThisSize(results.smallWait.smallMaxMs <= MAX_SMALL_WAIT_MS),
+    },
+    ...(results.scaling ? budgetTargets(results.scaling) : []),
+  ];
+}
+
+/** The first-page target again, with another cursor on every request (when the run measured it). */
+function anyCursorTarget(main: ConversationResults, size: string): TargetCheck[] {
+  const found = main.scenarios.find((result) => result.scenario.name === 'first-page-any-cursor');
+  if (!found) return [];
+  const ratio = found.ours.requestsPerSecond / found.baseline.requestsPerSecond;
+  return [
+    {
+      name: `page of 100 at another cursor on every request (${size})`,
+      goal: `>= ${MIN_FIRST_PAGE_THROUGHPUT_RATIO}x baseline`,
+      measured: `${ratio.toFixed(2)}x (${found.ours.requestsPerSecond.toFixed(0)} vs ${found.baseline.requestsPerSecond.toFixed(0)} req/s)`,
+      pass: ratio >= MIN_FIRST_PAGE_THROUGHPUT_RATIO,
+    },
+  ];
+}
+
+/** The memory-budget targets, judged on the run over many conversations. */
+export function budgetTargets(scaling: ScalingResults): TargetCheck[] {
+  const b = scaling.budget;
+  const over = b.peakResidentBytes - b.idleMemory.residentBytes;
+  const allowed = ((b.budgetMiB ?? 0) + BUDGET_HEADROOM_MIB) * 2 ** 20;
+  const random = b.random;
+  const many = `${b.data.count} conversations`;
+  return [
+    {
+      name: `peak memory over ${many}, budget ${b.budgetMiB} MiB`,
+      goal: `idle + ${b.budgetMiB} + ${BUDGET_HEADROOM_MIB} MiB`,
+      measured: `idle + ${mebibytes(over)} MiB (peak ${mebibytes(b.peakResidentBytes)} MiB)`,
+      pass: over <= allowed,
+    },
+    {
+      name: `answers over ${many} under the budget`,
+      goal: 'every one right',
+      measured: `${b.wrongAnswers} wrong of ${b.data.count + (random?.requests ?? 0)}`,
+      pass: b.wrongAnswers === 0,
+    },
+    {
+      name: `random pages over ${many} under the budget`,
+      goal: `p50 <= ${MAX_BUDGET_RANDOM_P50_MS} ms, p99 <= ${MAX_BUDGET_RANDOM_P99_MS} ms`,
+      measured: random ? `p50 ${random.p50Ms.toFixed(1)} ms, p99 ${random.p99Ms.toFixed(1)} ms` : 'not measured',
+      pass: random ? random.p50Ms <= MAX_BUDGET_RANDOM_P50_MS && random.p99Ms <= MAX_BUDGET_RANDOM_P99_MS : undefined,
+    },
+    {
+      name: `first request to each of ${many}, one after another`,
+      goal: `< ${MAX_FIRST_TO_EACH_MS / 1000} s in all`,
+      measured: `${(b.firstRequests.totalMs / 1000).toFixed(2)} s`,
+      pass: b.firstRequests.totalMs < MAX_FIRST_TO_EACH_MS,
     },
   ];
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--quick] [--profile] [--no-record] [--session-api-key KEY]`
+ * `npm run bench -- [--quick] [--scaling-only] [--profile] [--no-record] [--session-api-key KEY]`
  * Measures our server against a bare node:http baseline serving the same bytes, prints the
  * report and appends it to bench/RESULTS.md. Exit code 0 whether targets PASS or MISS (they
  * are findings, not failures); 1 when the benchmark itself could not run; 2 for bad flags.
@@ -8,9 +8,10 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderPostgresReport, runPostgresBench } from '../bench/postgres-bench';
-import { appendToResultsLog, renderReport } from '../bench/report';
-import { runBenchmark } from '../bench/run';
-import { checkTargets } from '../bench/targets';
+import { appendToResultsLog, renderReport, scalingSection } from '../bench/report';
+import { SCALING_RANDOM_SECONDS, runBenchmark } from '../bench/run';
+import { measureScaling } from '../bench/scaling';
+import { budgetTargets, checkTargets } from '../bench/targets';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -22,8 +23,11 @@ const RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS.md');
 
 const POSTGRES_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-postgres.md');
 
-const USAGE = `usage: npm run bench -- [--quick] [--profile] [--no-record] [--session-api-key KEY] [--store postgres]
+const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--profile] [--no-record] [--session-api-key KEY] [--store postgres]
   --quick      10k events only and shorter load runs (under two minutes)
+  --scaling-only
+               only how cost grows (1k to 100k events, 10 to 1000 conversations) and the
+               memory budget over 1000 conversations; printed, never recorded
   --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
   --no-record  print the report without appending it to bench/RESULTS.md
   --store postgres
@@ -39,6 +43,7 @@ async function main(): Promise<number> {
       args: process.argv.slice(2),
       options: {
         quick: { type: 'boolean', default: false },
+        'scaling-only': { type: 'boolean', default: false },
         profile: { type: 'boolean', default: false },
         'no-record': { type: 'boolean', default: false },
         'session-api-key': { type: 'string' },
@@ -69,11 +74,25 @@ async function main(): Promise<number> {
   if (values['session-api-key']) process.env['SESSION_API_KEY'] = values['session-api-key'];
 
   const profileFlags = ['--cpu-prof', `--cpu-prof-dir=${path.join(DATA_DIRECTORY, 'profiles')}`];
+  const serverNodeFlags = values.profile ? profileFlags : [];
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
   try {
-    const results = await runBenchmark(
-      { quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, serverNodeFlags: values.profile ? profileFlags : [] },
-      (line) => process.stderr.write(`${line}\n`),
-    );
+    if (values['scaling-only']) {
+      const scaling = await measureScaling(
+        {
+          dataDirectory: DATA_DIRECTORY,
+          serverOptions: (name) => ({ repoRoot: REPO_ROOT, nodeFlags: serverNodeFlags, logFile: path.join(DATA_DIRECTORY, 'logs', `${name}.log`) }),
+          randomSeconds: SCALING_RANDOM_SECONDS,
+        },
+        progress,
+      );
+      const judged = budgetTargets(scaling).map(
+        (target) => `- ${target.name}: ${target.measured} (goal ${target.goal}): ${target.pass ? 'PASS' : 'MISS'}`,
+      );
+      process.stdout.write(`\n${scalingSection(scaling)}\n${judged.join('\n')}\n`);
+      return EXIT_OK;
+    }
+    const results = await runBenchmark({ quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, serverNodeFlags }, progress);
     const report = renderReport(results, checkTargets(results));
     process.stdout.write(`\n${report}`);
     if (!values['no-record']) {

@@ -1,9 +1,9 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 /**
- * `agent-server [--host H] [--port P] [--conversations-path DIR | --database-url URL] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...]`
+ * `agent-server [--host H] [--port P] [--conversations-path DIR | --database-url URL] [--memory-budget-mb N] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...]`
  * (in the checkout: `npm start -- ...`). Serves a conversations directory in the reference
  * layout, or a PostgreSQL database that `npm run ingest` fills. Flags win over the
- * environment (HOST, PORT, OH_CONVERSATIONS_PATH, DATABASE_URL, SERVE_STORED_EVENTS_UNCHANGED,
+ * environment (HOST, PORT, OH_CONVERSATIONS_PATH, DATABASE_URL, MEMORY_BUDGET_MB, SERVE_STORED_EVENTS_UNCHANGED,
  * SESSION_API_KEY, OH_SESSION_API_KEYS_n); DATABASE_URL wins over OH_CONVERSATIONS_PATH. Without a path it serves the bundled sample in
  * the checkout, and the reference server's own default, `workspace/conversations` under the
  * working directory, where the package is installed (the sample is not shipped).
@@ -25,7 +25,7 @@ import { asksForVersion, packageRoot, packageVersion } from './package-info';
 
 const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');
 const REFERENCE_DEFAULT_PATH = 'workspace/conversations';
-const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR | --database-url URL] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...] [--version]
+const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR | --database-url URL] [--memory-budget-mb N] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...] [--version]
   (in the checkout: npm start -- [flags])
   --host HOST                 address to listen on (HOST; default 127.0.0.1)
   --port PORT                 port, 0 for any free one (PORT; default 8000)
@@ -33,6 +33,9 @@ const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-
                               bundled sample in the checkout, else ./${REFERENCE_DEFAULT_PATH})
   --database-url URL          serve a PostgreSQL database filled by the ingester instead
                               (DATABASE_URL; see docs/deployment.md)
+  --memory-budget-mb N        most MiB of conversations to hold: past it the least recently
+                              used are dropped, and read again when asked for (MEMORY_BUDGET_MB;
+                              default: no limit)
   --validate-responses        check every response against the contract (slower)
   --serve-stored-events-unchanged
                               serve stored events byte for byte, properties the contract does
@@ -53,6 +56,8 @@ interface StartConfig {
   conversationsPath: string;
   /** When set, the PostgreSQL database to serve instead of a directory. */
   databaseUrl: string | undefined;
+  /** Undefined: conversations stay loaded. */
+  memoryBudgetBytes: number | undefined;
   validateResponses: boolean;
   /** Serve stored events with the properties the contract does not list (answers then go beyond the contract). */
   serveStoredEventsUnchanged: boolean;
@@ -69,6 +74,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
         port: { type: 'string' },
         'conversations-path': { type: 'string' },
         'database-url': { type: 'string' },
+        'memory-budget-mb': { type: 'string' },
         'validate-responses': { type: 'boolean', default: false },
         'serve-stored-events-unchanged': { type: 'boolean' },
         'session-api-key': { type: 'string', multiple: true },
@@ -90,9 +96,14 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
   if (values['database-url'] !== undefined && values['conversations-path'] !== undefined) {
     return `Pass either --conversations-path or --database-url, not both.\n${USAGE}`;
   }
+  const budgetText = values['memory-budget-mb'] ?? env['MEMORY_BUDGET_MB'];
+  if (budgetText !== undefined && !/^[1-9]\d{0,6}$/.test(budgetText)) {
+    return `--memory-budget-mb (or MEMORY_BUDGET_MB) must be a whole number of mebibytes from 1 to 9999999, got ${JSON.stringify(budgetText)}.`;
+  }
   return {
     databaseUrl: values['database-url'] ?? (values['conversations-path'] === undefined ? env['DATABASE_URL'] || undefined : undefined),
     host: values.host ?? env['HOST'] ?? '127.0.0.1',
+    memoryBudgetBytes: budgetText === undefined ? undefined : Number(budgetText) * 1024 * 1024,
     port,
     conversationsPath: path.resolve(values['conversations-path'] ?? env['OH_CONVERSATIONS_PATH'] ?? defaultConversationsPath()),
     validateResponses: values['validate-responses'],
@@ -156,7 +167,11 @@ async function openStore(config: StartConfig, logger: ReturnType<typeof createLo
     console.error(`${rootProblem.message}\nUse --conversations-path DIR or OH_CONVERSATIONS_PATH to choose the directory.`);
     process.exit(2);
   }
-  return createDirectoryStore(config.conversationsPath, { logger, storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract' });
+  return createDirectoryStore(config.conversationsPath, {
+    logger,
+    storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract',
+    memoryBudgetBytes: config.memoryBudgetBytes,
+  });
 }
 
 async function main(): Promise<void> {

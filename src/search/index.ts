@@ -4,3 +4,4 @@ export * from './timestamps';
 export * from './uuid';
 export * from './kinds';
 export * from './message-text';
+export { resized } from './typed-arrays';

@@ -1,5 +1,6 @@
 import type { EventKind, EventSortOrder } from '../contract';
-import { EventIndex, IndexedEvent, firstAtOrAfter, lowerBound } from './event-index';
+import type { EventIndex } from './event-index';
+import type { SlotList } from './slot-lists';
 import type { Micros } from './timestamps';
 
 /** Validated filters, shared by search and count: every value already parsed, `body` already lower-cased. */
@@ -20,7 +21,8 @@ export interface SearchCriteria extends EventFilters {
 }
 
 export interface SearchPage<Payload> {
-  events: IndexedEvent<Payload>[];
+  /** The page's events' payloads, in the page's order. */
+  payloads: Payload[];
   nextPageId: string | null;
 }
 
@@ -32,96 +34,102 @@ export interface SearchPage<Payload> {
  * `nextPageId` is the id of the first match that did not fit.
  */
 export function searchEvents<Payload>(index: EventIndex<Payload>, criteria: SearchCriteria): SearchPage<Payload> {
-  if (criteria.kind === null) return { events: [], nextPageId: null };
+  if (criteria.kind === null) return { payloads: [], nextPageId: null };
   const list = candidateList(index, criteria);
-  const window = timeWindow(list, criteria);
-  const matches = (event: IndexedEvent<Payload>) => satisfies(event, criteria);
+  const window = timeWindow(index, list, criteria);
+  const matches = (slot: number) => satisfies(index, slot, criteria);
   const cursor = usableCursor(index, criteria, matches);
-  const descending = criteria.sortOrder === 'TIMESTAMP_DESC';
-
-  const events: IndexedEvent<Payload>[] = [];
-  if (!descending) {
-    const start = cursor ? lowerBound(list, cursor) : window.start;
+  const payloads: Payload[] = [];
+  if (criteria.sortOrder !== 'TIMESTAMP_DESC') {
+    const start = cursor >= 0 ? index.placeOf(list, cursor) : window.start;
     for (let i = start; i < window.end; i++) {
-      const event = list[i]!;
-      if (!matches(event)) continue;
-      if (events.length === criteria.limit) return { events, nextPageId: event.id };
-      events.push(event);
+      const slot = list.at(i);
+      if (!matches(slot)) continue;
+      if (payloads.length === criteria.limit) return { payloads, nextPageId: index.idAt(slot) };
+      payloads.push(index.payloadAt(slot));
     }
   } else {
-    const end = cursor ? upperBound(list, cursor) : window.end;
+    const end = cursor >= 0 ? afterPlaceOf(index, list, cursor) : window.end;
     for (let i = end - 1; i >= window.start; i--) {
-      const event = list[i]!;
-      if (!matches(event)) continue;
-      if (events.length === criteria.limit) return { events, nextPageId: event.id };
-      events.push(event);
+      const slot = list.at(i);
+      if (!matches(slot)) continue;
+      if (payloads.length === criteria.limit) return { payloads, nextPageId: index.idAt(slot) };
+      payloads.push(index.payloadAt(slot));
     }
   }
-  return { events, nextPageId: null };
+  return { payloads, nextPageId: null };
 }
 
 /**
- * How many events a full search walk with these filters returns: the matches on the
- * smallest candidate list within the time window, read from the index alone.
+ * How many events a full search walk with these filters returns: the length of the
+ * candidate list's time window when no other filter applies (O(log n)), otherwise the
+ * matches counted on that window.
  */
 export function countEvents(index: EventIndex<unknown>, filters: EventFilters): number {
   if (filters.kind === null) return 0;
   const list = candidateList(index, filters);
-  const window = timeWindow(list, filters);
-  if (isOnlyTimeWindow(filters)) return window.end - window.start;
+  const window = timeWindow(index, list, filters);
+  if (everyEventPasses(index, list, filters)) return window.end - window.start;
   let count = 0;
-  for (let i = window.start; i < window.end; i++) if (satisfies(list[i]!, filters)) count++;
+  for (let i = window.start; i < window.end; i++) if (satisfies(index, list.at(i), filters)) count++;
   return count;
 }
 
-function isOnlyTimeWindow(filters: EventFilters): boolean {
-  return filters.kind === undefined && filters.source === undefined && filters.body === undefined;
-}
-
-/**
- * The event a page starts at. Like the reference, which looks `page_id` up among the
- * events that pass the filters, a cursor that is unknown or filtered out restarts the
- * walk from the first event of the order.
- */
-function usableCursor<Payload>(
-  index: EventIndex<Payload>,
-  criteria: SearchCriteria,
-  matches: (event: IndexedEvent<Payload>) => boolean,
-): IndexedEvent<Payload> | undefined {
-  if (criteria.pageId === undefined) return undefined;
-  const cursor = index.findById(criteria.pageId);
-  if (!cursor || !matches(cursor) || !inWindow(cursor, criteria)) return undefined;
-  return cursor;
-}
-
-function inWindow(event: IndexedEvent<unknown>, criteria: EventFilters): boolean {
-  const micros = event.micros ?? -Infinity;
-  return (criteria.gte === undefined || micros >= criteria.gte) && (criteria.lt === undefined || micros < criteria.lt);
-}
-
-function candidateList<Payload>(index: EventIndex<Payload>, criteria: EventFilters): readonly IndexedEvent<Payload>[] {
-  const lists: (readonly IndexedEvent<Payload>[])[] = [index.ordered];
-  if (criteria.kind) lists.push(index.byKind.get(criteria.kind) ?? []);
-  if (criteria.body !== undefined) lists.push(index.byKind.get('MessageEvent') ?? []);
-  if (criteria.source !== undefined) lists.push(index.bySource.get(criteria.source) ?? []);
-  return lists.reduce((smallest, list) => (list.length < smallest.length ? list : smallest));
-}
-
-function timeWindow(list: readonly IndexedEvent<unknown>[], criteria: EventFilters): { start: number; end: number } {
-  const start = criteria.gte === undefined ? 0 : firstAtOrAfter(list, criteria.gte);
-  const end = criteria.lt === undefined ? list.length : firstAtOrAfter(list, criteria.lt);
-  return { start, end: Math.max(start, end) };
-}
-
-function satisfies(event: IndexedEvent<unknown>, criteria: EventFilters): boolean {
-  if (criteria.kind !== undefined && event.kind !== criteria.kind) return false;
-  if (criteria.source !== undefined && event.source !== criteria.source) return false;
-  if (criteria.body !== undefined && (event.text === undefined || !event.text.includes(criteria.body))) return false;
+/** Whether every event of `list` passes the filters other than the time window: `list` is the one filter's own list. */
+function everyEventPasses(index: EventIndex<unknown>, list: SlotList, filters: EventFilters): boolean {
+  if (filters.body !== undefined) return false;
+  if (filters.kind && filters.source !== undefined) return false;
+  if (filters.kind) return list === index.list({ kind: filters.kind });
+  if (filters.source !== undefined) return list === index.list({ source: filters.source });
   return true;
 }
 
-/** First index whose event is after `probe` in search order (positions are unique). */
-function upperBound(list: readonly IndexedEvent<unknown>[], probe: IndexedEvent<unknown>): number {
-  const at = lowerBound(list, probe);
-  return list[at] === probe ? at + 1 : at;
+/**
+ * The slot a page starts at. Like the reference, which looks `page_id` up among the
+ * events that pass the filters, a cursor that is unknown or filtered out restarts the
+ * walk from the first event of the order.
+ */
+function usableCursor(index: EventIndex<unknown>, criteria: SearchCriteria, matches: (slot: number) => boolean): number {
+  if (criteria.pageId === undefined) return -1;
+  const cursor = index.slotOfId(criteria.pageId);
+  if (cursor < 0 || !matches(cursor) || !inWindow(index.microsAt(cursor), criteria)) return -1;
+  return cursor;
+}
+
+function inWindow(micros: Micros | undefined, criteria: EventFilters): boolean {
+  const at = micros ?? -Infinity;
+  return (criteria.gte === undefined || at >= criteria.gte) && (criteria.lt === undefined || at < criteria.lt);
+}
+
+function candidateList(index: EventIndex<unknown>, criteria: EventFilters): SlotList {
+  let smallest = index.list({ all: true });
+  const consider = (list: SlotList) => {
+    if (list.length < smallest.length) smallest = list;
+  };
+  if (criteria.kind) consider(index.list({ kind: criteria.kind }));
+  if (criteria.body !== undefined) consider(index.list({ kind: 'MessageEvent' }));
+  if (criteria.source !== undefined) consider(index.list({ source: criteria.source }));
+  return smallest;
+}
+
+function timeWindow(index: EventIndex<unknown>, list: SlotList, criteria: EventFilters): { start: number; end: number } {
+  const start = criteria.gte === undefined ? 0 : index.firstAtOrAfter(list, criteria.gte);
+  const end = criteria.lt === undefined ? list.length : index.firstAtOrAfter(list, criteria.lt);
+  return { start, end: Math.max(start, end) };
+}
+
+function satisfies(index: EventIndex<unknown>, slot: number, criteria: EventFilters): boolean {
+  if (criteria.kind && !index.hasKind(slot, criteria.kind)) return false;
+  if (criteria.source !== undefined && !index.hasSource(slot, criteria.source)) return false;
+  if (criteria.body !== undefined) {
+    const text = index.textAt(slot);
+    if (text === undefined || !text.includes(criteria.body)) return false;
+  }
+  return true;
+}
+
+/** Index in `list` just after `slot`'s place: the walk backwards starts on the cursor itself. */
+function afterPlaceOf(index: EventIndex<unknown>, list: SlotList, slot: number): number {
+  const at = index.placeOf(list, slot);
+  return at < list.length && list.at(at) === slot ? at + 1 : at;
 }

@@ -53,6 +53,9 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
       events_loaded: health.eventsLoaded,
       events_skipped_invalid: health.eventsSkipped,
       stored_events: storedEventCountsBody(health.storedEvents),
+      bytes_held: health.bytesHeld,
+      memory_budget_bytes: health.memoryBudgetBytes,
+      conversations_dropped: health.conversationsDropped,
     });
   });
   app.get('/openapi.json', (_req, res) => {
@@ -81,7 +84,8 @@ type RoutedHandler = (input: never) => Promise<{ status: number; body: unknown }
 function handlerFor(handlers: OperationHandlers, route: OperationRoute): RoutedHandler {
   const handler: RoutedHandler | undefined = handlers[route.operationId as OperationId];
   // The compiler sees the generated types; this guards a generated/openapi.json that drifted from them.
-  if (!handler) throw new Error(`No handler for operation ${route.operationId} (${route.method.toUpperCase()} ${route.template}): run npm run generate`);
+  if (!handler)
+    throw new Error(`No handler for operation ${route.operationId} (${route.method.toUpperCase()} ${route.template}): run npm run generate`);
   return handler;
 }
 

@@ -22,6 +22,7 @@ import { ServedFiles } from './served-files';
 import type { StoredEventMode } from './stored-event';
 import { countUnder, emptyStoredEventCounts, type StoredEventCounts } from './stored-event-counts';
 import { StoredEventReport } from './stored-event-report';
+import { StoredPayloads } from './stored-payloads';
 import { TimeSlice, consumeInOrder } from './time-slice';
 
 /**
@@ -67,7 +68,7 @@ export interface ConversationOptions {
 type WithheldFile = UnservedFile & { unserved: 'unknown-kind' | 'unknown-value' };
 
 export class ConversationEvents {
-  readonly index = new EventIndex<Buffer>();
+  readonly index = new EventIndex<Buffer>(new StoredPayloads());
   private readonly slab = new PayloadSlab();
   private readonly servedFiles = new ServedFiles();
   /** Broken files: name to the reason it is not served. Retried on rescans, since a file caught half-written completes. */
@@ -104,6 +105,7 @@ export class ConversationEvents {
     const started = performance.now();
     await this.enqueue(() => this.attach());
     if (this.closed) return;
+    this.index.trim();
     this.options.logger.info('conversation loaded', {
       conversation: this.options.hex,
       events: this.index.size,

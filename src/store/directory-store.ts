@@ -42,6 +42,12 @@ export interface DirectoryStoreOptions {
    * Kinds and enum values the contract does not have are never served (stored-event.ts).
    */
   storedEvents?: StoredEventMode;
+  /**
+   * Most bytes of loaded conversations (their events' bytes and their indexes) to hold;
+   * past it, the least recently used are dropped, and read again when next asked for.
+   * Undefined: no limit.
+   */
+  memoryBudgetBytes?: number;
 }
 
 /** Below this many files a load costs less on the main thread (about 50 ms of CPU, in 2 ms slices) than starting the workers (half a second). */
@@ -83,6 +89,13 @@ interface Slot {
   /** When the directory was last found on disk (performance.now()), and the root watch's generation just before. */
   checkedAt: number;
   checkedGeneration: number;
+  /** What the conversation held when last measured (at the end of its load, and when the budget is checked). */
+  heldBytes: number;
+}
+
+function heldBytesOf(slot: Slot): number {
+  const { payloadBytes, indexBytes } = slot.conversation.index.memory();
+  return payloadBytes + indexBytes;
 }
 
 /** How often `open` starts again when the conversation it waited for was dropped meanwhile (deleted or replaced). */
@@ -103,6 +116,8 @@ class DirectoryStore implements DirectoryEventStore {
   private readonly decodePool: DecodePool;
   private readonly decodeInWorkersFrom: number;
   private readonly mode: StoredEventMode;
+  private readonly memoryBudgetBytes: number | undefined;
+  private conversationsDropped = 0;
   private realRoot: string | undefined;
   private rootWatch: RootWatch | undefined;
   /** When an open last returned a conversation that was already loaded: a request being served. */
@@ -118,13 +133,14 @@ class DirectoryStore implements DirectoryEventStore {
     this.decodePool = new DecodePool({ workers: decodeWorkers(), idleMs: DECODE_WORKERS_IDLE_MS, logger: options.logger });
     this.decodeInWorkersFrom = options.decodeInWorkersFrom ?? DEFAULT_DECODE_IN_WORKERS_FROM;
     this.mode = options.storedEvents ?? 'contract';
+    this.memoryBudgetBytes = options.memoryBudgetBytes;
   }
 
   async search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
     const index = await this.open(hex);
     if (!index) return undefined;
     const page = searchEvents(index, criteria);
-    return { events: page.events.map((event) => event.payload), nextPageId: page.nextPageId };
+    return { events: page.payloads, nextPageId: page.nextPageId };
   }
 
   async count(hex: string, filters: EventFilters): Promise<number | undefined> {
@@ -134,7 +150,9 @@ class DirectoryStore implements DirectoryEventStore {
 
   async getEvent(hex: string, eventId: string): Promise<Buffer | null | undefined> {
     const index = await this.open(hex);
-    return index && (index.findById(eventId)?.payload ?? null);
+    if (!index) return undefined;
+    const slot = index.slotOfId(eventId);
+    return slot < 0 ? null : index.payloadAt(slot);
   }
 
   async open(hex: string): Promise<EventIndex<Buffer> | undefined> {
@@ -142,6 +160,7 @@ class DirectoryStore implements DirectoryEventStore {
       if (this.closed) throw new Error('The event store is closed');
       const slot = (await this.heldAndUnchanged(hex)) ?? (await this.locate(hex));
       if (!slot) return undefined;
+      this.markUsed(hex, slot);
       if (slot.loaded) this.lastServedAt = performance.now();
       await slot.ready;
       await slot.conversation.refresh();
@@ -156,13 +175,22 @@ class DirectoryStore implements DirectoryEventStore {
   }
 
   health(): StoreHealth {
-    const health: StoreHealth = { conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0, storedEvents: emptyStoredEventCounts(this.mode) };
+    const health: StoreHealth = {
+      conversationsLoaded: 0,
+      eventsLoaded: 0,
+      eventsSkipped: 0,
+      storedEvents: emptyStoredEventCounts(this.mode),
+      bytesHeld: 0,
+      memoryBudgetBytes: this.memoryBudgetBytes ?? null,
+      conversationsDropped: this.conversationsDropped,
+    };
     for (const slot of this.slots.values()) {
       if (!slot.loaded) continue;
       health.conversationsLoaded += 1;
       health.eventsLoaded += slot.conversation.index.size;
       health.eventsSkipped += slot.conversation.skippedCount;
       addStoredEventCounts(health.storedEvents, slot.conversation.storedEventCounts());
+      health.bytesHeld += slot.heldBytes;
     }
     return health;
   }
@@ -194,9 +222,7 @@ class DirectoryStore implements DirectoryEventStore {
 
   private isUnchanged(slot: Slot): boolean {
     return (
-      !slot.conversation.isClosed &&
-      performance.now() - slot.checkedAt < RECHECK_MS &&
-      slot.checkedGeneration === (this.rootWatch?.generation ?? 0)
+      !slot.conversation.isClosed && performance.now() - slot.checkedAt < RECHECK_MS && slot.checkedGeneration === (this.rootWatch?.generation ?? 0)
     );
   }
 
@@ -256,16 +282,62 @@ class DirectoryStore implements DirectoryEventStore {
         if (this.slots.get(hex) === slot) this.drop(hex);
       },
     });
-    const slot: Slot = { identity: location.identity, conversation, ready: conversation.load(), loaded: false, checkedAt: 0, checkedGeneration: 0 };
+    const slot: Slot = {
+      identity: location.identity,
+      conversation,
+      ready: conversation.load(),
+      loaded: false,
+      checkedAt: 0,
+      checkedGeneration: 0,
+      heldBytes: 0,
+    };
     this.slots.set(hex, slot);
     slot.ready.then(
-      () => (slot.loaded = true),
+      () => {
+        slot.loaded = true;
+        slot.heldBytes = heldBytesOf(slot);
+        if (this.slots.get(hex) === slot) this.keepWithinBudget(slot);
+      },
       // A failed load is not kept: the next open tries again.
       () => {
         if (this.slots.get(hex) === slot) this.slots.delete(hex);
       },
     );
     return slot;
+  }
+
+  /** Moves the conversation to the most recently used end of `slots`, whose order is the eviction order. */
+  private markUsed(hex: string, slot: Slot): void {
+    if (this.memoryBudgetBytes === undefined || !this.slots.has(hex)) return;
+    this.slots.delete(hex);
+    this.slots.set(hex, slot);
+  }
+
+  /**
+   * Drops the least recently used loaded conversations until what is held fits the budget.
+   * `keep`, the conversation just loaded, is never dropped here, even when it alone is over
+   * the budget: it is served whole, and goes first when the next conversation is loaded.
+   * Conversations still loading are left alone.
+   */
+  private keepWithinBudget(keep: Slot): void {
+    const budget = this.memoryBudgetBytes;
+    if (budget === undefined) return;
+    let held = 0;
+    for (const slot of this.slots.values()) {
+      if (!slot.loaded) continue;
+      // Appends since the load make a conversation grow: measured again at each check.
+      slot.heldBytes = heldBytesOf(slot);
+      held += slot.heldBytes;
+    }
+    for (const [hex, slot] of this.slots) {
+      if (held <= budget) return;
+      if (slot === keep || !slot.loaded) continue;
+      held -= slot.heldBytes;
+      this.slots.delete(hex);
+      slot.conversation.close();
+      this.conversationsDropped += 1;
+      this.logger.info('conversation dropped from memory: least recently used, over the memory budget', { conversation: hex, bytes: slot.heldBytes });
+    }
   }
 
   private drop(hex: string): void {

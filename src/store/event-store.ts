@@ -16,6 +16,12 @@ export interface StoreHealth {
   eventsSkipped: number;
   /** What became of those conversations' stored events, newer servers' additions included. */
   storedEvents: StoredEventCounts;
+  /** Bytes those conversations hold: their events' stored bytes and their search indexes. */
+  bytesHeld: number;
+  /** The most `bytesHeld` may be before the least recently used conversations are dropped; null: no limit. */
+  memoryBudgetBytes: number | null;
+  /** Conversations dropped from memory to keep within the budget since the store started (each is read again when asked for). */
+  conversationsDropped: number;
 }
 
 /** One stored conversation as the list of conversations shows it, read without loading its events. */

@@ -15,12 +15,21 @@ function figures(requestsPerSecond: number, p50Ms: number, cpuMicrosPerRequest =
 const SCENARIOS: ScenarioName[] = ['first-page', 'deep-page', 'first-page-desc', 'sparse-kind', 'body-no-match', 'narrow-window'];
 
 /** A conversation whose first page runs at `firstPageRatio` of a 10,000 req/s baseline, and the floor at `floorRatio`. */
-function conversation(events: number, options: { firstPageRatio: number; floorRatio: number; coldOpenMs: number; residentMiB: number }): ConversationResults {
+function conversation(
+  events: number,
+  options: { firstPageRatio: number; floorRatio: number; coldOpenMs: number; residentMiB: number },
+): ConversationResults {
   const dataset: Dataset = {
     spec: { label: events >= 100_000 ? '100k' : '10k', events, seed: 'test' },
     conversationIdHex: 'be7cda7a000000000000000000100000',
     directory: '/nowhere',
-    facts: { deepPageId: 'cb3de256-0552-46c6-ab64-4e5962948c0b', windowGte: '2026-06-16T06:20:28', windowLt: '2026-06-16T06:21:49', windowEvents: 20, lastTimestamp: '2026-06-16T09:00:00' },
+    facts: {
+      deepPageId: 'cb3de256-0552-46c6-ab64-4e5962948c0b',
+      windowGte: '2026-06-16T06:20:28',
+      windowLt: '2026-06-16T06:21:49',
+      windowEvents: 20,
+      lastTimestamp: '2026-06-16T09:00:00',
+    },
   };
   return {
     dataset,
@@ -64,6 +73,7 @@ function results(quick: boolean, main: ConversationResults, smallMaxMs = 37): Be
       seedShape: { ...main.coldOpen, firstAnswerMs: 3000, readyMs: 700 },
       todaysShape: { ...main.coldOpen, firstAnswerMs: 3230, readyMs: 700 },
     },
+    scaling: undefined,
   };
 }
 
@@ -94,7 +104,9 @@ describe('the bench targets', () => {
       'resident memory': undefined,
       'small-conversation wait while 10k loads': undefined,
     });
-    expect(renderReport(run, checkTargets(run))).toContain('| cold open (10k) | < 3 s for 100k | 1.10 s | not judged (set for 100k events; run the full bench) |');
+    expect(renderReport(run, checkTargets(run))).toContain(
+      '| cold open (10k) | < 3 s for 100k | 1.10 s | not judged (set for 100k events; run the full bench) |',
+    );
   });
 });
 

@@ -115,7 +115,10 @@ describe('symbolic links out of the root are not followed', () => {
     expect(await search(INSIDE)).toEqual({ status: 404, body: { detail: `Conversation not found: ${INSIDE}` } });
     expect(await search(INSIDE)).toEqual({ status: 404, body: { detail: `Conversation not found: ${INSIDE}` } });
     expect(logged(server.logs, 'warn')).toEqual([
-      expect.objectContaining({ message: 'conversation directory links outside the conversations directory, not followed', path: path.join(server.root, INSIDE_HEX) }),
+      expect.objectContaining({
+        message: 'conversation directory links outside the conversations directory, not followed',
+        path: path.join(server.root, INSIDE_HEX),
+      }),
     ]);
   });
 
@@ -126,7 +129,10 @@ describe('symbolic links out of the root are not followed', () => {
 
     expect(await search(INSIDE)).toEqual({ status: 200, body: pageBody([]) });
     expect(logged(server.logs, 'warn')).toEqual([
-      expect.objectContaining({ message: 'events directory links outside the conversations directory, not followed', path: path.join(server.root, INSIDE_HEX, 'events') }),
+      expect.objectContaining({
+        message: 'events directory links outside the conversations directory, not followed',
+        path: path.join(server.root, INSIDE_HEX, 'events'),
+      }),
     ]);
   });
 

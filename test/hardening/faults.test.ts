@@ -131,7 +131,11 @@ describe('a directory the server may not read (the real CLI, as nobody when the 
     expect(failed).toEqual({ status: 500, body: { detail: 'Internal Server Error', correlation_id: expect.stringMatching(UUID) } });
     const { correlation_id: correlationId } = failed.body as { correlation_id: string };
     expect(logLines(server.stderr).filter((line) => line['level'] === 'error')).toEqual([
-      expect.objectContaining({ message: 'request failed', correlation_id: correlationId, error: expect.stringContaining(`Cannot list the event files in ${events(CONVERSATION)} (EACCES)`) }),
+      expect.objectContaining({
+        message: 'request failed',
+        correlation_id: correlationId,
+        error: expect.stringContaining(`Cannot list the event files in ${events(CONVERSATION)} (EACCES)`),
+      }),
     ]);
 
     chmodSync(events(CONVERSATION), 0o755);

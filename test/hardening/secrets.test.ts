@@ -87,24 +87,72 @@ it('encrypted_content is served in the page, as stored, and never logged: not wh
 describe('a 422 never echoes a value that looks like a key', () => {
   const INT_PARSING = 'Input should be a valid integer, unable to parse string as an integer';
   const cases: Array<[string, { query: string; conversation?: string; want: unknown }]> = [
-    ['an OpenAI-style key as the limit', { query: 'limit=sk-abcdef0123456789', want: [{ type: 'int_parsing', loc: ['query', 'limit'], msg: INT_PARSING }] }],
-    ['a GitHub token as the sort order', { query: 'sort_order=ghp_abcdef0123456789', want: [{ type: 'enum', loc: ['query', 'sort_order'], msg: "Input should be 'TIMESTAMP' or 'TIMESTAMP_DESC'", ctx: { expected: "'TIMESTAMP' or 'TIMESTAMP_DESC'" } }] }],
+    [
+      'an OpenAI-style key as the limit',
+      { query: 'limit=sk-abcdef0123456789', want: [{ type: 'int_parsing', loc: ['query', 'limit'], msg: INT_PARSING }] },
+    ],
+    [
+      'a GitHub token as the sort order',
+      {
+        query: 'sort_order=ghp_abcdef0123456789',
+        want: [
+          {
+            type: 'enum',
+            loc: ['query', 'sort_order'],
+            msg: "Input should be 'TIMESTAMP' or 'TIMESTAMP_DESC'",
+            ctx: { expected: "'TIMESTAMP' or 'TIMESTAMP_DESC'" },
+          },
+        ],
+      },
+    ],
     [
       'a bearer token as a timestamp',
       {
         query: 'timestamp__gte=Bearer%20abcdef0123456789',
-        want: [{ type: 'datetime_from_date_parsing', loc: ['query', 'timestamp__gte'], msg: 'Input should be a valid datetime or date, invalid character in year', ctx: { error: 'invalid character in year' } }],
+        want: [
+          {
+            type: 'datetime_from_date_parsing',
+            loc: ['query', 'timestamp__gte'],
+            msg: 'Input should be a valid datetime or date, invalid character in year',
+            ctx: { error: 'invalid character in year' },
+          },
+        ],
       },
     ],
     [
       'a key as the conversation id',
-      { query: '', conversation: 'sk-abcdef0123456789', want: [{ type: 'uuid_parsing', loc: ['path', 'conversation_id'], msg: 'Input should be a valid UUID, invalid character: found `s` at 1', ctx: { error: 'invalid character: found `s` at 1' } }] },
+      {
+        query: '',
+        conversation: 'sk-abcdef0123456789',
+        want: [
+          {
+            type: 'uuid_parsing',
+            loc: ['path', 'conversation_id'],
+            msg: 'Input should be a valid UUID, invalid character: found `s` at 1',
+            ctx: { error: 'invalid character: found `s` at 1' },
+          },
+        ],
+      },
     ],
     [
       'a key with a broken escape as the conversation id (the undecodable-path answer)',
-      { query: '', conversation: 'sk-abcdef0123456789%', want: [{ type: 'uuid_parsing', loc: ['path', 'conversation_id'], msg: 'Input should be a valid UUID, invalid character: found `s` at 1', ctx: { error: 'invalid character: found `s` at 1' } }] },
+      {
+        query: '',
+        conversation: 'sk-abcdef0123456789%',
+        want: [
+          {
+            type: 'uuid_parsing',
+            loc: ['path', 'conversation_id'],
+            msg: 'Input should be a valid UUID, invalid character: found `s` at 1',
+            ctx: { error: 'invalid character: found `s` at 1' },
+          },
+        ],
+      },
     ],
-    ['a value that does not look like a key is echoed', { query: 'limit=abc', want: [{ type: 'int_parsing', loc: ['query', 'limit'], msg: INT_PARSING, input: 'abc' }] }],
+    [
+      'a value that does not look like a key is echoed',
+      { query: 'limit=abc', want: [{ type: 'int_parsing', loc: ['query', 'limit'], msg: INT_PARSING, input: 'abc' }] },
+    ],
   ];
   let keyless: LiveServer;
   beforeAll(async () => {
@@ -113,6 +161,9 @@ describe('a 422 never echoes a value that looks like a key', () => {
   afterAll(() => keyless.stop());
 
   it.each(cases)('%s', async (_name, { query, conversation = CONVERSATION, want }) => {
-    expect(await keyless.statusAndBody(`/api/conversations/${conversation}/events/search${query === '' ? '' : `?${query}`}`)).toEqual({ status: 422, body: { detail: want } });
+    expect(await keyless.statusAndBody(`/api/conversations/${conversation}/events/search${query === '' ? '' : `?${query}`}`)).toEqual({
+      status: 422,
+      body: { detail: want },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { EventIndex, compareEvents, firstAtOrAfter, lowerBound } from '../../src/search';
+import { EventIndex, compareEvents } from '../../src/search';
 import { entry, indexOf } from './indexed';
 
 const idsIn = (list: readonly { id: string }[] | undefined) => (list ?? []).map((event) => event.id);
@@ -12,7 +12,7 @@ describe('EventIndex', () => {
       entry('tie-a', 1, { micros: 200 }),
       entry('tie-c', 4, { micros: 200 }),
     ]);
-    expect(idsIn(index.ordered)).toEqual(['early', 'tie-a', 'tie-b', 'tie-c', 'late']);
+    expect(idsIn(index.events())).toEqual(['early', 'tie-a', 'tie-b', 'tie-c', 'late']);
     expect(index.size).toBe(5);
   });
 
@@ -22,7 +22,7 @@ describe('EventIndex', () => {
       entry('undated-2', 2, { micros: undefined }),
       entry('undated-1', 1, { micros: undefined }),
     ]);
-    expect(idsIn(index.ordered)).toEqual(['undated-1', 'undated-2', 'dated']);
+    expect(idsIn(index.events())).toEqual(['undated-1', 'undated-2', 'dated']);
   });
 
   it('keeps the same order in the per-kind and per-source lists, and leaves sourceless events out of the latter', () => {
@@ -32,32 +32,32 @@ describe('EventIndex', () => {
       entry('m1', 1, { kind: 'MessageEvent', source: 'agent', micros: 50 }),
       entry('e1', 2, { kind: 'ConversationErrorEvent', source: undefined, micros: 20 }),
     ]);
-    expect(idsIn(index.ordered)).toEqual(['a1', 'e1', 'm1', 'm2']);
-    expect(idsIn(index.byKind.get('MessageEvent'))).toEqual(['m1', 'm2']);
-    expect(idsIn(index.byKind.get('ActionEvent'))).toEqual(['a1']);
-    expect(idsIn(index.bySource.get('agent'))).toEqual(['a1', 'm1']);
-    expect(idsIn(index.bySource.get('user'))).toEqual(['m2']);
-    expect([...index.bySource.keys()].sort()).toEqual(['agent', 'user']);
+    expect(idsIn(index.events())).toEqual(['a1', 'e1', 'm1', 'm2']);
+    expect(idsIn(index.events({ kind: 'MessageEvent' }))).toEqual(['m1', 'm2']);
+    expect(idsIn(index.events({ kind: 'ActionEvent' }))).toEqual(['a1']);
+    expect(idsIn(index.events({ source: 'agent' }))).toEqual(['a1', 'm1']);
+    expect(idsIn(index.events({ source: 'user' }))).toEqual(['m2']);
+    expect(idsIn(index.events({ source: 'environment' }))).toEqual([]);
   });
 
   it('replaces the event stored at the same position everywhere it was listed', () => {
     const index = indexOf([entry('a', 0), entry('b', 1, { kind: 'MessageEvent', source: 'user' }), entry('c', 2)]);
     index.upsert(entry('b2', 1, { kind: 'PauseEvent', source: 'environment', micros: 25 }));
 
-    expect(idsIn(index.ordered)).toEqual(['a', 'c', 'b2']);
+    expect(idsIn(index.events())).toEqual(['a', 'c', 'b2']);
     expect(index.size).toBe(3);
     expect(index.findById('b')).toBeUndefined();
     expect(index.findById('b2')?.position).toBe(1);
-    expect(idsIn(index.byKind.get('MessageEvent'))).toEqual([]);
-    expect(idsIn(index.byKind.get('PauseEvent'))).toEqual(['b2']);
-    expect(idsIn(index.bySource.get('user'))).toEqual([]);
-    expect(idsIn(index.bySource.get('environment'))).toEqual(['b2']);
+    expect(idsIn(index.events({ kind: 'MessageEvent' }))).toEqual([]);
+    expect(idsIn(index.events({ kind: 'PauseEvent' }))).toEqual(['b2']);
+    expect(idsIn(index.events({ source: 'user' }))).toEqual([]);
+    expect(idsIn(index.events({ source: 'environment' }))).toEqual(['b2']);
   });
 
   it('replacing an event with the same id keeps it findable', () => {
     const index = indexOf([entry('a', 0), entry('b', 1)]);
     index.upsert(entry('b', 1, { micros: 1 }));
-    expect(idsIn(index.ordered)).toEqual(['a', 'b']);
+    expect(idsIn(index.events())).toEqual(['a', 'b']);
     expect(index.findById('b')?.micros).toBe(1);
   });
 
@@ -66,9 +66,9 @@ describe('EventIndex', () => {
     index.remove(1);
     index.remove(99);
 
-    expect(idsIn(index.ordered)).toEqual(['a', 'c']);
-    expect(idsIn(index.byKind.get('ActionEvent'))).toEqual(['a', 'c']);
-    expect(idsIn(index.bySource.get('user'))).toEqual(['a', 'c']);
+    expect(idsIn(index.events())).toEqual(['a', 'c']);
+    expect(idsIn(index.events({ kind: 'ActionEvent' }))).toEqual(['a', 'c']);
+    expect(idsIn(index.events({ source: 'user' }))).toEqual(['a', 'c']);
     expect(index.findById('b')).toBeUndefined();
     expect(index.hasPosition(1)).toBe(false);
     expect(index.hasPosition(2)).toBe(true);
@@ -76,11 +76,25 @@ describe('EventIndex', () => {
   });
 
   it('removes the right one of several events with the same timestamp', () => {
-    const index = indexOf([entry('t0', 0, { micros: 7 }), entry('t1', 1, { micros: 7 }), entry('t2', 2, { micros: 7 }), entry('t3', 3, { micros: 7 })]);
+    const index = indexOf([
+      entry('t0', 0, { micros: 7 }),
+      entry('t1', 1, { micros: 7 }),
+      entry('t2', 2, { micros: 7 }),
+      entry('t3', 3, { micros: 7 }),
+    ]);
     index.remove(2);
-    expect(idsIn(index.ordered)).toEqual(['t0', 't1', 't3']);
+    expect(idsIn(index.events())).toEqual(['t0', 't1', 't3']);
     index.remove(0);
-    expect(idsIn(index.ordered)).toEqual(['t1', 't3']);
+    expect(idsIn(index.events())).toEqual(['t1', 't3']);
+  });
+
+  it('keeps positions beyond 32 bits exact, and in order', () => {
+    const huge = 2 ** 40 + 1;
+    const index = indexOf([entry('small', 5, { micros: 7 }), entry('huge', huge, { micros: 7 }), entry('middle', 2 ** 31, { micros: 7 })]);
+    expect(index.events().map((event) => event.position)).toEqual([5, 2 ** 31, huge]);
+    expect(index.hasPosition(huge)).toBe(true);
+    index.remove(huge);
+    expect(idsIn(index.events())).toEqual(['small', 'middle']);
   });
 
   it('an empty index has no events', () => {
@@ -90,8 +104,14 @@ describe('EventIndex', () => {
   });
 });
 
-describe('compareEvents, lowerBound and firstAtOrAfter', () => {
-  const list = [entry('u', 0, { micros: undefined }), entry('a', 1, { micros: 10 }), entry('b', 2, { micros: 20 }), entry('c', 3, { micros: 20 }), entry('d', 4, { micros: 30 })];
+describe('compareEvents, and the binary searches over a list', () => {
+  const list = [
+    entry('u', 0, { micros: undefined }),
+    entry('a', 1, { micros: 10 }),
+    entry('b', 2, { micros: 20 }),
+    entry('c', 3, { micros: 20 }),
+    entry('d', 4, { micros: 30 }),
+  ];
 
   it('compares undated events by position rather than as equal', () => {
     expect(compareEvents(entry('x', 1, { micros: undefined }), entry('y', 2, { micros: undefined }))).toBeLessThan(0);
@@ -106,12 +126,15 @@ describe('compareEvents, lowerBound and firstAtOrAfter', () => {
     ['exactly a tie: the first of the tie', 20, 2],
     ['after everything', 31, 5],
   ])('firstAtOrAfter %s', (_name, micros, want) => {
-    expect(firstAtOrAfter(list, micros)).toBe(want);
+    const index = indexOf(list);
+    expect(index.firstAtOrAfter(index.list({ all: true }), micros)).toBe(want);
   });
 
-  it('lowerBound finds an event that is listed, and where one that is not would go', () => {
-    expect(lowerBound(list, list[3]!)).toBe(3);
-    expect(lowerBound(list, entry('between', 9, { micros: 20 }))).toBe(4);
-    expect(lowerBound(list, entry('first', 0, { micros: 20 }))).toBe(2);
+  it('placeOf finds the place of a listed event in the whole list and in a kind list', () => {
+    const index = indexOf([...list, entry('m', 5, { micros: 15, kind: 'MessageEvent' })]);
+    expect(index.placeOf(index.list({ all: true }), index.slotOfId('c'))).toBe(4);
+    expect(index.placeOf(index.list({ all: true }), index.slotOfId('m'))).toBe(2);
+    expect(index.placeOf(index.list({ kind: 'MessageEvent' }), index.slotOfId('m'))).toBe(0);
+    expect(index.placeOf(index.list({ kind: 'ActionEvent' }), index.slotOfId('d'))).toBe(4);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { EventKind } from '../../src/contract';
-import { type IndexedEvent, type SearchCriteria, searchEvents } from '../../src/search';
+import type { IndexedEvent, SearchCriteria } from '../../src/search';
 import { entry, indexOf, pageIds, walkAll } from './indexed';
 
 /*

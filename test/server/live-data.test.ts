@@ -62,7 +62,10 @@ describe('changes while the server runs', () => {
     writeEvent(server, CONVERSATION, 4, early);
     const ascending = [BASE[0]!, BASE[1]!, early, BASE[2]!, BASE[3]!];
     await eventually(async () => expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody(ascending) }));
-    expect(await page(server, CONVERSATION, { sort_order: 'TIMESTAMP_DESC', limit: 3 })).toEqual({ status: 200, body: pageBody([...ascending].reverse().slice(0, 3), BASE[1]!.id) });
+    expect(await page(server, CONVERSATION, { sort_order: 'TIMESTAMP_DESC', limit: 3 })).toEqual({
+      status: 200,
+      body: pageBody([...ascending].reverse().slice(0, 3), BASE[1]!.id),
+    });
     expect(await page(server, CONVERSATION, { body: 'written late' })).toEqual({ status: 200, body: pageBody([early]) });
   });
 
@@ -129,7 +132,11 @@ describe('changes while the server runs', () => {
 
 describe('event files that cannot be served', () => {
   const CONVERSATION = conversationId(43);
-  const STORED: Event[] = [...BASE, pause(at(5, '2026-06-16T05:40:05')), message({ ...at(6, '2026-06-16T05:40:06'), source: 'user' }, { text: ['Bye'] })];
+  const STORED: Event[] = [
+    ...BASE,
+    pause(at(5, '2026-06-16T05:40:05')),
+    message({ ...at(6, '2026-06-16T05:40:06'), source: 'user' }, { text: ['Bye'] }),
+  ];
   const TRUNCATED = eventFileName(1, STORED[1]!.id!);
   const NOT_THE_CONTRACT = eventFileName(4, STORED[4]!.id!);
   const SERVED = [STORED[0]!, STORED[2]!, STORED[3]!, STORED[5]!];

@@ -10,7 +10,16 @@ import { DecodePool } from '../../src/store/decode-pool';
 import { parseEventFileName } from '../../src/store/event-file-name';
 import { PayloadSlab } from '../../src/store/payload-slab';
 import { TimeSlice } from '../../src/store/time-slice';
-import { CONVERSATION, createConversation, eventFileName, pause, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+import {
+  CONVERSATION,
+  createConversation,
+  eventFileName,
+  pause,
+  storeOverTemporaryRoot,
+  userMessage,
+  writeEvent,
+  type StoreUnderTest,
+} from './conversations-on-disk';
 import { eventually } from '../support/eventually';
 
 /*
@@ -74,10 +83,16 @@ describe('loads decoded in worker threads', () => {
     try {
       const inWorkers = await workers.store.open(CONVERSATION);
 
-      expect(inWorkers!.ordered).toEqual(onMainThread!.ordered);
+      expect(inWorkers!.events()).toEqual(onMainThread!.events());
       expect(inWorkers!.size).toBe(44);
       // A page is sent from where the payloads lie, which differs between the two.
-      const page = (index: EventIndex<Buffer>) => Buffer.concat(eventPageBody(index.ordered.map((event) => event.payload), null).parts).toString('utf8');
+      const page = (index: EventIndex<Buffer>) =>
+        Buffer.concat(
+          eventPageBody(
+            index.events().map((event) => event.payload),
+            null,
+          ).parts,
+        ).toString('utf8');
       expect(page(inWorkers!)).toBe(page(onMainThread!));
       expect(JSON.parse(page(inWorkers!)).items).toHaveLength(44);
       expect(workers.store.health().storedEvents).toMatchObject({
@@ -86,7 +101,7 @@ describe('loads decoded in worker threads', () => {
         notServedByKind: { HookExecutionEvent: 1 },
         notServedByValue: { 'source = "hook"': 1 },
       });
-      expect(workers.store.health()).toMatchObject(t.store.health());
+      expect(workers.store.health()).toMatchObject({ ...t.store.health(), bytesHeld: expect.any(Number) });
       expect(warnings(workers.logs)).toEqual(warnings(t.logs));
       expect(warnings(workers.logs)).toHaveLength(7);
       const loaded = workers.logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry['message'] === 'conversation loaded');
@@ -106,7 +121,9 @@ describe('loads decoded in worker threads', () => {
       writeEvent(events, 10, userMessage(10));
       rmSync(path.join(events, eventFileName(0, userMessage(0).id)));
 
-      await eventually(async () => expect((await workers.store.open(CONVERSATION))!.ordered.map((event) => event.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
+      await eventually(async () =>
+        expect((await workers.store.open(CONVERSATION))!.events().map((event) => event.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+      );
     } finally {
       await workers.store.close();
     }
@@ -143,7 +160,14 @@ describe('the decode pool', () => {
     pool = new DecodePool({ workers: 2, idleMs: 50, logger: failures, workerModule: path.join(t.root, 'missing-worker.ts') });
     const events = writeMixedConversation();
     const { onMainThread, inWorkers } = decodersOver(events);
-    const files = ['event-00000', 'event-00040', 'event-00047'].map((prefix) => parseEventFileName(require('node:fs').readdirSync(events).find((name: string) => name.startsWith(prefix)))!);
+    const files = ['event-00000', 'event-00040', 'event-00047'].map(
+      (prefix) =>
+        parseEventFileName(
+          require('node:fs')
+            .readdirSync(events)
+            .find((name: string) => name.startsWith(prefix)),
+        )!,
+    );
 
     const decoded = await inWorkers.decode(files);
     await inWorkers.decode(files);

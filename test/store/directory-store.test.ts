@@ -30,7 +30,7 @@ describe('loading a conversation', () => {
     const index = await t.store.open(CONVERSATION);
 
     expect(index?.size).toBe(2);
-    const [first, second] = index!.ordered;
+    const [first, second] = index!.events();
     expect(first).toEqual({
       id: message.id,
       kind: 'MessageEvent',
@@ -51,7 +51,7 @@ describe('loading a conversation', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered[0]!.payload.toString()).toBe(JSON.stringify(message));
+    expect(index!.events()[0]!.payload.toString()).toBe(JSON.stringify(message));
   });
 
   it('takes the id from the file name when the event stores none', async () => {
@@ -60,7 +60,7 @@ describe('loading a conversation', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered.map((event) => event.id)).toEqual(['event1']);
+    expect(index!.events().map((event) => event.id)).toEqual(['event1']);
   });
 
   it('orders by timestamp, then by the index in the file name, whatever order the files were written in', async () => {
@@ -71,19 +71,26 @@ describe('loading a conversation', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(positionsOf(index!.ordered)).toEqual([2, 0, 1, 3, 12, 100000]);
+    expect(positionsOf(index!.events())).toEqual([2, 0, 1, 3, 12, 100000]);
   });
 
   it('ignores files whose names are not event file names, without a warning', async () => {
     const events = createConversation(t.root);
     writeEvent(events, 0, pause(0, '2026-06-16T05:39:50'));
-    const ignored = ['notes.txt', 'event-0001-abc.json', 'event-00002-abc.json.tmp', '.event-00003-abc.json', 'event-00004.json', 'EVENT-00005-abc.json'];
+    const ignored = [
+      'notes.txt',
+      'event-0001-abc.json',
+      'event-00002-abc.json.tmp',
+      '.event-00003-abc.json',
+      'event-00004.json',
+      'EVENT-00005-abc.json',
+    ];
     for (const name of ignored) writeFileSync(path.join(events, name), 'not json');
     mkdirSync(path.join(events, 'archive'));
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(positionsOf(index!.ordered)).toEqual([0]);
+    expect(positionsOf(index!.events())).toEqual([0]);
     expect(t.logged('warn')).toEqual([]);
     expect(t.store.health()).toMatchObject({ conversationsLoaded: 1, eventsLoaded: 1, eventsSkipped: 0 });
   });
@@ -114,8 +121,8 @@ describe('loading a conversation', () => {
 
     const [a, b] = await Promise.all([t.store.open(CONVERSATION), t.store.open(OTHER_CONVERSATION)]);
 
-    expect(a!.ordered.map((event) => event.text)).toEqual(['message number 1']);
-    expect(b!.ordered.map((event) => event.text)).toEqual(['message number 2']);
+    expect(a!.events().map((event) => event.text)).toEqual(['message number 1']);
+    expect(b!.events().map((event) => event.text)).toEqual(['message number 2']);
     expect(t.store.health()).toMatchObject({ conversationsLoaded: 2, eventsLoaded: 2, eventsSkipped: 0 });
   });
 });
@@ -167,7 +174,7 @@ describe('which conversations exist', () => {
     const after = await t.store.open(CONVERSATION);
 
     expect(after).not.toBe(before);
-    expect(after!.ordered.map((event) => event.text)).toEqual(['message number 2']);
+    expect(after!.events().map((event) => event.text)).toEqual(['message number 2']);
   });
 });
 

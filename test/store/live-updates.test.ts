@@ -1,6 +1,14 @@
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONVERSATION, createConversation, eventFileName, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+import {
+  CONVERSATION,
+  createConversation,
+  eventFileName,
+  storeOverTemporaryRoot,
+  userMessage,
+  writeEvent,
+  type StoreUnderTest,
+} from './conversations-on-disk';
 import { eventually } from '../support/eventually';
 
 let t: StoreUnderTest;
@@ -25,7 +33,7 @@ describe.each([
 
     await eventually(async () => expect(await sizeOf()).toBe(2));
     const index = await t.store.open(CONVERSATION);
-    expect(index!.ordered.map((event) => event.position)).toEqual([0, 1]);
+    expect(index!.events().map((event) => event.position)).toEqual([0, 1]);
   });
 
   it('serves many files appended in a burst, each once', async () => {
@@ -36,7 +44,13 @@ describe.each([
     for (let i = 1; i <= 200; i++) writeEvent(events, i, userMessage(i));
 
     await eventually(async () => expect(await sizeOf()).toBe(201));
-    expect(t.store.health()).toMatchObject({ conversationsLoaded: 1, eventsLoaded: 201, eventsSkipped: 0 });
+    expect(t.store.health()).toMatchObject({
+      conversationsLoaded: 1,
+      eventsLoaded: 201,
+      eventsSkipped: 0,
+      memoryBudgetBytes: null,
+      conversationsDropped: 0,
+    });
   });
 
   it('serves a file caught half-written once it is complete, and stops counting it as skipped', async () => {

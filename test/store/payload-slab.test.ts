@@ -7,7 +7,12 @@ describe('PayloadSlab', () => {
 
     const copies = sources.map((source) => slab.copy(source, source.length));
 
-    copies.forEach((copy, i) => expect(copy.equals(sources[i]!)).toBe(true));
+    for (const [i, copy] of copies.entries()) expect(copy.equals(sources[i]!)).toBe(true);
+    // Several slabs, each the same size, each payload followed by a comma in it.
+    const slabs = new Set(copies.map((copy) => copy.buffer));
+    expect(slabs.size).toBeGreaterThan(1);
+    for (const buffer of slabs) expect(buffer.byteLength).toBe(64 * 1024);
+    for (const copy of copies) expect(Buffer.from(copy.buffer)[copy.byteOffset + copy.length]).toBe(0x2c);
   });
 
   it('copies only the first `length` bytes', () => {
@@ -17,7 +22,7 @@ describe('PayloadSlab', () => {
   });
 
   it('gives a payload too large for a slab an allocation of its own', () => {
-    const big = Buffer.alloc(512 * 1024, 0x61);
+    const big = Buffer.alloc(64 * 1024, 0x61);
 
     const copy = new PayloadSlab().copy(big, big.length);
 

@@ -52,7 +52,7 @@ describe('event files that cannot be served', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered.map((event) => event.position)).toEqual([0, 2]);
+    expect(index!.events().map((event) => event.position)).toEqual([0, 2]);
     expect(t.logged('warn')).toEqual([
       { time: expect.any(String), level: 'warn', message: 'event files skipped', conversation: CONVERSATION, reason, example: bad, files: 1 },
     ]);
@@ -81,7 +81,7 @@ describe('event files that cannot be served', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered.map((event) => event.id)).toEqual([pause(1, '').id]);
+    expect(index!.events().map((event) => event.id)).toEqual([pause(1, '').id]);
     expect(t.logged('warn')).toEqual([
       expect.objectContaining({ example: path.join(events, 'event-00001-bbbb.json'), reason: 'its index is already served from another event file' }),
     ]);

@@ -1,7 +1,16 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CONVERSATION, OTHER_CONVERSATION, createConversation, eventFileName, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
+import {
+  CONVERSATION,
+  OTHER_CONVERSATION,
+  createConversation,
+  eventFileName,
+  storeOverTemporaryRoot,
+  userMessage,
+  writeEvent,
+  type StoreUnderTest,
+} from './conversations-on-disk';
 
 let t: StoreUnderTest;
 let outside: string;
@@ -22,7 +31,10 @@ describe('symbolic links', () => {
     expect(await t.store.open(CONVERSATION)).toBeUndefined();
     expect(await t.store.open(CONVERSATION)).toBeUndefined();
     expect(t.logged('warn')).toEqual([
-      expect.objectContaining({ message: 'conversation directory links outside the conversations directory, not followed', path: path.join(t.root, CONVERSATION) }),
+      expect.objectContaining({
+        message: 'conversation directory links outside the conversations directory, not followed',
+        path: path.join(t.root, CONVERSATION),
+      }),
     ]);
   });
 
@@ -39,7 +51,9 @@ describe('symbolic links', () => {
     symlinkSync(path.join(outside, CONVERSATION, 'events'), path.join(t.root, CONVERSATION, 'events'));
 
     expect((await t.store.open(CONVERSATION))?.size).toBe(0);
-    expect(t.logged('warn')).toEqual([expect.objectContaining({ message: 'events directory links outside the conversations directory, not followed' })]);
+    expect(t.logged('warn')).toEqual([
+      expect.objectContaining({ message: 'events directory links outside the conversations directory, not followed' }),
+    ]);
   });
 
   it('skips an event file that links outside the root, and counts it', async () => {
@@ -52,7 +66,7 @@ describe('symbolic links', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered.map((event) => event.position)).toEqual([0]);
+    expect(index!.events().map((event) => event.position)).toEqual([0]);
     expect(t.logged('warn')).toEqual([
       expect.objectContaining({ message: 'event files skipped', example: link, reason: 'symbolic link to a file outside the conversations directory, not followed' }),
     ]);
@@ -67,7 +81,7 @@ describe('symbolic links', () => {
 
     const index = await t.store.open(CONVERSATION);
 
-    expect(index!.ordered.map((event) => event.text)).toEqual(['message number 7']);
+    expect(index!.events().map((event) => event.text)).toEqual(['message number 7']);
   });
 
   it('skips a dangling event file link', async () => {

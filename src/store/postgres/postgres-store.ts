@@ -68,7 +68,16 @@ interface CursorRow {
 }
 
 export class PostgresStore implements EventStore {
-  private counters: StoreHealth = { conversationsLoaded: 0, eventsLoaded: 0, eventsSkipped: 0, storedEvents: emptyStoredEventCounts('contract') };
+  private counters: StoreHealth = {
+    conversationsLoaded: 0,
+    eventsLoaded: 0,
+    eventsSkipped: 0,
+    storedEvents: emptyStoredEventCounts('contract'),
+    // Nothing is held in this process: the database holds the events.
+    bytesHeld: 0,
+    memoryBudgetBytes: null,
+    conversationsDropped: 0,
+  };
   private readonly healthTimer: NodeJS.Timeout;
   private closed = false;
 
