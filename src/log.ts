@@ -13,8 +13,10 @@ export interface Logger {
 }
 
 export function createLogger(write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const log = (level: LogLevel) => (message: string, fields: LogFields = {}) =>
-    write(JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }) + '\n');
+  const log =
+    (level: LogLevel) =>
+    (message: string, fields: LogFields = {}) =>
+      write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
   return { info: log('info'), warn: log('warn'), error: log('error') };
 }
 

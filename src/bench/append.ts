@@ -4,7 +4,7 @@
  * and a search for everything after the last old event is repeated until it finds them all.
  */
 import { rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { eventFileName, formatNaiveTimestamp, generateConversation, parseNaiveTimestamp, serializeEvent } from '../fixture';
 import type { Dataset } from './datasets';
@@ -86,7 +86,13 @@ function appendedFiles(dataset: Dataset, count: number): { files: PendingFile[];
   return { files, firstTimestamp };
 }
 
-async function waitUntilVisible(server: ServerProcess, dataset: Dataset, since: string, expected: number, deadline: number): Promise<{ count: number; at: number }> {
+async function waitUntilVisible(
+  server: ServerProcess,
+  dataset: Dataset,
+  since: string,
+  expected: number,
+  deadline: number,
+): Promise<{ count: number; at: number }> {
   const agent = keepAliveAgent();
   try {
     let count = 0;

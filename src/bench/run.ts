@@ -123,8 +123,14 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
   if (!mainOnly) throw new Error('The main conversation was not measured.');
   progress(`small conversation while ${main.spec.label} loads`);
   bringIntoPageCache(main.directory);
-  const smallWait = await withServer(startOurs('ours-small-wait'), (server) => measureSmallWaitDuringOpen(server, main, small, plan.smallWaitClients));
-  const todaysShape = await measureTodaysShapeOpen(main.spec, { repoRoot: options.repoRoot, dataDirectory: options.dataDirectory, nodeFlags: options.serverNodeFlags }, progress);
+  const smallWait = await withServer(startOurs('ours-small-wait'), (server) =>
+    measureSmallWaitDuringOpen(server, main, small, plan.smallWaitClients),
+  );
+  const todaysShape = await measureTodaysShapeOpen(
+    main.spec,
+    { repoRoot: options.repoRoot, dataDirectory: options.dataDirectory, nodeFlags: options.serverNodeFlags },
+    progress,
+  );
   const scaling =
     plan.mode === 'full'
       ? await measureScaling({ dataDirectory: options.dataDirectory, serverOptions, randomSeconds: SCALING_RANDOM_SECONDS }, progress)

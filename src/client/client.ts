@@ -16,9 +16,7 @@ export interface AgentServerClientOptions {
 /** The filters of a search, without the cursor: what an iteration repeats on every page. */
 export type SearchFilters = Omit<SearchQuery, 'page_id'>;
 
-export type SearchResult =
-  | { ok: true; page: EventPage; response: Response }
-  | { ok: false; error: AgentServerError; response: Response };
+export type SearchResult = { ok: true; page: EventPage; response: Response } | { ok: false; error: AgentServerError; response: Response };
 
 export type StoredConversationsResult =
   | { ok: true; list: StoredConversationList; response: Response }

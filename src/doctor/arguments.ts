@@ -35,10 +35,7 @@ Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments. See docs/doctor
 `;
 
 /** What the command line asks for: the usage text, a run, or a mistake to report with exit code 2. */
-export type DoctorRequest =
-  | { kind: 'help' }
-  | { kind: 'run'; options: DoctorOptions; json: boolean }
-  | { kind: 'invalid'; error: string };
+export type DoctorRequest = { kind: 'help' } | { kind: 'run'; options: DoctorOptions; json: boolean } | { kind: 'invalid'; error: string };
 
 const MODEL_FLAGS = ['model', 'base-url', 'api-key'] as const;
 const VALUE_FLAGS = [...MODEL_FLAGS, 'values', 'context-window'] as const;
@@ -56,11 +53,15 @@ export function interpretFlags(flags: DoctorFlags): DoctorRequest {
   const givenModelFlags = MODEL_FLAGS.filter((flag) => flags[flag] !== undefined);
   if (givenModelFlags.length > 0 && givenModelFlags.length < MODEL_FLAGS.length) {
     const missing = MODEL_FLAGS.filter((flag) => flags[flag] === undefined).map((flag) => `--${flag}`);
-    return invalid(`--model, --base-url and --api-key go together; missing ${missing.join(', ')}. Pass all three, or only --values for the values checks.`);
+    return invalid(
+      `--model, --base-url and --api-key go together; missing ${missing.join(', ')}. Pass all three, or only --values for the values checks.`,
+    );
   }
   const hasModel = givenModelFlags.length === MODEL_FLAGS.length;
   if (!hasModel && flags.values === undefined) {
-    return invalid('nothing to check. Pass --model, --base-url and --api-key for the model checks, --values FILE for the Helm values checks, or both.');
+    return invalid(
+      'nothing to check. Pass --model, --base-url and --api-key for the model checks, --values FILE for the Helm values checks, or both.',
+    );
   }
   if (!hasModel && (flags['context-window'] !== undefined || flags['probe-tools'] === true)) {
     return invalid('--context-window and --probe-tools belong to the model checks. Pass --model, --base-url and --api-key with them.');

@@ -2,10 +2,7 @@ import type { CommandResult, CommandRunner } from './command-runner';
 import { fail, pass, warn, type Check } from './report';
 
 /** The storage classes of the current kubectl context, or why they could not be listed. */
-export type StorageClassListing =
-  | { kind: 'listed'; names: string[] }
-  | { kind: 'kubectl-absent' }
-  | { kind: 'kubectl-failed'; reason: string };
+export type StorageClassListing = { kind: 'listed'; names: string[] } | { kind: 'kubectl-absent' } | { kind: 'kubectl-failed'; reason: string };
 
 /** Lists storage classes with `kubectl get storageclass -o name` on the current context. */
 export async function listStorageClasses(run: CommandRunner): Promise<StorageClassListing> {
@@ -42,7 +39,11 @@ export async function checkHelmVersion(run: CommandRunner): Promise<Check> {
     return warn(HELM_CHECK, 'helm is not on PATH, so its version was not checked', `Install with Helm ${MINIMUM_HELM_MAJOR} or later.`);
   }
   if (result.kind !== 'exited' || result.code !== 0) {
-    return warn(HELM_CHECK, `helm version --short failed: ${describeFailure(result)}`, `Make sure helm runs and is version ${MINIMUM_HELM_MAJOR} or later.`);
+    return warn(
+      HELM_CHECK,
+      `helm version --short failed: ${describeFailure(result)}`,
+      `Make sure helm runs and is version ${MINIMUM_HELM_MAJOR} or later.`,
+    );
   }
   const version = result.stdout.trim();
   const major = /^v?(\d+)\./.exec(version)?.[1];
@@ -50,7 +51,11 @@ export async function checkHelmVersion(run: CommandRunner): Promise<Check> {
     return warn(HELM_CHECK, `could not read a version from "${version}"`, `Make sure helm is version ${MINIMUM_HELM_MAJOR} or later.`);
   }
   if (Number(major) < MINIMUM_HELM_MAJOR) {
-    return fail(HELM_CHECK, `helm ${version} is older than the required v${MINIMUM_HELM_MAJOR}`, `Upgrade helm to v${MINIMUM_HELM_MAJOR} or later; the chart's registry install needs it.`);
+    return fail(
+      HELM_CHECK,
+      `helm ${version} is older than the required v${MINIMUM_HELM_MAJOR}`,
+      `Upgrade helm to v${MINIMUM_HELM_MAJOR} or later; the chart's registry install needs it.`,
+    );
   }
   return pass(HELM_CHECK, `helm ${version}`);
 }

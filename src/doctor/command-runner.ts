@@ -1,10 +1,7 @@
 import { execFile } from 'node:child_process';
 
 /** How an external command ended: not installed, ran to an exit code, or killed after the time limit. */
-export type CommandResult =
-  | { kind: 'not-found' }
-  | { kind: 'exited'; code: number; stdout: string; stderr: string }
-  | { kind: 'timed-out' };
+export type CommandResult = { kind: 'not-found' } | { kind: 'exited'; code: number; stdout: string; stderr: string } | { kind: 'timed-out' };
 
 /** Runs one command by name with arguments; injected so tests can point it at a fake PATH. */
 export type CommandRunner = (command: string, args: readonly string[]) => Promise<CommandResult>;

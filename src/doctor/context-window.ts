@@ -38,13 +38,18 @@ interface ContextSource {
 }
 
 const openAiModels = (endpoint: ModelEndpoint): SourceRequest => ({ method: 'GET', url: `${endpoint.baseUrl}/models` });
-const atRoot = (path: string) => (endpoint: ModelEndpoint): SourceRequest => ({ method: 'GET', url: `${endpoint.serverRoot}${path}` });
+const atRoot =
+  (path: string) =>
+  (endpoint: ModelEndpoint): SourceRequest => ({ method: 'GET', url: `${endpoint.serverRoot}${path}` });
 
 function findEntry(list: unknown, matches: (entry: unknown) => boolean): unknown {
   return asArray(list).find(matches);
 }
 
-const hasField = (field: string, value: string) => (entry: unknown): boolean => readPath(entry, [field]) === value;
+const hasField =
+  (field: string, value: string) =>
+  (entry: unknown): boolean =>
+    readPath(entry, [field]) === value;
 
 function readLmStudioLoadedContext(body: unknown, modelId: string): number | undefined {
   for (const model of asArray(readPath(body, ['models']))) {
@@ -99,7 +104,12 @@ const CONTEXT_SOURCES: readonly ContextSource[] = [
     kind: 'served',
     request: atRoot('/api/ps'),
     read: (body, modelId) =>
-      asPositiveInteger(readPath(findEntry(readPath(body, ['models']), (entry) => hasField('name', modelId)(entry) || hasField('model', modelId)(entry)), ['context_length'])),
+      asPositiveInteger(
+        readPath(
+          findEntry(readPath(body, ['models']), (entry) => hasField('name', modelId)(entry) || hasField('model', modelId)(entry)),
+          ['context_length'],
+        ),
+      ),
   },
   {
     source: 'TGI GET /info max_input_tokens',
@@ -117,7 +127,8 @@ const CONTEXT_SOURCES: readonly ContextSource[] = [
     source: 'LiteLLM GET /v1/model/info data[].model_info.max_input_tokens',
     kind: 'served',
     request: (endpoint) => ({ method: 'GET', url: `${endpoint.baseUrl}/model/info` }),
-    read: (body, modelId) => asPositiveInteger(readPath(findEntry(readPath(body, ['data']), hasField('model_name', modelId)), ['model_info', 'max_input_tokens'])),
+    read: (body, modelId) =>
+      asPositiveInteger(readPath(findEntry(readPath(body, ['data']), hasField('model_name', modelId)), ['model_info', 'max_input_tokens'])),
   },
   {
     source: 'llama.cpp GET /v1/models data[].meta.n_ctx_train (training size)',
@@ -173,8 +184,7 @@ function requestKey(request: SourceRequest): string {
 }
 
 const CONTEXT_CHECK = 'context window';
-const RAISE_CONTEXT_FIX =
-  `Restart the model server with a context of at least ${RECOMMENDED_CONTEXT_TOKENS} tokens (vLLM/SGLang --max-model-len, llama.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH, LM Studio context length when loading).`;
+const RAISE_CONTEXT_FIX = `Restart the model server with a context of at least ${RECOMMENDED_CONTEXT_TOKENS} tokens (vLLM/SGLang --max-model-len, llama.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH, LM Studio context length when loading).`;
 const FIND_CONTEXT_FIX =
   'Pass --context-window N, reading N from the server: vLLM/SGLang GET /v1/models max_model_len, llama.cpp GET /props default_generation_settings.n_ctx, ' +
   'LM Studio GET /api/v0/models loaded_context_length, Ollama GET /api/ps context_length, TGI GET /info max_input_tokens, LiteLLM GET /v1/model/info max_input_tokens.';
@@ -190,21 +200,42 @@ export function checkContextWindow(figures: readonly ContextFigure[]): Check {
   if (served !== undefined) return judgeServedWindow(served);
 
   const bounds = figures.filter((figure) => figure.kind === 'upper-bound');
-  const smallest = bounds.reduce<ContextFigure | undefined>((min, figure) => (min === undefined || figure.tokens < min.tokens ? figure : min), undefined);
+  const smallest = bounds.reduce<ContextFigure | undefined>(
+    (min, figure) => (min === undefined || figure.tokens < min.tokens ? figure : min),
+    undefined,
+  );
   if (smallest !== undefined && smallest.tokens < MINIMUM_CONTEXT_TOKENS) {
-    return fail(CONTEXT_CHECK, `the model supports at most ${smallest.tokens} tokens (${smallest.source}), below the ${MINIMUM_CONTEXT_TOKENS} the agent needs`, `Use a model whose context reaches at least ${RECOMMENDED_CONTEXT_TOKENS} tokens.`, smallest.source);
+    return fail(
+      CONTEXT_CHECK,
+      `the model supports at most ${smallest.tokens} tokens (${smallest.source}), below the ${MINIMUM_CONTEXT_TOKENS} the agent needs`,
+      `Use a model whose context reaches at least ${RECOMMENDED_CONTEXT_TOKENS} tokens.`,
+      smallest.source,
+    );
   }
-  const hint = smallest === undefined ? '' : ` (the model supports up to ${smallest.tokens} tokens per ${smallest.source}, but the served window may be smaller)`;
+  const hint =
+    smallest === undefined
+      ? ''
+      : ` (the model supports up to ${smallest.tokens} tokens per ${smallest.source}, but the served window may be smaller)`;
   return warn(CONTEXT_CHECK, `the served context window is unknown${hint}`, FIND_CONTEXT_FIX);
 }
 
 function judgeServedWindow(figure: ContextFigure): Check {
   const figureText = `${figure.tokens} tokens (${figure.source})`;
   if (figure.tokens < MINIMUM_CONTEXT_TOKENS) {
-    return fail(CONTEXT_CHECK, `${figureText}: below the ${MINIMUM_CONTEXT_TOKENS} the system prompt and tool definitions need`, RAISE_CONTEXT_FIX, figure.source);
+    return fail(
+      CONTEXT_CHECK,
+      `${figureText}: below the ${MINIMUM_CONTEXT_TOKENS} the system prompt and tool definitions need`,
+      RAISE_CONTEXT_FIX,
+      figure.source,
+    );
   }
   if (figure.tokens < RECOMMENDED_CONTEXT_TOKENS) {
-    return warn(CONTEXT_CHECK, `${figureText}: enough to start, below the recommended ${RECOMMENDED_CONTEXT_TOKENS}`, RAISE_CONTEXT_FIX, figure.source);
+    return warn(
+      CONTEXT_CHECK,
+      `${figureText}: enough to start, below the recommended ${RECOMMENDED_CONTEXT_TOKENS}`,
+      RAISE_CONTEXT_FIX,
+      figure.source,
+    );
   }
   return pass(CONTEXT_CHECK, figureText, figure.source);
 }

@@ -127,7 +127,12 @@ function checkUrlPattern(pattern: Setting, separator: Setting, baseDomain: Setti
   }
   if (!sandboxUrl.ok) return fail(name, `${pattern.path} "${pattern.value}" ${sandboxUrl.problem}`, fix, pattern.path);
   if (sandboxUrl.scheme !== 'https') {
-    return fail(name, `${pattern.path} "${pattern.value}" uses http; sandbox URLs have the form https://{runtime_id}${sandboxUrl.separator}<domain>`, fix, pattern.path);
+    return fail(
+      name,
+      `${pattern.path} "${pattern.value}" uses http; sandbox URLs have the form https://{runtime_id}${sandboxUrl.separator}<domain>`,
+      fix,
+      pattern.path,
+    );
   }
   return pass(name, `${pattern.path} is "${pattern.value}"`, pattern.path);
 }
@@ -139,10 +144,20 @@ function checkBaseDomain(baseDomain: Setting, pattern: Setting, sandboxUrl: Sand
     return fail(name, `${baseDomain.path} is unset`, `Set ${baseDomain.path} to "${domain}", the domain in ${pattern.path}.`, baseDomain.path);
   }
   if (!isHostname(baseDomain.value)) {
-    return fail(name, `${baseDomain.path} "${baseDomain.value}" is not a bare domain`, `Set ${baseDomain.path} to a domain without scheme or path, such as runtime.example.com.`, baseDomain.path);
+    return fail(
+      name,
+      `${baseDomain.path} "${baseDomain.value}" is not a bare domain`,
+      `Set ${baseDomain.path} to a domain without scheme or path, such as runtime.example.com.`,
+      baseDomain.path,
+    );
   }
   if (!sandboxUrl.ok) {
-    return warn(name, `${baseDomain.path} is "${baseDomain.value}", not compared because ${pattern.path} is not usable`, `Fix ${pattern.path} first, then rerun the doctor.`, baseDomain.path);
+    return warn(
+      name,
+      `${baseDomain.path} is "${baseDomain.value}", not compared because ${pattern.path} is not usable`,
+      `Fix ${pattern.path} first, then rerun the doctor.`,
+      baseDomain.path,
+    );
   }
   if (baseDomain.value.toLowerCase() !== sandboxUrl.domain) {
     const patternText = sandboxUrl.isChartDefault ? `${pattern.path} (unset, chart default)` : pattern.path;
@@ -175,19 +190,39 @@ async function checkStorageClass(storageClass: Setting, cluster: ClusterLookups)
   const name = 'storage class';
   const path = storageClass.path;
   if (storageClass.value === undefined) {
-    return fail(name, `${path} is unset, and sandboxes do not start without a storage class`, `Set ${path} to a storage class that \`kubectl get storageclass\` lists.`, path);
+    return fail(
+      name,
+      `${path} is unset, and sandboxes do not start without a storage class`,
+      `Set ${path} to a storage class that \`kubectl get storageclass\` lists.`,
+      path,
+    );
   }
   const wanted = storageClass.value;
   const listing = await cluster.storageClasses();
   if (listing.kind === 'kubectl-absent') {
-    return warn(name, `${path} is "${wanted}"; kubectl is not on PATH, so its existence was not checked`, 'Run the doctor where kubectl reaches the target cluster, or check `kubectl get storageclass` yourself.', path);
+    return warn(
+      name,
+      `${path} is "${wanted}"; kubectl is not on PATH, so its existence was not checked`,
+      'Run the doctor where kubectl reaches the target cluster, or check `kubectl get storageclass` yourself.',
+      path,
+    );
   }
   if (listing.kind === 'kubectl-failed') {
-    return warn(name, `${path} is "${wanted}"; kubectl get storageclass failed (${listing.reason}), so its existence was not checked`, 'Point kubectl at the target cluster and rerun the doctor.', path);
+    return warn(
+      name,
+      `${path} is "${wanted}"; kubectl get storageclass failed (${listing.reason}), so its existence was not checked`,
+      'Point kubectl at the target cluster and rerun the doctor.',
+      path,
+    );
   }
   if (!listing.names.includes(wanted)) {
     const existing = listing.names.length === 0 ? 'the cluster has none' : `the cluster has ${listing.names.map((n) => `"${n}"`).join(', ')}`;
-    return fail(name, `${path} "${wanted}" is not a storage class of the cluster: ${existing}`, `Set ${path} to one of the cluster's storage classes.`, path);
+    return fail(
+      name,
+      `${path} "${wanted}" is not a storage class of the cluster: ${existing}`,
+      `Set ${path} to one of the cluster's storage classes.`,
+      path,
+    );
   }
   return pass(name, `${path} "${wanted}" exists in the cluster`, path);
 }
@@ -207,7 +242,12 @@ function checkDatabase(values: ValuesDocument): Check {
   }
   const host = readSetting(values, SETTING_PATHS.externalDatabaseHost);
   if (host.value === undefined) {
-    return fail(name, `${enabledPath} is ${enabled} but ${host.path} is unset, so there is no database`, `Set ${host.path} (and port, username, existingSecret) of the external PostgreSQL.`, host.path);
+    return fail(
+      name,
+      `${enabledPath} is ${enabled} but ${host.path} is unset, so there is no database`,
+      `Set ${host.path} (and port, username, existingSecret) of the external PostgreSQL.`,
+      host.path,
+    );
   }
   return pass(name, `external PostgreSQL at ${host.path} "${host.value}"`, host.path);
 }
@@ -230,7 +270,12 @@ function checkLoginHost(host: Setting, applicationHost: Setting): Check {
   const problem = checkHostSetting(name, host, example);
   if (problem !== undefined) return problem;
   if (!host.value?.startsWith('auth.')) {
-    return warn(name, `${host.path} "${host.value}" does not start with auth.`, `Use an auth. host name for the login host, for example ${example}.`, host.path);
+    return warn(
+      name,
+      `${host.path} "${host.value}" does not start with auth.`,
+      `Use an auth. host name for the login host, for example ${example}.`,
+      host.path,
+    );
   }
   return pass(name, `${host.path} is "${host.value}"`, host.path);
 }
@@ -238,12 +283,22 @@ function checkLoginHost(host: Setting, applicationHost: Setting): Check {
 function checkSandboxWildcardHost(pattern: Setting, sandboxUrl: SandboxUrl): Check {
   const name = 'sandbox wildcard host';
   if (!sandboxUrl.ok) {
-    return warn(name, `cannot derive the wildcard sandbox host because ${pattern.path} is not usable`, `Fix ${pattern.path} first, then rerun the doctor.`, pattern.path);
+    return warn(
+      name,
+      `cannot derive the wildcard sandbox host because ${pattern.path} is not usable`,
+      `Fix ${pattern.path} first, then rerun the doctor.`,
+      pattern.path,
+    );
   }
   // With "-" each sandbox is one label under the parent of the base domain ({id}-runtime.example.com).
   const wildcardParent = sandboxUrl.separator === '.' ? sandboxUrl.domain : sandboxUrl.domain.slice(sandboxUrl.domain.indexOf('.') + 1);
   if (!wildcardParent.includes('.')) {
-    return fail(name, `sandbox hosts {runtime_id}${sandboxUrl.separator}${sandboxUrl.domain} would need the wildcard *.${wildcardParent}, a top-level domain`, `Put the sandbox domain in ${pattern.path} under a domain you own.`, pattern.path);
+    return fail(
+      name,
+      `sandbox hosts {runtime_id}${sandboxUrl.separator}${sandboxUrl.domain} would need the wildcard *.${wildcardParent}, a top-level domain`,
+      `Put the sandbox domain in ${pattern.path} under a domain you own.`,
+      pattern.path,
+    );
   }
   return pass(
     name,
@@ -262,7 +317,11 @@ function checkNamespaces(sandboxNamespace: Setting): Check {
       sandboxNamespace.path,
     );
   }
-  return pass(name, `sandboxes run in namespace "${sandboxNamespace.value}" (${sandboxNamespace.path}); install the release in a different one`, sandboxNamespace.path);
+  return pass(
+    name,
+    `sandboxes run in namespace "${sandboxNamespace.value}" (${sandboxNamespace.path}); install the release in a different one`,
+    sandboxNamespace.path,
+  );
 }
 
 /** Reports settings given different values at two of their paths, since only one of them is read. */
@@ -273,6 +332,8 @@ function checkConflictingSettings(values: ValuesDocument): Check[] {
       const given = settingsGiven(values, paths);
       if (new Set(given.map((entry) => entry.value)).size < 2) return [];
       const listing = given.map((entry) => `${entry.path} "${entry.value}"`).join(' and ');
-      return [warn('conflicting values', `${listing} differ; the doctor read ${given[0]?.path}`, `Keep one of them, at ${paths[0]}.`, given[0]?.path)];
+      return [
+        warn('conflicting values', `${listing} differ; the doctor read ${given[0]?.path}`, `Keep one of them, at ${paths[0]}.`, given[0]?.path),
+      ];
     });
 }

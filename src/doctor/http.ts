@@ -10,9 +10,7 @@ export interface HttpRequest {
 }
 
 /** What came back: an answer with its status and body (parsed JSON when it is JSON), or why nothing did. */
-export type HttpOutcome =
-  | { kind: 'answered'; url: string; status: number; body: unknown }
-  | { kind: 'unreachable'; url: string; reason: string };
+export type HttpOutcome = { kind: 'answered'; url: string; status: number; body: unknown } | { kind: 'unreachable'; url: string; reason: string };
 
 /**
  * Sends one request with global fetch and gives up after `timeoutMs` (reading the body included), so

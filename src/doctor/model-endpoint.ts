@@ -27,12 +27,19 @@ export function checkModelString(model: string): { modelId: string; check: Check
   if (!model.startsWith(MODEL_PREFIX)) {
     return {
       modelId: model,
-      check: fail(name, `"${model}" lacks the required ${MODEL_PREFIX} prefix`, `Write it as --model ${MODEL_PREFIX}${model}, the id exactly as GET /v1/models lists it.`),
+      check: fail(
+        name,
+        `"${model}" lacks the required ${MODEL_PREFIX} prefix`,
+        `Write it as --model ${MODEL_PREFIX}${model}, the id exactly as GET /v1/models lists it.`,
+      ),
     };
   }
   const modelId = model.slice(MODEL_PREFIX.length);
   if (modelId === '') {
-    return { modelId, check: fail(name, `"${model}" has no model id after ${MODEL_PREFIX}`, `Append the id GET /v1/models lists, as in --model ${MODEL_PREFIX}<id>.`) };
+    return {
+      modelId,
+      check: fail(name, `"${model}" has no model id after ${MODEL_PREFIX}`, `Append the id GET /v1/models lists, as in --model ${MODEL_PREFIX}<id>.`),
+    };
   }
   return { modelId, check: pass(name, `"${model}" has the ${MODEL_PREFIX} prefix`) };
 }
@@ -85,7 +92,7 @@ export function checkBaseUrl(reading: BaseUrlReading): Check {
 export function checkModelHost(endpoint: ModelEndpoint): Check {
   const name = 'model server host';
   const host = endpoint.hostname;
-  const fix = 'Start the model server listening on 0.0.0.0 and use the machine\'s network address (from Docker, host.docker.internal) in --base-url.';
+  const fix = "Start the model server listening on 0.0.0.0 and use the machine's network address (from Docker, host.docker.internal) in --base-url.";
   if (isLoopback(host)) {
     return warn(name, `${host} is a loopback address: a container on the same host cannot reach it`, fix);
   }
@@ -101,9 +108,7 @@ function isLoopback(hostname: string): boolean {
 }
 
 /** What `GET {base}/models` told us: the served ids (and the raw body, which may carry context sizes), or why not. */
-export type ModelsListing =
-  | { kind: 'listed'; url: string; ids: string[]; body: unknown }
-  | { kind: 'failed'; check: Check };
+export type ModelsListing = { kind: 'listed'; url: string; ids: string[]; body: unknown } | { kind: 'failed'; check: Check };
 
 /**
  * Asks `GET {base}/models` with the key and returns the served ids, or a failing check: unreachable
@@ -171,7 +176,11 @@ export function checkModelId(modelId: string, servedIds: readonly string[]): Che
     return fail(name, `the server lists no models, so "${modelId}" is not served`, 'Load the model on the model server, then rerun the doctor.');
   }
   const listed = servedIds.map((id) => `"${id}"`).join(', ');
-  return fail(name, `"${modelId}" is not served; the server lists ${listed}`, `Use one of the listed ids exactly, as in --model openai/${servedIds[0] ?? '<id>'}.`);
+  return fail(
+    name,
+    `"${modelId}" is not served; the server lists ${listed}`,
+    `Use one of the listed ids exactly, as in --model openai/${servedIds[0] ?? '<id>'}.`,
+  );
 }
 
 const PROBE_TOOL_NAME = 'get_weather';
@@ -214,14 +223,16 @@ export async function probeToolUse(access: EndpointAccess, modelId: string): Pro
   return judgeToolReply(name, readPath(firstChoice, ['message']), url);
 }
 
-const TOOL_CALLING_FIX = 'Enable tool calling on the model server (vLLM/SGLang: --enable-auto-tool-choice with a --tool-call-parser; llama.cpp: --jinja).';
+const TOOL_CALLING_FIX =
+  'Enable tool calling on the model server (vLLM/SGLang: --enable-auto-tool-choice with a --tool-call-parser; llama.cpp: --jinja).';
 
 function judgeToolReply(name: string, message: unknown, url: string): Check {
   const calledTools = asArray(readPath(message, ['tool_calls'])).map((call) => readPath(call, ['function', 'name']));
   if (calledTools.includes(PROBE_TOOL_NAME)) return pass(name, `the model answered with a call to ${PROBE_TOOL_NAME}`, url);
   const content = readPath(message, ['content']);
   const mentionsTool = typeof content === 'string' && content.includes(PROBE_TOOL_NAME);
-  const reply = calledTools.length > 0 ? `called ${calledTools.map(String).join(', ')} instead of ${PROBE_TOOL_NAME}` : 'answered without a tool call';
+  const reply =
+    calledTools.length > 0 ? `called ${calledTools.map(String).join(', ')} instead of ${PROBE_TOOL_NAME}` : 'answered without a tool call';
   const fix = mentionsTool
     ? 'The reply text names the tool, so the server may not parse tool calls: set its tool-call parser (vLLM --tool-call-parser, llama.cpp --jinja) or use a different model.'
     : 'Use a different model with reliable tool calling; this one may act like a chatbot, refuse tools or fail tool calls.';

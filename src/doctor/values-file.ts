@@ -30,7 +30,10 @@ export async function readValuesFile(path: string): Promise<ValuesReading> {
   if (document === null || document === undefined) return { ok: true, values: {} };
   if (!isRecord(document)) {
     const found = Array.isArray(document) ? 'a list' : `a ${typeof document}`;
-    return { ok: false, error: `values file ${path} is not a YAML mapping of chart values (it holds ${found}). Pass a Helm values file with --values.` };
+    return {
+      ok: false,
+      error: `values file ${path} is not a YAML mapping of chart values (it holds ${found}). Pass a Helm values file with --values.`,
+    };
   }
   return { ok: true, values: document };
 }

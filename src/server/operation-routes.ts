@@ -62,7 +62,11 @@ function compareSpecificity(a: string, b: string): number {
 }
 
 /** The route a request is for, matched the way Express will route it. */
-export function matchRoute(routes: readonly OperationRoute[], method: string, path: string): { route: OperationRoute; segments: string[] } | undefined {
+export function matchRoute(
+  routes: readonly OperationRoute[],
+  method: string,
+  path: string,
+): { route: OperationRoute; segments: string[] } | undefined {
   const lowerMethod = method.toLowerCase();
   for (const route of routes) {
     if (route.method !== lowerMethod) continue;

@@ -144,7 +144,10 @@ export function normalizeQuery(routes: readonly OperationRoute[]): RequestHandle
 
 function queryParameterNames(parameters: readonly ParameterSpec[]): { integers: Set<string>; query: Set<string> } {
   const query = parameters.filter((parameter) => parameter.in === 'query');
-  return { integers: new Set(query.filter(isIntegerParameter).map((parameter) => parameter.name)), query: new Set(query.map((parameter) => parameter.name)) };
+  return {
+    integers: new Set(query.filter(isIntegerParameter).map((parameter) => parameter.name)),
+    query: new Set(query.map((parameter) => parameter.name)),
+  };
 }
 
 function canonicalInteger(raw: string): string {

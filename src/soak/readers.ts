@@ -42,7 +42,13 @@ export async function runReaders(
   return totals;
 }
 
-async function readUntil(baseUrl: string, conversations: readonly SoakConversation[], client: number, deadline: number, totals: ReaderTotals): Promise<void> {
+async function readUntil(
+  baseUrl: string,
+  conversations: readonly SoakConversation[],
+  client: number,
+  deadline: number,
+  totals: ReaderTotals,
+): Promise<void> {
   for (let walk = client; performance.now() < deadline; walk++) {
     const conversation = conversations[walk % conversations.length]!;
     const limit = LIMITS[walk % LIMITS.length]!;

@@ -47,7 +47,11 @@ export function judgeSoak(figures: SoakFigures): SoakReport {
       ok: appends.walkError === undefined && appends.missing === 0 && appends.duplicated === 0 && appends.servedOnce === appends.appended,
       detail: appends.walkError ?? `${appends.servedOnce} of ${appends.appended}; missing ${appends.missing}, duplicated ${appends.duplicated}`,
     },
-    { name: 'append rate held', ok: appends.appended >= MIN_APPEND_SHARE * expectedAppends, detail: `${appends.appended} appended, ${expectedAppends} asked` },
+    {
+      name: 'append rate held',
+      ok: appends.appended >= MIN_APPEND_SHARE * expectedAppends,
+      detail: `${appends.appended} appended, ${expectedAppends} asked`,
+    },
     { name: 'server stopped cleanly', ok: figures.serverExit.code === 0, detail: `exit ${figures.serverExit.code ?? figures.serverExit.signal}` },
   ];
   return { ...figures, checks, ok: checks.every((check) => check.ok) };

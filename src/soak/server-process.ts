@@ -96,7 +96,9 @@ function listeningUrl(child: ChildProcess, stdout: string[], stderr: string[], e
       child.kill('SIGKILL');
       finish(() => reject(new Error(`the server did not start within ${timeoutMs} ms; stderr:\n${stderr.join('\n')}`)));
     }, timeoutMs);
-    void exited.then((exit) => finish(() => reject(new Error(`the server exited (${exit.code ?? exit.signal}) before listening; stderr:\n${stderr.join('\n')}`))));
+    void exited.then((exit) =>
+      finish(() => reject(new Error(`the server exited (${exit.code ?? exit.signal}) before listening; stderr:\n${stderr.join('\n')}`))),
+    );
     let done = false;
     function finish(settle: () => void): void {
       if (done) return;

@@ -33,7 +33,11 @@ export async function verifyAppended(
   }
 }
 
-async function verifyOnce(baseUrl: string, conversations: readonly SoakConversation[], appended: ReadonlyMap<string, readonly string[]>): Promise<AppendVerdict> {
+async function verifyOnce(
+  baseUrl: string,
+  conversations: readonly SoakConversation[],
+  appended: ReadonlyMap<string, readonly string[]>,
+): Promise<AppendVerdict> {
   const verdict: AppendVerdict = { appended: 0, servedOnce: 0, missing: 0, duplicated: 0, walkedEvents: 0 };
   for (const conversation of conversations) {
     const walked = await walkToEnd(baseUrl, conversation.id);

@@ -85,7 +85,13 @@ export class SharedDecoder implements BatchDecoder {
     if (this.pool.pendingJobs >= BATCHES_PER_WORKER * this.pool.workerCount && this.mainThreadIsFree()) return this.onMainThread.decode(files);
     try {
       const names = files.map((file) => file.name);
-      const decoded = await this.pool.decode({ directory: this.directory, realRoot: this.realRoot, names, mode: this.mode, readsOnThreadPool: this.deviceSpeed });
+      const decoded = await this.pool.decode({
+        directory: this.directory,
+        realRoot: this.realRoot,
+        names,
+        mode: this.mode,
+        readsOnThreadPool: this.deviceSpeed,
+      });
       this.deviceSpeed ||= decoded.readsOnThreadPool;
       this.usedWorkers = true;
       return decoded.decoded;

@@ -315,7 +315,13 @@ export class ConversationEvents {
       }
     };
     try {
-      await consumeInOrder(batches, decoder.lookahead, (batch) => decoder.decode(batch), applyBatch, () => this.closed);
+      await consumeInOrder(
+        batches,
+        decoder.lookahead,
+        (batch) => decoder.decode(batch),
+        applyBatch,
+        () => this.closed,
+      );
     } finally {
       this.report.flush();
     }
@@ -333,12 +339,14 @@ export class ConversationEvents {
 
   private apply(file: EventFileName, decoded: DecodedFile, unlisted: string | undefined, directory: string): void {
     if (isUnserved(decoded)) {
-      if (decoded.unserved === 'gone') return this.forget(file);
-      if (decoded.unserved === 'skipped') return this.skip(file, decoded.reason, directory);
-      return this.withhold(file, { unserved: decoded.unserved, reason: decoded.reason }, directory);
+      if (decoded.unserved === 'gone') this.forget(file);
+      else if (decoded.unserved === 'skipped') this.skip(file, decoded.reason, directory);
+      else this.withhold(file, { unserved: decoded.unserved, reason: decoded.reason }, directory);
+      return;
     }
     if (this.servedFiles.isTakenByAnother(file)) {
-      return this.skip(file, 'its index is already served from another event file', directory);
+      this.skip(file, 'its index is already served from another event file', directory);
+      return;
     }
     this.index.upsert(decoded);
     this.servedFiles.serve(file, unlisted);

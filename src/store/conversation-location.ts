@@ -11,9 +11,7 @@ import { errorCode } from './error-code';
 
 const CONVERSATION_DIRECTORY_NAME = /^[0-9a-f]{32}$/;
 
-export type ConversationLocation =
-  | { found: true; directory: string; identity: string }
-  | { found: false; linkOutsideRoot?: string };
+export type ConversationLocation = { found: true; directory: string; identity: string } | { found: false; linkOutsideRoot?: string };
 
 /**
  * The conversation directory `<realRoot>/<hex>`, or `found: false` when there is none.

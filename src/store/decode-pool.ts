@@ -105,7 +105,8 @@ export class DecodePool {
 
   private startWorkers(): void {
     try {
-      for (let i = 0; i < this.options.workers; i++) this.workers.push(new PoolWorker(startModuleWorker(this.options.workerModule ?? WORKER_MODULE), (error) => this.fail(error)));
+      for (let i = 0; i < this.options.workers; i++)
+        this.workers.push(new PoolWorker(startModuleWorker(this.options.workerModule ?? WORKER_MODULE), (error) => this.fail(error)));
     } catch (error) {
       this.fail(error);
       throw error;

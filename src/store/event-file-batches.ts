@@ -15,7 +15,7 @@ import type { EventFileName } from './event-file-name';
 import { SCRATCH_BYTES, readEventFile, readEventFileNow, type FileRead } from './event-file-reader';
 import type { PayloadKeeper } from './payload-slab';
 import type { StoredEventMode } from './stored-event';
-import { TimeSlice, mapWithConcurrency } from './time-slice';
+import { type TimeSlice, mapWithConcurrency } from './time-slice';
 
 /**
  * A file that is not served: deleted since it was listed, skipped as broken (`skipped`),
@@ -78,7 +78,9 @@ export class EventFileBatches {
       let at = 0;
       const decoded = await mapWithConcurrency(files, READS_IN_FLIGHT, (file) => {
         const index = at++;
-        return withScratch(async (scratch) => this.decoded(await readEventFile(path.join(directory, file.name), this.realRoot, scratch), file, unlisted, index));
+        return withScratch(async (scratch) =>
+          this.decoded(await readEventFile(path.join(directory, file.name), this.realRoot, scratch), file, unlisted, index),
+        );
       });
       return { files: decoded, unlisted };
     }

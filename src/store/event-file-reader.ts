@@ -92,7 +92,9 @@ async function readBytes(filePath: string, scratch: Buffer): Promise<Buffer> {
   try {
     const chunks: Buffer[] = [];
     for (;;) {
-      const length = await new Promise<number>((resolve, reject) => read(fd, scratch, 0, scratch.length, null, (error, n) => (error ? reject(error) : resolve(n))));
+      const length = await new Promise<number>((resolve, reject) =>
+        read(fd, scratch, 0, scratch.length, null, (error, n) => (error ? reject(error) : resolve(n))),
+      );
       if (length < scratch.length) return joined(chunks, scratch, length);
       chunks.push(Buffer.from(scratch));
     }

@@ -5,8 +5,8 @@
  */
 import { lstat, opendir } from 'node:fs/promises';
 import { errorCode } from './error-code';
-import { EventFileName, parseEventFileName } from './event-file-name';
-import { TimeSlice, sortInSlices } from './time-slice';
+import { type EventFileName, parseEventFileName } from './event-file-name';
+import { type TimeSlice, sortInSlices } from './time-slice';
 
 const NAMES_PER_CHECK = 1024;
 

@@ -29,7 +29,11 @@ export async function checkConversationsRoot(root: string): Promise<StoreRootErr
   try {
     const stats = await stat(root);
     if (!stats.isDirectory()) {
-      return new StoreRootError('not-a-directory', root, `The conversations path ${root} is not a directory. Pass the directory that holds one sub-directory per conversation.`);
+      return new StoreRootError(
+        'not-a-directory',
+        root,
+        `The conversations path ${root} is not a directory. Pass the directory that holds one sub-directory per conversation.`,
+      );
     }
     const listing = await opendir(root);
     await listing.close();
@@ -37,8 +41,16 @@ export async function checkConversationsRoot(root: string): Promise<StoreRootErr
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      return new StoreRootError('missing', root, `The conversations directory ${root} does not exist. Create it, or pass the path of an existing one.`);
+      return new StoreRootError(
+        'missing',
+        root,
+        `The conversations directory ${root} does not exist. Create it, or pass the path of an existing one.`,
+      );
     }
-    return new StoreRootError('unreadable', root, `The conversations directory ${root} cannot be read (${code ?? String(error)}). Check its permissions for the user running the server.`);
+    return new StoreRootError(
+      'unreadable',
+      root,
+      `The conversations directory ${root} cannot be read (${code ?? String(error)}). Check its permissions for the user running the server.`,
+    );
   }
 }

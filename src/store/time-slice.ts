@@ -106,7 +106,15 @@ export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T)
 }
 
 /** Merges source[left, middle) and source[middle, end) into target[left, end). */
-async function mergeRuns<T>(source: readonly T[], target: T[], left: number, middle: number, end: number, compare: (a: T, b: T) => number, slice: TimeSlice): Promise<void> {
+async function mergeRuns<T>(
+  source: readonly T[],
+  target: T[],
+  left: number,
+  middle: number,
+  end: number,
+  compare: (a: T, b: T) => number,
+  slice: TimeSlice,
+): Promise<void> {
   let a = left;
   let b = middle;
   for (let out = left; out < end; out++) {

@@ -24,7 +24,18 @@ export const CONTRACT_SCHEMA_ID = 'https://agent-server.contract.test/openapi.js
  * Formats are checked in ajv-formats' `full` mode (real calendar dates and times), not the
  * default `fast` mode, which accepts `2024-02-30`.
  */
-const OPENAPI_DOCUMENT_FIELDS = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'webhooks', 'components', 'security', 'tags', 'externalDocs'];
+const OPENAPI_DOCUMENT_FIELDS = [
+  'openapi',
+  'info',
+  'jsonSchemaDialect',
+  'servers',
+  'paths',
+  'webhooks',
+  'components',
+  'security',
+  'tags',
+  'externalDocs',
+];
 const OPENAPI_SCHEMA_KEYWORDS = ['discriminator', 'xml', 'example'];
 
 /** Creates an Ajv instance holding the contract document; see the comment above for its options. */

@@ -21,7 +21,8 @@ export const condensation = {
   source: 'environment',
   kind: 'Condensation',
   forgotten_event_ids: ['0b573a33-df99-4537-b2f6-6c2ad5baae62', 'fc1e4696-022d-4b9c-97ef-17aa2be3c4f1', 'e1711e2d-757e-4b9c-b2ab-4ee466009c1a'],
-  summary: 'The user asked to fix a one-cent rounding error in apply_discount. The agent ran the test suite (2 failures in tests/test_discounts.py) and located the rounding in invoice_service/discounts.py.',
+  summary:
+    'The user asked to fix a one-cent rounding error in apply_discount. The agent ran the test suite (2 failures in tests/test_discounts.py) and located the rounding in invoice_service/discounts.py.',
   summary_offset: 2,
   llm_response_id: 'chatcmpl-9f3c1d0a7b2e4c58',
 } satisfies EventOfKind<'Condensation'>;
@@ -134,7 +135,8 @@ export const finishAction = {
   thought: [{ text: 'All tests pass now.' }],
   action: {
     kind: 'FinishAction',
-    message: 'Fixed the rounding in apply_discount (round after VAT, half-even) and added tests/test_discounts.py::test_discount_with_vat_rounds_once.',
+    message:
+      'Fixed the rounding in apply_discount (round after VAT, half-even) and added tests/test_discounts.py::test_discount_with_vat_rounds_once.',
   },
   tool_name: 'finish',
   tool_call_id: 'call_kP2x9Qw7LmN4',
@@ -190,7 +192,12 @@ export const mcpToolAction = {
   action: { kind: 'MCPToolAction', data: { owner: 'acme-finance', repo: 'invoice-service', issue_number: 214 } },
   tool_name: 'github_get_issue',
   tool_call_id: 'call_Mcp7Gh2',
-  tool_call: { id: 'call_Mcp7Gh2', name: 'github_get_issue', arguments: '{"owner": "acme-finance", "repo": "invoice-service", "issue_number": 214}', origin: 'completion' },
+  tool_call: {
+    id: 'call_Mcp7Gh2',
+    name: 'github_get_issue',
+    arguments: '{"owner": "acme-finance", "repo": "invoice-service", "issue_number": 214}',
+    origin: 'completion',
+  },
   llm_response_id: 'chatcmpl-3f2e1d0c9b8a7061',
   security_risk: 'LOW',
 } satisfies EventOfKind<'ActionEvent'>;
@@ -248,8 +255,16 @@ export const userMessage = {
   llm_message: {
     role: 'user',
     content: [
-      { cache_prompt: false, type: 'text', text: 'The invoice totals are off by one cent when a percentage discount is combined with VAT. Screenshot attached.' },
-      { cache_prompt: false, type: 'image', image_urls: ['data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='] },
+      {
+        cache_prompt: false,
+        type: 'text',
+        text: 'The invoice totals are off by one cent when a percentage discount is combined with VAT. Screenshot attached.',
+      },
+      {
+        cache_prompt: false,
+        type: 'image',
+        image_urls: ['data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='],
+      },
     ],
     thinking_blocks: [],
   },
@@ -305,7 +320,9 @@ export const terminalObservation = {
   tool_name: 'terminal',
   tool_call_id: 'toolu_01A9gk3ZbXq2m7RkTt4v8YcN',
   observation: {
-    content: [{ cache_prompt: false, type: 'text', text: 'FF.                                                   [100%]\n2 failed, 1 passed in 0.41s' }],
+    content: [
+      { cache_prompt: false, type: 'text', text: 'FF.                                                   [100%]\n2 failed, 1 passed in 0.41s' },
+    ],
     is_error: false,
     command: 'python -m pytest -q tests/test_discounts.py',
     exit_code: 1,
@@ -332,7 +349,11 @@ export const systemPrompt = {
   timestamp: '2026-06-16T05:39:48.701247',
   source: 'agent',
   kind: 'SystemPromptEvent',
-  system_prompt: { cache_prompt: true, type: 'text', text: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.' },
+  system_prompt: {
+    cache_prompt: true,
+    type: 'text',
+    text: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.',
+  },
   tools: [
     {
       name: 'terminal',
@@ -423,7 +444,11 @@ const storedSystemPrompt = {
   id: '445bdadc-86bc-41d5-b269-d94695372f58',
   timestamp: '2026-06-16T05:39:48.701247',
   source: 'agent',
-  system_prompt: { cache_prompt: false, type: 'text', text: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.' },
+  system_prompt: {
+    cache_prompt: false,
+    type: 'text',
+    text: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.',
+  },
   tools: [
     {
       description: 'Execute a bash command in the terminal within a persistent shell session.',
@@ -433,7 +458,13 @@ const storedSystemPrompt = {
       title: 'terminal',
       kind: 'TerminalTool',
     },
-    { description: 'Signals the completion of the current task or conversation.', action_type: 'FinishAction', observation_type: 'FinishObservation', title: 'finish', kind: 'FinishTool' },
+    {
+      description: 'Signals the completion of the current task or conversation.',
+      action_type: 'FinishAction',
+      observation_type: 'FinishObservation',
+      title: 'finish',
+      kind: 'FinishTool',
+    },
   ],
   kind: 'SystemPromptEvent',
 } satisfies StoredEvent<'SystemPromptEvent'>;
@@ -453,7 +484,13 @@ const storedUserMessage = {
   source: 'user',
   llm_message: {
     role: 'user',
-    content: [{ cache_prompt: false, type: 'text', text: 'The invoice totals are off by one cent when a percentage discount is combined with VAT. Please fix it.' }],
+    content: [
+      {
+        cache_prompt: false,
+        type: 'text',
+        text: 'The invoice totals are off by one cent when a percentage discount is combined with VAT. Please fix it.',
+      },
+    ],
     thinking_blocks: [],
   },
   activated_skills: [],
@@ -471,7 +508,12 @@ const storedTerminalAction = {
   action: { command: 'python -m pytest -q tests/test_discounts.py', is_input: false, reset: false, kind: 'TerminalAction' },
   tool_name: 'terminal',
   tool_call_id: 'call_3fQk8ZrT1mW9',
-  tool_call: { id: 'call_3fQk8ZrT1mW9', name: 'terminal', arguments: '{"command": "python -m pytest -q tests/test_discounts.py"}', origin: 'completion' },
+  tool_call: {
+    id: 'call_3fQk8ZrT1mW9',
+    name: 'terminal',
+    arguments: '{"command": "python -m pytest -q tests/test_discounts.py"}',
+    origin: 'completion',
+  },
   llm_response_id: 'chatcmpl-7d1e5a90c4b2f816',
   security_risk: 'LOW',
   summary: 'running discount tests to reproduce the rounding failure',
@@ -485,12 +527,21 @@ const storedTerminalObservation = {
   tool_name: 'terminal',
   tool_call_id: 'call_3fQk8ZrT1mW9',
   observation: {
-    content: [{ cache_prompt: false, type: 'text', text: 'FF.                                                   [100%]\n2 failed, 1 passed in 0.41s' }],
+    content: [
+      { cache_prompt: false, type: 'text', text: 'FF.                                                   [100%]\n2 failed, 1 passed in 0.41s' },
+    ],
     is_error: false,
     command: 'python -m pytest -q tests/test_discounts.py',
     exit_code: 1,
     timeout: false,
-    metadata: { exit_code: 1, pid: -1, username: 'openhands', working_dir: '/workspace/invoice-service', prefix: '', suffix: '\n[The command completed with exit code 1.]' },
+    metadata: {
+      exit_code: 1,
+      pid: -1,
+      username: 'openhands',
+      working_dir: '/workspace/invoice-service',
+      prefix: '',
+      suffix: '\n[The command completed with exit code 1.]',
+    },
     kind: 'TerminalObservation',
   },
   action_id: 'cb167b63-8c0c-43c1-afba-2a74437399df',
@@ -506,7 +557,12 @@ const storedFinishAction = {
   action: { message: 'Fixed: apply_discount now rounds once, after VAT.', kind: 'FinishAction' },
   tool_name: 'finish',
   tool_call_id: 'call_9LmQ2xV7bN4c',
-  tool_call: { id: 'call_9LmQ2xV7bN4c', name: 'finish', arguments: '{"message": "Fixed: apply_discount now rounds once, after VAT."}', origin: 'completion' },
+  tool_call: {
+    id: 'call_9LmQ2xV7bN4c',
+    name: 'finish',
+    arguments: '{"message": "Fixed: apply_discount now rounds once, after VAT."}',
+    origin: 'completion',
+  },
   llm_response_id: 'chatcmpl-1c0b9a8d7e6f5a43',
   security_risk: 'UNKNOWN',
   kind: 'ActionEvent',
@@ -518,7 +574,11 @@ const storedFinishObservation = {
   source: 'environment',
   tool_name: 'finish',
   tool_call_id: 'call_9LmQ2xV7bN4c',
-  observation: { content: [{ cache_prompt: false, type: 'text', text: 'Fixed: apply_discount now rounds once, after VAT.' }], is_error: false, kind: 'FinishObservation' },
+  observation: {
+    content: [{ cache_prompt: false, type: 'text', text: 'Fixed: apply_discount now rounds once, after VAT.' }],
+    is_error: false,
+    kind: 'FinishObservation',
+  },
   action_id: 'd786b5a2-1d1d-4043-9357-c088921d126e',
   kind: 'ObservationEvent',
 } satisfies StoredEvent<'ObservationEvent'>;

@@ -7,13 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { SEARCH_PATH, eventKindNames, loadOpenApiDocument, type OpenApiDocument } from '../../src/contract';
-import {
-  componentValidator,
-  createContractAjv,
-  searchParameterValidator,
-  validationErrors,
-  type ErrorSummary,
-} from './contract-schema';
+import { componentValidator, createContractAjv, searchParameterValidator, validationErrors, type ErrorSummary } from './contract-schema';
 import {
   EXAMPLE_EVENTS,
   EXAMPLE_PAGE,
@@ -35,35 +29,111 @@ import {
 // The kind names as the seed lists them (sections 2.2, 2.4, 2.5), typed in by hand so the
 // document is compared with the seed, not with itself.
 const SEED_EVENT_KINDS = [
-  'Condensation', 'CondensationRequest', 'CondensationSummaryEvent', 'ConversationErrorEvent',
-  'ConversationStateUpdateEvent', 'LLMCompletionLogEvent', 'ActionEvent', 'MessageEvent', 'AgentErrorEvent',
-  'ObservationEvent', 'UserRejectObservation', 'SystemPromptEvent', 'TokenEvent', 'PauseEvent',
+  'Condensation',
+  'CondensationRequest',
+  'CondensationSummaryEvent',
+  'ConversationErrorEvent',
+  'ConversationStateUpdateEvent',
+  'LLMCompletionLogEvent',
+  'ActionEvent',
+  'MessageEvent',
+  'AgentErrorEvent',
+  'ObservationEvent',
+  'UserRejectObservation',
+  'SystemPromptEvent',
+  'TokenEvent',
+  'PauseEvent',
 ];
 const SEED_ACTION_KINDS = [
-  'MCPToolAction', 'FinishAction', 'ThinkAction', 'BrowserAction', 'BrowserClickAction', 'BrowserCloseTabAction',
-  'BrowserGetContentAction', 'BrowserGetStateAction', 'BrowserGetStorageAction', 'BrowserGoBackAction',
-  'BrowserListTabsAction', 'BrowserNavigateAction', 'BrowserScrollAction', 'BrowserSetStorageAction',
-  'BrowserStartRecordingAction', 'BrowserStopRecordingAction', 'BrowserSwitchTabAction', 'BrowserTypeAction',
-  'FileEditorAction', 'EditAction', 'ListDirectoryAction', 'ReadFileAction', 'WriteFileAction', 'GlobAction',
-  'GrepAction', 'PlanningFileEditorAction', 'TaskTrackerAction', 'TerminalAction',
+  'MCPToolAction',
+  'FinishAction',
+  'ThinkAction',
+  'BrowserAction',
+  'BrowserClickAction',
+  'BrowserCloseTabAction',
+  'BrowserGetContentAction',
+  'BrowserGetStateAction',
+  'BrowserGetStorageAction',
+  'BrowserGoBackAction',
+  'BrowserListTabsAction',
+  'BrowserNavigateAction',
+  'BrowserScrollAction',
+  'BrowserSetStorageAction',
+  'BrowserStartRecordingAction',
+  'BrowserStopRecordingAction',
+  'BrowserSwitchTabAction',
+  'BrowserTypeAction',
+  'FileEditorAction',
+  'EditAction',
+  'ListDirectoryAction',
+  'ReadFileAction',
+  'WriteFileAction',
+  'GlobAction',
+  'GrepAction',
+  'PlanningFileEditorAction',
+  'TaskTrackerAction',
+  'TerminalAction',
 ];
 const SEED_OBSERVATION_KINDS = [
-  'MCPToolObservation', 'FinishObservation', 'ThinkObservation', 'BrowserObservation', 'FileEditorObservation',
-  'EditObservation', 'ListDirectoryObservation', 'ReadFileObservation', 'WriteFileObservation', 'GlobObservation',
-  'GrepObservation', 'PlanningFileEditorObservation', 'TaskTrackerObservation', 'TerminalObservation',
+  'MCPToolObservation',
+  'FinishObservation',
+  'ThinkObservation',
+  'BrowserObservation',
+  'FileEditorObservation',
+  'EditObservation',
+  'ListDirectoryObservation',
+  'ReadFileObservation',
+  'WriteFileObservation',
+  'GlobObservation',
+  'GrepObservation',
+  'PlanningFileEditorObservation',
+  'TaskTrackerObservation',
+  'TerminalObservation',
 ];
 const SEED_TOOL_KINDS = [
-  'MCPToolDefinition', 'FinishTool', 'ThinkTool', 'BrowserClickTool', 'BrowserCloseTabTool', 'BrowserGetContentTool',
-  'BrowserGetStateTool', 'BrowserGetStorageTool', 'BrowserGoBackTool', 'BrowserListTabsTool', 'BrowserNavigateTool',
-  'BrowserScrollTool', 'BrowserSetStorageTool', 'BrowserStartRecordingTool', 'BrowserStopRecordingTool',
-  'BrowserSwitchTabTool', 'BrowserToolSet', 'BrowserTypeTool', 'FileEditorTool', 'EditTool', 'ListDirectoryTool',
-  'ReadFileTool', 'WriteFileTool', 'GlobTool', 'GrepTool', 'PlanningFileEditorTool', 'TaskTrackerTool', 'TerminalTool',
+  'MCPToolDefinition',
+  'FinishTool',
+  'ThinkTool',
+  'BrowserClickTool',
+  'BrowserCloseTabTool',
+  'BrowserGetContentTool',
+  'BrowserGetStateTool',
+  'BrowserGetStorageTool',
+  'BrowserGoBackTool',
+  'BrowserListTabsTool',
+  'BrowserNavigateTool',
+  'BrowserScrollTool',
+  'BrowserSetStorageTool',
+  'BrowserStartRecordingTool',
+  'BrowserStopRecordingTool',
+  'BrowserSwitchTabTool',
+  'BrowserToolSet',
+  'BrowserTypeTool',
+  'FileEditorTool',
+  'EditTool',
+  'ListDirectoryTool',
+  'ReadFileTool',
+  'WriteFileTool',
+  'GlobTool',
+  'GrepTool',
+  'PlanningFileEditorTool',
+  'TaskTrackerTool',
+  'TerminalTool',
 ];
 // Seed 2.4: the specified Action kinds reject unknown properties, BrowserTypeAction's other
 // properties are "not shown", and so are all fields of the last ten kinds.
 const OPEN_ACTION_KINDS = [
-  'BrowserTypeAction', 'FileEditorAction', 'EditAction', 'ListDirectoryAction', 'ReadFileAction', 'WriteFileAction',
-  'GlobAction', 'GrepAction', 'PlanningFileEditorAction', 'TaskTrackerAction', 'TerminalAction',
+  'BrowserTypeAction',
+  'FileEditorAction',
+  'EditAction',
+  'ListDirectoryAction',
+  'ReadFileAction',
+  'WriteFileAction',
+  'GlobAction',
+  'GrepAction',
+  'PlanningFileEditorAction',
+  'TaskTrackerAction',
+  'TerminalAction',
 ];
 
 type Schema = {
@@ -160,7 +230,7 @@ describe.each([
     expect(sorted((union.oneOf ?? []).map((member) => member.$ref))).toEqual(sorted(Object.values(wantMapping)));
   });
 
-  test("gives each mapped schema a required kind whose const equals its mapping key", () => {
+  test('gives each mapped schema a required kind whose const equals its mapping key', () => {
     const kindOf = (name: string) => {
       const schema = schemaNamed(name);
       return { const: schema.properties?.['kind']?.const, required: schema.required?.includes('kind') };
@@ -260,15 +330,27 @@ describe('rejected events', () => {
   const cases: Array<[string, Rejection]> = [
     [
       'an unknown property on an event kind (parent_id, which newer servers write)',
-      { given: { ...userMessage, parent_id: terminalAction.id }, explain: 'MessageEvent', want: [{ instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: 'parent_id' } }] },
+      {
+        given: { ...userMessage, parent_id: terminalAction.id },
+        explain: 'MessageEvent',
+        want: [{ instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: 'parent_id' } }],
+      },
     ],
     [
       'a missing required field (ActionEvent without tool_call)',
-      { given: without(terminalAction, 'tool_call'), explain: 'ActionEvent', want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'tool_call' } }] },
+      {
+        given: without(terminalAction, 'tool_call'),
+        explain: 'ActionEvent',
+        want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'tool_call' } }],
+      },
     ],
     [
       'a missing source where the kind has no default (ConversationErrorEvent)',
-      { given: without(conversationError, 'source'), explain: 'ConversationErrorEvent', want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'source' } }] },
+      {
+        given: without(conversationError, 'source'),
+        explain: 'ConversationErrorEvent',
+        want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'source' } }],
+      },
     ],
     [
       'the kind of another event (an AgentErrorEvent labelled ObservationEvent)',
@@ -284,27 +366,54 @@ describe('rejected events', () => {
     ],
     [
       'a source outside agent, user, environment',
-      { given: { ...pause, source: 'system' }, explain: 'PauseEvent', want: [{ instancePath: '/source', keyword: 'enum', params: { allowedValues: ['agent', 'user', 'environment'] } }] },
+      {
+        given: { ...pause, source: 'system' },
+        explain: 'PauseEvent',
+        want: [{ instancePath: '/source', keyword: 'enum', params: { allowedValues: ['agent', 'user', 'environment'] } }],
+      },
     ],
     [
       'a CriticResult score of 1.5',
-      { given: { ...finishAction, critic_result: { score: 1.5, message: null } }, explain: 'CriticResult', at: ['critic_result'], want: [{ instancePath: '/score', keyword: 'maximum', params: { comparison: '<=', limit: 1 } }] },
+      {
+        given: { ...finishAction, critic_result: { score: 1.5, message: null } },
+        explain: 'CriticResult',
+        at: ['critic_result'],
+        want: [{ instancePath: '/score', keyword: 'maximum', params: { comparison: '<=', limit: 1 } }],
+      },
     ],
     [
       'a CriticResult score below 0',
-      { given: { ...userMessage, critic_result: { score: -0.01, message: 'no' } }, explain: 'CriticResult', at: ['critic_result'], want: [{ instancePath: '/score', keyword: 'minimum', params: { comparison: '>=', limit: 0 } }] },
+      {
+        given: { ...userMessage, critic_result: { score: -0.01, message: 'no' } },
+        explain: 'CriticResult',
+        at: ['critic_result'],
+        want: [{ instancePath: '/score', keyword: 'minimum', params: { comparison: '>=', limit: 0 } }],
+      },
     ],
     [
       'a CriticResult without its required message',
-      { given: { ...userMessage, critic_result: { score: 0.5 } }, explain: 'CriticResult', at: ['critic_result'], want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'message' } }] },
+      {
+        given: { ...userMessage, critic_result: { score: 0.5 } },
+        explain: 'CriticResult',
+        at: ['critic_result'],
+        want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'message' } }],
+      },
     ],
     [
       'a Condensation summary_offset of -1',
-      { given: { ...condensation, summary_offset: -1 }, explain: 'Condensation', want: [{ instancePath: '/summary_offset', keyword: 'minimum', params: { comparison: '>=', limit: 0 } }] },
+      {
+        given: { ...condensation, summary_offset: -1 },
+        explain: 'Condensation',
+        want: [{ instancePath: '/summary_offset', keyword: 'minimum', params: { comparison: '>=', limit: 0 } }],
+      },
     ],
     [
       'a Condensation summary_offset that is not an integer',
-      { given: { ...condensation, summary_offset: 2.5 }, explain: 'Condensation', want: [{ instancePath: '/summary_offset', keyword: 'type', params: { type: ['integer', 'null'] } }] },
+      {
+        given: { ...condensation, summary_offset: 2.5 },
+        explain: 'Condensation',
+        want: [{ instancePath: '/summary_offset', keyword: 'type', params: { type: ['integer', 'null'] } }],
+      },
     ],
     [
       'an unknown property on a closed Action kind (FinishAction)',
@@ -317,31 +426,64 @@ describe('rejected events', () => {
     ],
     [
       'a negative BrowserClickAction index',
-      { given: { ...terminalAction, action: { kind: 'BrowserClickAction', index: -1 } }, explain: 'BrowserClickAction', at: ['action'], want: [{ instancePath: '/index', keyword: 'minimum', params: { comparison: '>=', limit: 0 } }] },
+      {
+        given: { ...terminalAction, action: { kind: 'BrowserClickAction', index: -1 } },
+        explain: 'BrowserClickAction',
+        at: ['action'],
+        want: [{ instancePath: '/index', keyword: 'minimum', params: { comparison: '>=', limit: 0 } }],
+      },
     ],
     [
       'a BrowserTypeAction without text (an open kind still has its required fields)',
-      { given: { ...terminalAction, action: { kind: 'BrowserTypeAction', index: 3 } }, explain: 'BrowserTypeAction', at: ['action'], want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'text' } }] },
+      {
+        given: { ...terminalAction, action: { kind: 'BrowserTypeAction', index: 3 } },
+        explain: 'BrowserTypeAction',
+        at: ['action'],
+        want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'text' } }],
+      },
     ],
     [
       'a tool call with an unknown origin',
-      { given: { ...terminalAction, tool_call: { ...terminalAction.tool_call, origin: 'assistants' } }, explain: 'MessageToolCall', at: ['tool_call'], want: [{ instancePath: '/origin', keyword: 'enum', params: { allowedValues: ['completion', 'responses'] } }] },
+      {
+        given: { ...terminalAction, tool_call: { ...terminalAction.tool_call, origin: 'assistants' } },
+        explain: 'MessageToolCall',
+        at: ['tool_call'],
+        want: [{ instancePath: '/origin', keyword: 'enum', params: { allowedValues: ['completion', 'responses'] } }],
+      },
     ],
     [
       'a message role outside user, system, assistant, tool',
-      { given: { ...userMessage, llm_message: { ...userMessage.llm_message, role: 'developer' } }, explain: 'Message', at: ['llm_message'], want: [{ instancePath: '/role', keyword: 'enum', params: { allowedValues: ['user', 'system', 'assistant', 'tool'] } }] },
+      {
+        given: { ...userMessage, llm_message: { ...userMessage.llm_message, role: 'developer' } },
+        explain: 'Message',
+        at: ['llm_message'],
+        want: [{ instancePath: '/role', keyword: 'enum', params: { allowedValues: ['user', 'system', 'assistant', 'tool'] } }],
+      },
     ],
     [
       'a TextContent of another type',
-      { given: { ...systemPrompt, system_prompt: { type: 'image', text: 'x' } }, explain: 'TextContent', at: ['system_prompt'], want: [{ instancePath: '/type', keyword: 'const', params: { allowedValue: 'text' } }] },
+      {
+        given: { ...systemPrompt, system_prompt: { type: 'image', text: 'x' } },
+        explain: 'TextContent',
+        at: ['system_prompt'],
+        want: [{ instancePath: '/type', keyword: 'const', params: { allowedValue: 'text' } }],
+      },
     ],
     [
       'a token id that is not an integer',
-      { given: { ...tokenEvent, prompt_token_ids: [151644, 8948.5] }, explain: 'TokenEvent', want: [{ instancePath: '/prompt_token_ids/1', keyword: 'type', params: { type: 'integer' } }] },
+      {
+        given: { ...tokenEvent, prompt_token_ids: [151644, 8948.5] },
+        explain: 'TokenEvent',
+        want: [{ instancePath: '/prompt_token_ids/1', keyword: 'type', params: { type: 'integer' } }],
+      },
     ],
     [
       'an ObservationEvent without its observation',
-      { given: without(terminalObservation, 'observation'), explain: 'ObservationEvent', want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'observation' } }] },
+      {
+        given: without(terminalObservation, 'observation'),
+        explain: 'ObservationEvent',
+        want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'observation' } }],
+      },
     ],
   ];
 
@@ -379,30 +521,15 @@ describe('accepted events beyond the examples', () => {
       'arbitrary properties on an open Action kind (TerminalAction)',
       { given: { ...terminalAction, action: { kind: 'TerminalAction', command: 'ls', anything: { nested: [1, null, 'x'] } } } },
     ],
-    [
-      'an open Action kind with only its kind (TaskTrackerAction)',
-      { given: { ...terminalAction, action: { kind: 'TaskTrackerAction' } } },
-    ],
+    ['an open Action kind with only its kind (TaskTrackerAction)', { given: { ...terminalAction, action: { kind: 'TaskTrackerAction' } } }],
     [
       'arbitrary properties on an open Observation kind (GrepObservation)',
       { given: { ...terminalObservation, observation: { kind: 'GrepObservation', matches: ['a.py:3:x'], truncated: false } } },
     ],
-    [
-      'an event with only its required fields (PauseEvent with kind alone)',
-      { given: { kind: 'PauseEvent' } },
-    ],
-    [
-      'a timestamp in any string format',
-      { given: { ...pause, timestamp: '2026-06-16T05:43:30+02:00' } },
-    ],
-    [
-      'a state update whose value is null',
-      { given: { kind: 'ConversationStateUpdateEvent', key: 'agent_status', value: null } },
-    ],
-    [
-      'a CriticResult score at the bounds 0 and 1',
-      { given: { ...finishAction, critic_result: { score: 0, message: null, metadata: null } } },
-    ],
+    ['an event with only its required fields (PauseEvent with kind alone)', { given: { kind: 'PauseEvent' } }],
+    ['a timestamp in any string format', { given: { ...pause, timestamp: '2026-06-16T05:43:30+02:00' } }],
+    ['a state update whose value is null', { given: { kind: 'ConversationStateUpdateEvent', key: 'agent_status', value: null } }],
+    ['a CriticResult score at the bounds 0 and 1', { given: { ...finishAction, critic_result: { score: 0, message: null, metadata: null } } }],
   ];
 
   test.each(cases)('%s', (_name, { given }) => {
@@ -415,9 +542,21 @@ describe('EventPage', () => {
   const cases: Array<[string, { given: unknown; want: ErrorSummary[] }]> = [
     ['the last page, next_page_id null', { given: { items: [pause], next_page_id: null }, want: [] }],
     ['a page without next_page_id', { given: { items: [] }, want: [] }],
-    ['a page without items', { given: { next_page_id: null }, want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'items' } }] }],
-    ['a page with an unknown property', { given: { items: [], next_page_id: null, total: 0 }, want: [{ instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: 'total' } }] }],
-    ['a page whose next_page_id is a number', { given: { items: [], next_page_id: 7 }, want: [{ instancePath: '/next_page_id', keyword: 'type', params: { type: ['string', 'null'] } }] }],
+    [
+      'a page without items',
+      { given: { next_page_id: null }, want: [{ instancePath: '', keyword: 'required', params: { missingProperty: 'items' } }] },
+    ],
+    [
+      'a page with an unknown property',
+      {
+        given: { items: [], next_page_id: null, total: 0 },
+        want: [{ instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: 'total' } }],
+      },
+    ],
+    [
+      'a page whose next_page_id is a number',
+      { given: { items: [], next_page_id: 7 }, want: [{ instancePath: '/next_page_id', keyword: 'type', params: { type: ['string', 'null'] } }] },
+    ],
   ];
 
   test.each(cases)('%s', (_name, { given, want }) => {
@@ -440,7 +579,10 @@ describe('search parameter schemas', () => {
     ['conversation_id not-a-uuid', { parameter: 'conversation_id', given: 'not-a-uuid', valid: false }],
     ['timestamp__gte with a zone', { parameter: 'timestamp__gte', given: '2024-02-29T00:00:00Z', valid: true }],
     ['timestamp__gte null', { parameter: 'timestamp__gte', given: null, valid: true }],
-    ['timestamp__gte on a day that does not exist (formats in full mode)', { parameter: 'timestamp__gte', given: '2024-02-30T00:00:00Z', valid: false }],
+    [
+      'timestamp__gte on a day that does not exist (formats in full mode)',
+      { parameter: 'timestamp__gte', given: '2024-02-30T00:00:00Z', valid: false },
+    ],
     ['timestamp__lt garbage', { parameter: 'timestamp__lt', given: 'garbage', valid: false }],
   ];
 

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse, parseDocument, type Document, YAMLMap, YAMLSeq } from 'yaml';
+import { parse, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SEARCH_PATH, type OpenApiDocument } from '../../src/contract';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -50,101 +50,141 @@ afterAll(() => {
   for (const directory of copies) rmSync(directory, { recursive: true, force: true });
 });
 
-test.concurrent('a new required EventPage field: drift until regenerated, then the compiler names the files that build pages', async () => {
-  await prepare();
-  const project = copyProject(snapshot);
-  expect(await generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
+test.concurrent(
+  'a new required EventPage field: drift until regenerated, then the compiler names the files that build pages',
+  async () => {
+    await prepare();
+    const project = copyProject(snapshot);
+    expect(await generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
 
-  editSpec(project, (spec, before) => {
-    expect(before.components.schemas['EventPage']?.['required']).toEqual(['items']);
-    spec.setIn(['components', 'schemas', 'EventPage', 'properties', 'total'], spec.createNode({ type: 'integer', minimum: 0, description: 'How many events match the filters.' }));
-    spec.setIn(['components', 'schemas', 'EventPage', 'required'], spec.createNode(['items', 'total']));
-  });
+    editSpec(project, (spec, before) => {
+      expect(before.components.schemas['EventPage']?.['required']).toEqual(['items']);
+      spec.setIn(
+        ['components', 'schemas', 'EventPage', 'properties', 'total'],
+        spec.createNode({ type: 'integer', minimum: 0, description: 'How many events match the filters.' }),
+      );
+      spec.setIn(['components', 'schemas', 'EventPage', 'required'], spec.createNode(['items', 'total']));
+    });
 
-  expect(await generate(project, '--check')).toEqual({
-    status: 1,
-    stdout: '',
-    stderr: 'generated/ is out of date with openapi.yaml: generated/openapi.ts, generated/openapi.json.\nRun `npm run generate` and commit the result.\n',
-  });
-  expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
-  expect(await generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
+    expect(await generate(project, '--check')).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        'generated/ is out of date with openapi.yaml: generated/openapi.ts, generated/openapi.json.\nRun `npm run generate` and commit the result.\n',
+    });
+    expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+    expect(await generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
 
-  const introduced = introducedBy((await typecheck(project)).diagnostics);
-  expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'total'"))).toEqual([]);
-  expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
-    { file: EXAMPLES, line: lineOf(project, EXAMPLES, 'export const EXAMPLE_PAGE: EventPage'), code: 'TS2741', message: expect.stringContaining("Property 'total' is missing") },
-  ]);
-  const pageBuilders = sourceFiles(project).filter((file) => /(:\s*EventPage\s*=|satisfies\s+EventPage\b)/.test(read(project, file)));
-  expect(pageBuilders).toContain(EXAMPLES);
-  expect(filesNamed(introduced)).toEqual(expect.arrayContaining(pageBuilders));
-}, TIMEOUT_MS);
+    const introduced = introducedBy((await typecheck(project)).diagnostics);
+    expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'total'"))).toEqual([]);
+    expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
+      {
+        file: EXAMPLES,
+        line: lineOf(project, EXAMPLES, 'export const EXAMPLE_PAGE: EventPage'),
+        code: 'TS2741',
+        message: expect.stringContaining("Property 'total' is missing"),
+      },
+    ]);
+    const pageBuilders = sourceFiles(project).filter((file) => /(:\s*EventPage\s*=|satisfies\s+EventPage\b)/.test(read(project, file)));
+    expect(pageBuilders).toContain(EXAMPLES);
+    expect(filesNamed(introduced)).toEqual(expect.arrayContaining(pageBuilders));
+  },
+  TIMEOUT_MS,
+);
 
-test.concurrent('a renamed query parameter (page_id to cursor): the compiler names the client that sends page_id', async () => {
-  await prepare();
-  const project = copyProject(snapshot);
+test.concurrent(
+  'a renamed query parameter (page_id to cursor): the compiler names the client that sends page_id',
+  async () => {
+    await prepare();
+    const project = copyProject(snapshot);
 
-  editSpec(project, (spec, before) => {
-    const operation = before.paths[SEARCH_PATH]?.['get'] as { parameters: Array<{ name: string }> };
-    expect(operation.parameters.filter((parameter) => parameter.name === 'page_id')).toHaveLength(1);
-    const parameters = spec.getIn(['paths', SEARCH_PATH, 'get', 'parameters']) as YAMLSeq<YAMLMap<string, unknown>>;
-    parameters.items.find((parameter) => parameter.get('name') === 'page_id')?.set('name', 'cursor');
-  });
+    editSpec(project, (spec, before) => {
+      const operation = before.paths[SEARCH_PATH]?.['get'] as { parameters: Array<{ name: string }> };
+      expect(operation.parameters.filter((parameter) => parameter.name === 'page_id')).toHaveLength(1);
+      const parameters = spec.getIn(['paths', SEARCH_PATH, 'get', 'parameters']) as YAMLSeq<YAMLMap<string, unknown>>;
+      parameters.items.find((parameter) => parameter.get('name') === 'page_id')?.set('name', 'cursor');
+    });
 
-  expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+    expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
 
-  const introduced = introducedBy((await typecheck(project)).diagnostics);
-  expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'page_id'"))).toEqual([]);
-  expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
-    { file: EXAMPLES, line: lineOf(project, EXAMPLES, '  page_id: terminalObservation.id,', 'export const EXAMPLE_SEARCH_QUERY'), code: 'TS2353', message: expect.stringContaining("'page_id' does not exist") },
-  ]);
-  // The client sends page_id in the query of its requests (an object property `page_id:`).
-  const clientSenders = sourceFiles(project).filter((file) => file.startsWith('src/client/') && /\bpage_id\s*:/.test(read(project, file)));
-  expect(clientSenders).not.toEqual([]);
-  expect(filesNamed(introduced)).toEqual(expect.arrayContaining([EXAMPLES, ...clientSenders]));
-}, TIMEOUT_MS);
+    const introduced = introducedBy((await typecheck(project)).diagnostics);
+    expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'page_id'"))).toEqual([]);
+    expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
+      {
+        file: EXAMPLES,
+        line: lineOf(project, EXAMPLES, '  page_id: terminalObservation.id,', 'export const EXAMPLE_SEARCH_QUERY'),
+        code: 'TS2353',
+        message: expect.stringContaining("'page_id' does not exist"),
+      },
+    ]);
+    // The client sends page_id in the query of its requests (an object property `page_id:`).
+    const clientSenders = sourceFiles(project).filter((file) => file.startsWith('src/client/') && /\bpage_id\s*:/.test(read(project, file)));
+    expect(clientSenders).not.toEqual([]);
+    expect(filesNamed(introduced)).toEqual(expect.arrayContaining([EXAMPLES, ...clientSenders]));
+  },
+  TIMEOUT_MS,
+);
 
-test.concurrent('a new operation without a handler: the compiler names its operationId where the handlers are', async () => {
-  await prepare();
-  const project = copyProject(snapshot);
+test.concurrent(
+  'a new operation without a handler: the compiler names its operationId where the handlers are',
+  async () => {
+    await prepare();
+    const project = copyProject(snapshot);
 
-  editSpec(project, (spec) => {
-    spec.setIn(
-      ['paths', '/api/conversations/{conversation_id}/events/latest'],
-      spec.createNode({
-        get: {
-          operationId: 'getLatestConversationEvent',
-          summary: 'The latest event',
-          tags: ['Events'],
-          parameters: [{ name: 'conversation_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-          responses: { '200': { description: 'The event.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } } } },
-        },
+    editSpec(project, (spec) => {
+      spec.setIn(
+        ['paths', '/api/conversations/{conversation_id}/events/latest'],
+        spec.createNode({
+          get: {
+            operationId: 'getLatestConversationEvent',
+            summary: 'The latest event',
+            tags: ['Events'],
+            parameters: [{ name: 'conversation_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+            responses: { '200': { description: 'The event.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } } } },
+          },
+        }),
+      );
+    });
+
+    expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+
+    expect(introducedBy((await typecheck(project)).diagnostics)).toEqual([
+      {
+        file: 'src/server/handlers.ts',
+        line: lineOf(project, 'src/server/handlers.ts', '  return {'),
+        code: 'TS2741',
+        message: expect.stringContaining("Property 'getLatestConversationEvent' is missing"),
+      },
+    ]);
+  },
+  TIMEOUT_MS,
+);
+
+test.concurrent(
+  'an operation removed: the compiler names its handler and the client that calls it',
+  async () => {
+    await prepare();
+    const project = copyProject(snapshot);
+    const COUNT_PATH = '/api/conversations/{conversation_id}/events/count';
+
+    editSpec(project, (spec, before) => {
+      expect(Object.keys(before.paths)).toContain(COUNT_PATH);
+      spec.deleteIn(['paths', COUNT_PATH]);
+    });
+
+    expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+
+    const introduced = introducedBy((await typecheck(project)).diagnostics);
+    expect(introduced).toContainEqual(
+      expect.objectContaining({
+        file: 'src/server/handlers.ts',
+        message: expect.stringContaining("'countConversationEvents' does not exist in type 'OperationHandlers'"),
       }),
     );
-  });
-
-  expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
-
-  expect(introducedBy((await typecheck(project)).diagnostics)).toEqual([
-    { file: 'src/server/handlers.ts', line: lineOf(project, 'src/server/handlers.ts', '  return {'), code: 'TS2741', message: expect.stringContaining("Property 'getLatestConversationEvent' is missing") },
-  ]);
-}, TIMEOUT_MS);
-
-test.concurrent('an operation removed: the compiler names its handler and the client that calls it', async () => {
-  await prepare();
-  const project = copyProject(snapshot);
-  const COUNT_PATH = '/api/conversations/{conversation_id}/events/count';
-
-  editSpec(project, (spec, before) => {
-    expect(Object.keys(before.paths)).toContain(COUNT_PATH);
-    spec.deleteIn(['paths', COUNT_PATH]);
-  });
-
-  expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
-
-  const introduced = introducedBy((await typecheck(project)).diagnostics);
-  expect(introduced).toContainEqual(expect.objectContaining({ file: 'src/server/handlers.ts', message: expect.stringContaining("'countConversationEvents' does not exist in type 'OperationHandlers'") }));
-  expect(filesNamed(introduced)).toEqual(expect.arrayContaining(['src/client/client.ts', 'src/server/handlers.ts']));
-}, TIMEOUT_MS);
+    expect(filesNamed(introduced)).toEqual(expect.arrayContaining(['src/client/client.ts', 'src/server/handlers.ts']));
+  },
+  TIMEOUT_MS,
+);
 
 /** Copies what generation and tsc need from `from` into a fresh temporary directory. */
 function copyProject(from: string): string {

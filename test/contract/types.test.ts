@@ -28,9 +28,20 @@ import { EXAMPLE_EVENTS, agentMessage, pause, terminalAction, userMessage } from
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 type SeedEventKind =
-  | 'Condensation' | 'CondensationRequest' | 'CondensationSummaryEvent' | 'ConversationErrorEvent'
-  | 'ConversationStateUpdateEvent' | 'LLMCompletionLogEvent' | 'ActionEvent' | 'MessageEvent' | 'AgentErrorEvent'
-  | 'ObservationEvent' | 'UserRejectObservation' | 'SystemPromptEvent' | 'TokenEvent' | 'PauseEvent';
+  | 'Condensation'
+  | 'CondensationRequest'
+  | 'CondensationSummaryEvent'
+  | 'ConversationErrorEvent'
+  | 'ConversationStateUpdateEvent'
+  | 'LLMCompletionLogEvent'
+  | 'ActionEvent'
+  | 'MessageEvent'
+  | 'AgentErrorEvent'
+  | 'ObservationEvent'
+  | 'UserRejectObservation'
+  | 'SystemPromptEvent'
+  | 'TokenEvent'
+  | 'PauseEvent';
 
 const document = loadOpenApiDocument();
 const ajv = createContractAjv(document);
@@ -182,10 +193,20 @@ describe('narrowing on kind', () => {
   test('EventKind is exactly the 14 kinds of the seed, as the document lists them', () => {
     const sameKinds: Equal<EventKind, SeedEventKind> = true;
     const seedKinds: Record<SeedEventKind, true> = {
-      Condensation: true, CondensationRequest: true, CondensationSummaryEvent: true, ConversationErrorEvent: true,
-      ConversationStateUpdateEvent: true, LLMCompletionLogEvent: true, ActionEvent: true, MessageEvent: true,
-      AgentErrorEvent: true, ObservationEvent: true, UserRejectObservation: true, SystemPromptEvent: true,
-      TokenEvent: true, PauseEvent: true,
+      Condensation: true,
+      CondensationRequest: true,
+      CondensationSummaryEvent: true,
+      ConversationErrorEvent: true,
+      ConversationStateUpdateEvent: true,
+      LLMCompletionLogEvent: true,
+      ActionEvent: true,
+      MessageEvent: true,
+      AgentErrorEvent: true,
+      ObservationEvent: true,
+      UserRejectObservation: true,
+      SystemPromptEvent: true,
+      TokenEvent: true,
+      PauseEvent: true,
     };
     expect({ sameKinds, kinds: Object.keys(seedKinds).sort() }).toEqual({ sameKinds: true, kinds: eventKindNames(document).sort() });
   });

@@ -6,7 +6,10 @@ const MODEL_TARGET = { model: 'openai/qwen3', baseUrl: 'http://10.0.0.5:8000/v1'
 describe('interpretFlags', () => {
   const accepted: Array<[string, { given: DoctorFlags; want: DoctorRequest }]> = [
     ['the three model flags', { given: MODEL_FLAGS, want: { kind: 'run', json: false, options: { model: MODEL_TARGET, probeTools: false } } }],
-    ['--values alone', { given: { values: 'values.yaml' }, want: { kind: 'run', json: false, options: { valuesFile: 'values.yaml', probeTools: false } } }],
+    [
+      '--values alone',
+      { given: { values: 'values.yaml' }, want: { kind: 'run', json: false, options: { valuesFile: 'values.yaml', probeTools: false } } },
+    ],
     [
       'everything',
       {
@@ -21,12 +24,45 @@ describe('interpretFlags', () => {
   });
 
   const rejected: Array<[string, { given: DoctorFlags; want: string }]> = [
-    ['nothing at all', { given: {}, want: 'nothing to check. Pass --model, --base-url and --api-key for the model checks, --values FILE for the Helm values checks, or both.' }],
-    ['a model flag without the others', { given: { model: 'openai/qwen3', 'api-key': 'k' }, want: '--model, --base-url and --api-key go together; missing --base-url. Pass all three, or only --values for the values checks.' }],
-    ['--probe-tools with only --values', { given: { values: 'v.yaml', 'probe-tools': true }, want: '--context-window and --probe-tools belong to the model checks. Pass --model, --base-url and --api-key with them.' }],
-    ['a context window that is not a number', { given: { ...MODEL_FLAGS, 'context-window': '32k' }, want: '--context-window must be a positive whole number of tokens, such as --context-window 32768; got "32k".' }],
-    ['a zero context window', { given: { ...MODEL_FLAGS, 'context-window': '0' }, want: '--context-window must be a positive whole number of tokens' }],
-    ['an empty key', { given: { ...MODEL_FLAGS, 'api-key': '' }, want: '--api-key is empty. Pass the key the model server was started with, or a placeholder such as EMPTY when it checks none.' }],
+    [
+      'nothing at all',
+      {
+        given: {},
+        want: 'nothing to check. Pass --model, --base-url and --api-key for the model checks, --values FILE for the Helm values checks, or both.',
+      },
+    ],
+    [
+      'a model flag without the others',
+      {
+        given: { model: 'openai/qwen3', 'api-key': 'k' },
+        want: '--model, --base-url and --api-key go together; missing --base-url. Pass all three, or only --values for the values checks.',
+      },
+    ],
+    [
+      '--probe-tools with only --values',
+      {
+        given: { values: 'v.yaml', 'probe-tools': true },
+        want: '--context-window and --probe-tools belong to the model checks. Pass --model, --base-url and --api-key with them.',
+      },
+    ],
+    [
+      'a context window that is not a number',
+      {
+        given: { ...MODEL_FLAGS, 'context-window': '32k' },
+        want: '--context-window must be a positive whole number of tokens, such as --context-window 32768; got "32k".',
+      },
+    ],
+    [
+      'a zero context window',
+      { given: { ...MODEL_FLAGS, 'context-window': '0' }, want: '--context-window must be a positive whole number of tokens' },
+    ],
+    [
+      'an empty key',
+      {
+        given: { ...MODEL_FLAGS, 'api-key': '' },
+        want: '--api-key is empty. Pass the key the model server was started with, or a placeholder such as EMPTY when it checks none.',
+      },
+    ],
     ['an empty values path', { given: { values: '' }, want: '--values is empty.' }],
   ];
   test.each(rejected)('rejects %s', (_name, { given, want }) => {

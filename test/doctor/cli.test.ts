@@ -34,7 +34,10 @@ function runCli(args: string[]): Promise<CliRun> {
 beforeAll(async () => {
   server = await startFakeModelServer({
     apiKey: SECRET,
-    routes: { 'GET /v1/models': modelsList({ id: 'qwen3', owned_by: 'vllm', max_model_len: 32768 }), 'POST /v1/chat/completions': toolCallReply('get_weather') },
+    routes: {
+      'GET /v1/models': modelsList({ id: 'qwen3', owned_by: 'vllm', max_model_len: 32768 }),
+      'POST /v1/chat/completions': toolCallReply('get_weather'),
+    },
   });
   tools = await makeFakeToolDir(HEALTHY_TOOLS);
   workDir = await mkdtemp(join(tmpdir(), 'doctor-cli-'));
@@ -63,7 +66,10 @@ test('the CLI exits 0, 1 and 2 as documented and never prints the API key', asyn
   expect(healthy).toMatchObject({ code: 0, stderr: '' });
   const report = JSON.parse(healthy.stdout) as { ok: boolean; summary: unknown; checks: Array<{ name: string; status: string }> };
   expect(report).toMatchObject({ ok: true, summary: { pass: 6, warn: 1, fail: 0 } });
-  expect(report.checks.find((check) => check.name === 'tool use')).toMatchObject({ status: 'pass', message: 'the model answered with a call to get_weather' });
+  expect(report.checks.find((check) => check.name === 'tool use')).toMatchObject({
+    status: 'pass',
+    message: 'the model answered with a call to get_weather',
+  });
 
   expect(wrongKey.code).toBe(1);
   expect(wrongKey.stdout).toContain('WARN  model server host: 127.0.0.1 is a loopback address');

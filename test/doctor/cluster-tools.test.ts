@@ -53,11 +53,23 @@ describe('checkHelmVersion', () => {
   const cases: Array<[string, { given: FakeTools; want: { status: CheckStatus; message: string } }]> = [
     ['v4 passes', { given: HEALTHY_TOOLS, want: { status: 'pass', message: 'helm v4.0.1+g1a2b3c4' } }],
     ['v5 passes', { given: { helm: 'echo v5.1.0' }, want: { status: 'pass', message: 'helm v5.1.0' } }],
-    ['v3 fails', { given: { helm: 'echo "v3.14.2+gc309b6f"' }, want: { status: 'fail', message: 'helm v3.14.2+gc309b6f is older than the required v4' } }],
+    [
+      'v3 fails',
+      { given: { helm: 'echo "v3.14.2+gc309b6f"' }, want: { status: 'fail', message: 'helm v3.14.2+gc309b6f is older than the required v4' } },
+    ],
     ['absent is skipped with a note', { given: {}, want: { status: 'warn', message: 'helm is not on PATH, so its version was not checked' } }],
-    ['unreadable output warns', { given: { helm: 'echo "unknown build"' }, want: { status: 'warn', message: 'could not read a version from "unknown build"' } }],
-    ['a failing helm warns', { given: { helm: 'echo "broken plugin" >&2; exit 3' }, want: { status: 'warn', message: 'helm version --short failed: broken plugin' } }],
-    ['a failing helm without output names its exit code', { given: { helm: 'exit 3' }, want: { status: 'warn', message: 'helm version --short failed: it exited with code 3' } }],
+    [
+      'unreadable output warns',
+      { given: { helm: 'echo "unknown build"' }, want: { status: 'warn', message: 'could not read a version from "unknown build"' } },
+    ],
+    [
+      'a failing helm warns',
+      { given: { helm: 'echo "broken plugin" >&2; exit 3' }, want: { status: 'warn', message: 'helm version --short failed: broken plugin' } },
+    ],
+    [
+      'a failing helm without output names its exit code',
+      { given: { helm: 'exit 3' }, want: { status: 'warn', message: 'helm version --short failed: it exited with code 3' } },
+    ],
   ];
   test.each(cases)('%s', async (_name, { given, want }) => {
     await withTools(given, async (searchPath) => {

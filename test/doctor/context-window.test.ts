@@ -27,15 +27,29 @@ describe('context window read from each server flavour', () => {
     [
       'vLLM: /v1/models max_model_len',
       {
-        given: { modelId: 'Qwen/Qwen3-8B', routes: { 'GET /v1/models': modelsList({ id: 'Qwen/Qwen3-8B', owned_by: 'vllm', max_model_len: 40960 }) } },
+        given: {
+          modelId: 'Qwen/Qwen3-8B',
+          routes: { 'GET /v1/models': modelsList({ id: 'Qwen/Qwen3-8B', owned_by: 'vllm', max_model_len: 40960 }) },
+        },
         want: { status: 'pass', message: '40960 tokens (vLLM/SGLang GET /v1/models data[].max_model_len)' },
       },
     ],
     [
       'SGLang: /v1/models max_model_len of the right entry',
       {
-        given: { modelId: 'qwen-small', routes: { 'GET /v1/models': modelsList({ id: 'other', owned_by: 'sglang', max_model_len: 131072 }, { id: 'qwen-small', owned_by: 'sglang', max_model_len: 8192 }) } },
-        want: { status: 'fail', message: '8192 tokens (vLLM/SGLang GET /v1/models data[].max_model_len): below the 22000 the system prompt and tool definitions need' },
+        given: {
+          modelId: 'qwen-small',
+          routes: {
+            'GET /v1/models': modelsList(
+              { id: 'other', owned_by: 'sglang', max_model_len: 131072 },
+              { id: 'qwen-small', owned_by: 'sglang', max_model_len: 8192 },
+            ),
+          },
+        },
+        want: {
+          status: 'fail',
+          message: '8192 tokens (vLLM/SGLang GET /v1/models data[].max_model_len): below the 22000 the system prompt and tool definitions need',
+        },
       },
     ],
     [
@@ -48,7 +62,11 @@ describe('context window read from each server flavour', () => {
             'GET /props': { body: { default_generation_settings: { n_ctx: 4096 } } },
           },
         },
-        want: { status: 'fail', message: '4096 tokens (llama.cpp GET /props default_generation_settings.n_ctx): below the 22000 the system prompt and tool definitions need' },
+        want: {
+          status: 'fail',
+          message:
+            '4096 tokens (llama.cpp GET /props default_generation_settings.n_ctx): below the 22000 the system prompt and tool definitions need',
+        },
       },
     ],
     [
@@ -58,10 +76,24 @@ describe('context window read from each server flavour', () => {
           modelId: 'qwen/qwen3-8b',
           routes: {
             'GET /v1/models': modelsList({ id: 'qwen/qwen3-8b' }),
-            'GET /api/v1/models': { body: { models: [{ key: 'qwen/qwen3-8b', max_context_length: 131072, loaded_instances: [{ id: 'qwen/qwen3-8b', config: { context_length: 24576 } }] }] } },
+            'GET /api/v1/models': {
+              body: {
+                models: [
+                  {
+                    key: 'qwen/qwen3-8b',
+                    max_context_length: 131072,
+                    loaded_instances: [{ id: 'qwen/qwen3-8b', config: { context_length: 24576 } }],
+                  },
+                ],
+              },
+            },
           },
         },
-        want: { status: 'warn', message: '24576 tokens (LM Studio GET /api/v1/models models[].loaded_instances[].config.context_length): enough to start, below the recommended 32768' },
+        want: {
+          status: 'warn',
+          message:
+            '24576 tokens (LM Studio GET /api/v1/models models[].loaded_instances[].config.context_length): enough to start, below the recommended 32768',
+        },
       },
     ],
     [
@@ -71,7 +103,9 @@ describe('context window read from each server flavour', () => {
           modelId: 'qwen/qwen3-8b',
           routes: {
             'GET /v1/models': modelsList({ id: 'qwen/qwen3-8b' }),
-            'GET /api/v0/models': { body: { data: [{ id: 'qwen/qwen3-8b', state: 'loaded', max_context_length: 131072, loaded_context_length: 32768 }] } },
+            'GET /api/v0/models': {
+              body: { data: [{ id: 'qwen/qwen3-8b', state: 'loaded', max_context_length: 131072, loaded_context_length: 32768 }] },
+            },
           },
         },
         want: { status: 'pass', message: '32768 tokens (LM Studio GET /api/v0/models data[].loaded_context_length)' },
@@ -88,7 +122,10 @@ describe('context window read from each server flavour', () => {
             'POST /api/show': { body: { model_info: { 'general.architecture': 'llama', 'llama.context_length': 131072 } } },
           },
         },
-        want: { status: 'fail', message: '4096 tokens (Ollama GET /api/ps models[].context_length): below the 22000 the system prompt and tool definitions need' },
+        want: {
+          status: 'fail',
+          message: '4096 tokens (Ollama GET /api/ps models[].context_length): below the 22000 the system prompt and tool definitions need',
+        },
       },
     ],
     [
@@ -130,7 +167,8 @@ describe('context window read from each server flavour', () => {
         given: { modelId: 'qwen.gguf', routes: { 'GET /v1/models': modelsList({ id: 'qwen.gguf', meta: { n_ctx_train: 131072 } }) } },
         want: {
           status: 'warn',
-          message: 'the served context window is unknown (the model supports up to 131072 tokens per llama.cpp GET /v1/models data[].meta.n_ctx_train (training size), but the served window may be smaller)',
+          message:
+            'the served context window is unknown (the model supports up to 131072 tokens per llama.cpp GET /v1/models data[].meta.n_ctx_train (training size), but the served window may be smaller)',
         },
       },
     ],
@@ -139,17 +177,24 @@ describe('context window read from each server flavour', () => {
       {
         given: {
           modelId: 'tinyllama',
-          routes: { 'GET /v1/models': modelsList({ id: 'tinyllama' }), 'POST /api/show': { body: { model_info: { 'general.architecture': 'llama', 'llama.context_length': 2048 } } } },
+          routes: {
+            'GET /v1/models': modelsList({ id: 'tinyllama' }),
+            'POST /api/show': { body: { model_info: { 'general.architecture': 'llama', 'llama.context_length': 2048 } } },
+          },
         },
         want: {
           status: 'fail',
-          message: 'the model supports at most 2048 tokens (Ollama POST /api/show model_info["<architecture>.context_length"] (model maximum)), below the 22000 the agent needs',
+          message:
+            'the model supports at most 2048 tokens (Ollama POST /api/show model_info["<architecture>.context_length"] (model maximum)), below the 22000 the agent needs',
         },
       },
     ],
     [
       'a server that reports nothing',
-      { given: { modelId: 'm', routes: { 'GET /v1/models': modelsList({ id: 'm' }) } }, want: { status: 'warn', message: 'the served context window is unknown' } },
+      {
+        given: { modelId: 'm', routes: { 'GET /v1/models': modelsList({ id: 'm' }) } },
+        want: { status: 'warn', message: 'the served context window is unknown' },
+      },
     ],
   ];
 

@@ -51,7 +51,11 @@ describe('runDoctor model checks', () => {
   });
 
   test('an unusable base URL skips the endpoint checks but still judges a given context window', async () => {
-    const checks = await checksFor({ model: { model: 'openai/qwen3', baseUrl: 'http://10.0.0.5/v1', apiKey: API_KEY }, contextWindow: 8192, probeTools: true });
+    const checks = await checksFor({
+      model: { model: 'openai/qwen3', baseUrl: 'http://10.0.0.5/v1', apiKey: API_KEY },
+      contextWindow: 8192,
+      probeTools: true,
+    });
     expect(statuses(checks)).toEqual([
       ['model string', 'pass'],
       ['base URL', 'fail'],
@@ -81,10 +85,18 @@ describe('runDoctor model checks', () => {
   });
 
   test('--context-window wins over the server and saves the lookups', async () => {
-    const routes: FakeRoutes = { 'GET /v1/models': modelsList({ id: 'qwen3' }), 'GET /props': { body: { default_generation_settings: { n_ctx: 4096 } } } };
+    const routes: FakeRoutes = {
+      'GET /v1/models': modelsList({ id: 'qwen3' }),
+      'GET /props': { body: { default_generation_settings: { n_ctx: 4096 } } },
+    };
     await withServer(routes, async (server) => {
       const checks = await checksFor({ model: { model: 'openai/qwen3', baseUrl: server.baseUrl, apiKey: API_KEY }, contextWindow: 65536 });
-      expect(checks.find((check) => check.name === 'context window')).toEqual({ name: 'context window', status: 'pass', message: '65536 tokens (--context-window)', source: '--context-window' });
+      expect(checks.find((check) => check.name === 'context window')).toEqual({
+        name: 'context window',
+        status: 'pass',
+        message: '65536 tokens (--context-window)',
+        source: '--context-window',
+      });
       expect(server.requests.map((request) => request.path)).toEqual(['/v1/models']);
     });
   });
@@ -113,8 +125,14 @@ describe('runDoctor with values', () => {
 
   test('a missing values file stops the run before any request', async () => {
     await withServer(VLLM_ROUTES, async (server) => {
-      const outcome = await runDoctor({ model: { model: 'openai/qwen3', baseUrl: server.baseUrl, apiKey: API_KEY }, valuesFile: '/nonexistent/values.yaml' }, dependencies);
-      expect(outcome).toEqual({ ok: false, error: 'values file /nonexistent/values.yaml does not exist. Pass the path of your Helm values file with --values.' });
+      const outcome = await runDoctor(
+        { model: { model: 'openai/qwen3', baseUrl: server.baseUrl, apiKey: API_KEY }, valuesFile: '/nonexistent/values.yaml' },
+        dependencies,
+      );
+      expect(outcome).toEqual({
+        ok: false,
+        error: 'values file /nonexistent/values.yaml does not exist. Pass the path of your Helm values file with --values.',
+      });
       expect(server.requests).toEqual([]);
     });
   });

@@ -122,7 +122,11 @@ export function toolCallReply(toolName: string): FakeAnswer {
         {
           index: 0,
           finish_reason: 'tool_calls',
-          message: { role: 'assistant', content: null, tool_calls: [{ id: 'call-1', type: 'function', function: { name: toolName, arguments: '{"city":"Paris"}' } }] },
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call-1', type: 'function', function: { name: toolName, arguments: '{"city":"Paris"}' } }],
+          },
         },
       ],
     },

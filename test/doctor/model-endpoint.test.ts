@@ -10,7 +10,17 @@ import {
   type ModelEndpoint,
 } from '../../src/doctor/model-endpoint';
 import type { Check, CheckStatus } from '../../src/doctor/report';
-import { modelsList, plainReply, startFakeModelServer, startSilentServer, toolCallReply, unusedBaseUrl, withFakeModelServer, type FakeModelServer, type FakeRoutes } from './fake-model-server';
+import {
+  modelsList,
+  plainReply,
+  startFakeModelServer,
+  startSilentServer,
+  toolCallReply,
+  unusedBaseUrl,
+  withFakeModelServer,
+  type FakeModelServer,
+  type FakeRoutes,
+} from './fake-model-server';
 
 const API_KEY = 'sk-doctor-test-key';
 
@@ -44,9 +54,24 @@ describe('checkModelString', () => {
 
 describe('readBaseUrl', () => {
   const accepted: Array<[string, { given: string; want: ModelEndpoint }]> = [
-    ['an IPv4 host and port', { given: 'http://192.168.1.20:8000/v1', want: { baseUrl: 'http://192.168.1.20:8000/v1', serverRoot: 'http://192.168.1.20:8000', hostname: '192.168.1.20' } }],
-    ['https with a trailing slash', { given: 'https://llm.internal:8443/v1/', want: { baseUrl: 'https://llm.internal:8443/v1', serverRoot: 'https://llm.internal:8443', hostname: 'llm.internal' } }],
-    ['a bracketed IPv6 host', { given: 'http://[::1]:8080/v1', want: { baseUrl: 'http://[::1]:8080/v1', serverRoot: 'http://[::1]:8080', hostname: '[::1]' } }],
+    [
+      'an IPv4 host and port',
+      {
+        given: 'http://192.168.1.20:8000/v1',
+        want: { baseUrl: 'http://192.168.1.20:8000/v1', serverRoot: 'http://192.168.1.20:8000', hostname: '192.168.1.20' },
+      },
+    ],
+    [
+      'https with a trailing slash',
+      {
+        given: 'https://llm.internal:8443/v1/',
+        want: { baseUrl: 'https://llm.internal:8443/v1', serverRoot: 'https://llm.internal:8443', hostname: 'llm.internal' },
+      },
+    ],
+    [
+      'a bracketed IPv6 host',
+      { given: 'http://[::1]:8080/v1', want: { baseUrl: 'http://[::1]:8080/v1', serverRoot: 'http://[::1]:8080', hostname: '[::1]' } },
+    ],
   ];
   test.each(accepted)('accepts %s', (_name, { given, want }) => {
     expect(readBaseUrl(given)).toEqual({ ok: true, endpoint: want });
@@ -65,7 +90,11 @@ describe('readBaseUrl', () => {
     const reading = readBaseUrl(given);
     expect(reading.ok).toBe(false);
     const check = checkBaseUrl(reading);
-    expect(check).toMatchObject({ name: 'base URL', status: 'fail', fix: 'Pass --base-url in the form http://<host>:<port>/v1, for example http://192.168.1.20:8000/v1.' });
+    expect(check).toMatchObject({
+      name: 'base URL',
+      status: 'fail',
+      fix: 'Pass --base-url in the form http://<host>:<port>/v1, for example http://192.168.1.20:8000/v1.',
+    });
     expect(check.message).toContain(want);
   });
 
@@ -105,7 +134,10 @@ describe('checkModelHost', () => {
 
 describe('checkModelId', () => {
   const cases: Array<[string, { given: { id: string; served: string[] }; want: Check }]> = [
-    ['passes for a served id', { given: { id: 'qwen3', served: ['qwen3'] }, want: { name: 'model id', status: 'pass', message: '"qwen3" is served' } }],
+    [
+      'passes for a served id',
+      { given: { id: 'qwen3', served: ['qwen3'] }, want: { name: 'model id', status: 'pass', message: '"qwen3" is served' } },
+    ],
     [
       'fails and lists what is served',
       {
@@ -120,7 +152,15 @@ describe('checkModelId', () => {
     ],
     [
       'fails when nothing is loaded',
-      { given: { id: 'qwen3', served: [] }, want: { name: 'model id', status: 'fail', message: 'the server lists no models, so "qwen3" is not served', fix: 'Load the model on the model server, then rerun the doctor.' } },
+      {
+        given: { id: 'qwen3', served: [] },
+        want: {
+          name: 'model id',
+          status: 'fail',
+          message: 'the server lists no models, so "qwen3" is not served',
+          fix: 'Load the model on the model server, then rerun the doctor.',
+        },
+      },
     ],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
@@ -131,7 +171,10 @@ describe('checkModelId', () => {
 describe('listServedModels against a real server', () => {
   let server: FakeModelServer;
   beforeAll(async () => {
-    server = await startFakeModelServer({ apiKey: API_KEY, routes: { 'GET /v1/models': modelsList({ id: 'qwen3', owned_by: 'vllm' }, { id: 'llama3' }) } });
+    server = await startFakeModelServer({
+      apiKey: API_KEY,
+      routes: { 'GET /v1/models': modelsList({ id: 'qwen3', owned_by: 'vllm' }, { id: 'llama3' }) },
+    });
   });
   afterAll(() => server.close());
 
@@ -160,7 +203,14 @@ describe('a wrong key, as each server flavour answers it', () => {
   const cases: Array<[string, { given: unknown }]> = [
     ['vLLM/SGLang', { given: { error: 'Unauthorized' } }],
     ['llama.cpp', { given: { error: { code: 401, message: 'Invalid API Key', type: 'authentication_error' } } }],
-    ['LiteLLM', { given: { error: { message: 'Authentication Error, Invalid proxy server token passed.', type: 'token_not_found_in_db', param: 'None', code: '401' } } }],
+    [
+      'LiteLLM',
+      {
+        given: {
+          error: { message: 'Authentication Error, Invalid proxy server token passed.', type: 'token_not_found_in_db', param: 'None', code: '401' },
+        },
+      },
+    ],
     ['TGI (bare 401)', { given: '' }],
   ];
   test.each(cases)('%s', async (_name, { given }) => {
@@ -194,7 +244,10 @@ describe('listServedModels failures', () => {
     try {
       const started = Date.now();
       const listing = await listServedModels(accessTo(silent.baseUrl, API_KEY, 200));
-      expect(listing).toMatchObject({ kind: 'failed', check: { status: 'fail', message: `could not reach ${silent.baseUrl}/models (no answer within 0.2 s)` } });
+      expect(listing).toMatchObject({
+        kind: 'failed',
+        check: { status: 'fail', message: `could not reach ${silent.baseUrl}/models (no answer within 0.2 s)` },
+      });
       expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       await silent.close();
@@ -203,7 +256,10 @@ describe('listServedModels failures', () => {
 
   const wrongAnswers: Array<[string, { given: FakeRoutes; want: string }]> = [
     ['a 404 (base URL pointing elsewhere)', { given: {}, want: 'answered HTTP 404: {"detail":"Not Found"}' }],
-    ['a 200 that is not a models list', { given: { 'GET /v1/models': { body: '<html>dashboard</html>' } }, want: 'did not answer with an OpenAI models list' }],
+    [
+      'a 200 that is not a models list',
+      { given: { 'GET /v1/models': { body: '<html>dashboard</html>' } }, want: 'did not answer with an OpenAI models list' },
+    ],
   ];
   test.each(wrongAnswers)('fails on %s', async (_name, { given, want }) => {
     await withFakeModelServer({ apiKey: API_KEY, routes: given }, async (server) => {
@@ -216,7 +272,10 @@ describe('listServedModels failures', () => {
 
 describe('probeToolUse', () => {
   const cases: Array<[string, { given: FakeRoutes[string]; want: { status: CheckStatus; message: string; fix?: string } }]> = [
-    ['passes when the model calls the tool', { given: toolCallReply('get_weather'), want: { status: 'pass', message: 'the model answered with a call to get_weather' } }],
+    [
+      'passes when the model calls the tool',
+      { given: toolCallReply('get_weather'), want: { status: 'pass', message: 'the model answered with a call to get_weather' } },
+    ],
     [
       'warns when the model answers in prose',
       {
@@ -239,14 +298,29 @@ describe('probeToolUse', () => {
         },
       },
     ],
-    ['warns when the model calls another tool', { given: toolCallReply('search_web'), want: { status: 'warn', message: 'asked to use get_weather, the model called search_web instead of get_weather: it may not use tools reliably', fix: expect.any(String) as unknown as string } }],
+    [
+      'warns when the model calls another tool',
+      {
+        given: toolCallReply('search_web'),
+        want: {
+          status: 'warn',
+          message: 'asked to use get_weather, the model called search_web instead of get_weather: it may not use tools reliably',
+          fix: expect.any(String) as unknown as string,
+        },
+      },
+    ],
     [
       'fails when the server rejects tools',
       {
-        given: { status: 400, body: { error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set' } } },
+        given: {
+          status: 400,
+          body: { error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set' } },
+        },
         want: {
           status: 'fail',
-          message: expect.stringContaining('answered HTTP 400: {"error":{"message":"\\"auto\\" tool choice requires --enable-auto-tool-choice') as unknown as string,
+          message: expect.stringContaining(
+            'answered HTTP 400: {"error":{"message":"\\"auto\\" tool choice requires --enable-auto-tool-choice',
+          ) as unknown as string,
           fix: 'Enable tool calling on the model server (vLLM/SGLang: --enable-auto-tool-choice with a --tool-call-parser; llama.cpp: --jinja).',
         },
       },

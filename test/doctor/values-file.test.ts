@@ -20,9 +20,15 @@ describe('readValuesFile', () => {
   const cases: Array<[string, { given: string; want: ValuesReading | string }]> = [
     ['reads a mapping', { given: 'ingress:\n  host: app.acme.dev\n', want: { ok: true, values: { ingress: { host: 'app.acme.dev' } } } }],
     ['treats an empty file as no values, as Helm does', { given: '', want: { ok: true, values: {} } }],
-    ['rejects broken YAML with the parser\'s reason', { given: 'ingress: [\n', want: 'is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]' }],
+    [
+      "rejects broken YAML with the parser's reason",
+      { given: 'ingress: [\n', want: 'is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]' },
+    ],
     ['rejects duplicate keys', { given: 'a: 1\na: 2\n', want: 'is not valid YAML: Map keys must be unique' }],
-    ['rejects plain text, which parses as a string', { given: 'this is not a values file', want: 'is not a YAML mapping of chart values (it holds a string)' }],
+    [
+      'rejects plain text, which parses as a string',
+      { given: 'this is not a values file', want: 'is not a YAML mapping of chart values (it holds a string)' },
+    ],
     ['rejects a list', { given: '- a\n- b\n', want: 'is not a YAML mapping of chart values (it holds a list)' }],
   ];
   test.each(cases)('%s', async (name, { given, want }) => {
@@ -37,11 +43,17 @@ describe('readValuesFile', () => {
 
   test('a missing file says so and names the flag', async () => {
     const file = join(workDir, 'nope.yaml');
-    expect(await readValuesFile(file)).toEqual({ ok: false, error: `values file ${file} does not exist. Pass the path of your Helm values file with --values.` });
+    expect(await readValuesFile(file)).toEqual({
+      ok: false,
+      error: `values file ${file} does not exist. Pass the path of your Helm values file with --values.`,
+    });
   });
 
   test('a directory is refused', async () => {
     const dir = join(workDir, 'a-directory');
-    expect(await readValuesFile(dir)).toEqual({ ok: false, error: `values file ${dir} is a directory. Pass the path of a Helm values file with --values.` });
+    expect(await readValuesFile(dir)).toEqual({
+      ok: false,
+      error: `values file ${dir} is a directory. Pass the path of a Helm values file with --values.`,
+    });
   });
 });

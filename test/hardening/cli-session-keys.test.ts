@@ -44,7 +44,10 @@ afterAll(async () => {
 async function statusAndBody(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url, { headers });
   const text = await response.text();
-  return { status: response.status, body: response.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text) as unknown) : text.slice(0, 40) };
+  return {
+    status: response.status,
+    body: response.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text) as unknown) : text.slice(0, 40),
+  };
 }
 const searchUrl = (server: ServerProcess, query = 'limit=3') => `${server.url}/api/conversations/${CONVERSATION}/events/search?${query}`;
 const firstPage = () => ({ status: 200, body: { items: searchOrder(EVENTS).slice(0, 3), next_page_id: searchOrder(EVENTS)[3]!.id } });
@@ -78,7 +81,9 @@ describe('keys from SESSION_API_KEY, OH_SESSION_API_KEYS_0/1 and two --session-a
     const client = createAgentServerClient({ baseUrl: keyed.url, sessionApiKey: KEYS.OH_SESSION_API_KEYS_1 });
     expect(await client.listEvents(CONVERSATION, { limit: 7 })).toEqual(searchOrder(EVENTS));
     const result = await createAgentServerClient({ baseUrl: keyed.url }).searchEvents(CONVERSATION);
-    expect(result.ok ? 'ok' : { status: result.error.status, detail: result.error.detail, isError: result.error instanceof AgentServerError }).toEqual({
+    expect(
+      result.ok ? 'ok' : { status: result.error.status, detail: result.error.detail, isError: result.error instanceof AgentServerError },
+    ).toEqual({
       status: 401,
       detail: 'Unauthorized',
       isError: true,

@@ -51,9 +51,18 @@ describe('ids that would traverse never reach the store', () => {
     const real = createDirectoryStore(root, { logger });
     // The real store, recording what it is asked to open: nothing is stubbed.
     store = {
-      search: (hex, criteria) => (opened.push(hex), real.search(hex, criteria)),
-      count: (hex, filters) => (opened.push(hex), real.count(hex, filters)),
-      getEvent: (hex, eventId) => (opened.push(hex), real.getEvent(hex, eventId)),
+      search: (hex, criteria) => {
+        opened.push(hex);
+        return real.search(hex, criteria);
+      },
+      count: (hex, filters) => {
+        opened.push(hex);
+        return real.count(hex, filters);
+      },
+      getEvent: (hex, eventId) => {
+        opened.push(hex);
+        return real.getEvent(hex, eventId);
+      },
       listConversations: () => real.listConversations(),
       health: () => real.health(),
       close: () => real.close(),
@@ -152,7 +161,12 @@ describe('symbolic links out of the root are not followed', () => {
     expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: pageBody([inside]) });
     expect(response.text).not.toContain(SECRET_TEXT);
     expect(response.text).not.toContain('root:x:0:0');
-    expect((await server.statusAndBody('/health')).body).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: 1, events_skipped_invalid: links.length });
+    expect((await server.statusAndBody('/health')).body).toMatchObject({
+      status: 'ok',
+      conversations_loaded: 1,
+      events_loaded: 1,
+      events_skipped_invalid: links.length,
+    });
     // One warning for the reason all the links share, naming the first as its example.
     expect(logged(server.logs, 'warn')).toEqual([
       expect.objectContaining({

@@ -51,8 +51,15 @@ describe('an event file caught half-written', () => {
 
     appendFileSync(lateFile(), complete.slice(complete.length / 2));
     await eventually(async () => expect(await search(server)).toEqual({ status: 200, body: pageBody(searchOrder([...EVENTS, LATE])) }), WITHIN);
-    expect(await health(server)).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: EVENTS.length + 1, events_skipped_invalid: 0 });
-    expect(logLines(server.logs).map((line) => line['message'])).toEqual(expect.arrayContaining(['event files skipped', 'event file served after being skipped']));
+    expect(await health(server)).toMatchObject({
+      status: 'ok',
+      conversations_loaded: 1,
+      events_loaded: EVENTS.length + 1,
+      events_skipped_invalid: 0,
+    });
+    expect(logLines(server.logs).map((line) => line['message'])).toEqual(
+      expect.arrayContaining(['event files skipped', 'event file served after being skipped']),
+    );
   });
 });
 

@@ -37,75 +37,125 @@ function expectNoProblems(target: string, response: RawResponse): void {
   if (problems.length > 0) throw new Error(`${problems.join('; ')}\n  target: ${JSON.stringify(target.slice(0, 300))}\n  status: ${response.status}`);
 }
 
-it('every hostile request to the search operation gets a contract answer: no 5xx, no hang, nothing served but a held conversation', async () => {
-  await assertProperty(
-    fc.asyncProperty(searchTarget(KNOWN_IDS), async (target) => expectNoProblems(target, await send(target))),
-    0.7,
-  );
-  expect((await send('/alive')).status).toBe(200);
-}, timeoutFor(0.7));
+it(
+  'every hostile request to the search operation gets a contract answer: no 5xx, no hang, nothing served but a held conversation',
+  async () => {
+    await assertProperty(
+      fc.asyncProperty(searchTarget(KNOWN_IDS), async (target) => expectNoProblems(target, await send(target))),
+      0.7,
+    );
+    expect((await send('/alive')).status).toBe(200);
+  },
+  timeoutFor(0.7),
+);
 
 describe('parameters the operation does not declare change nothing, however they are written', () => {
   // Unknown names that cannot decode to a declared one, in the forms that tripped the validator.
   // A raw `#` would end the query there (a fragment), cutting off the declared pairs after it.
-  const unknownName = queryName.filter((name) => !name.includes('#') && !(QUERY_NAMES as readonly string[]).includes(unescape(name.replaceAll('+', ' '))));
+  const unknownName = queryName.filter(
+    (name) => !name.includes('#') && !(QUERY_NAMES as readonly string[]).includes(unescape(name.replaceAll('+', ' '))),
+  );
   const shortValue = queryValue.filter((value) => value.length < 200);
   const declaredPair = fc.tuple(fc.constantFrom(...QUERY_NAMES), shortValue).map(([name, value]) => `${name}=${value}`);
-  const unknownPair = fc.tuple(unknownName, shortValue.filter((value) => !value.includes('#'))).map(([name, value]) => `${name}=${value}`);
-  const mixed = fc.tuple(fc.array(declaredPair, { maxLength: 4 }), fc.array(unknownPair, { minLength: 1, maxLength: 4 }), fc.array(fc.nat(), { minLength: 4, maxLength: 4 }));
+  const unknownPair = fc
+    .tuple(
+      unknownName,
+      shortValue.filter((value) => !value.includes('#')),
+    )
+    .map(([name, value]) => `${name}=${value}`);
+  const mixed = fc.tuple(
+    fc.array(declaredPair, { maxLength: 4 }),
+    fc.array(unknownPair, { minLength: 1, maxLength: 4 }),
+    fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
+  );
 
-  it('the answer with them is the answer without them', async () => {
-    await assertProperty(
-      fc.asyncProperty(fc.constantFrom(...KNOWN_IDS), mixed, async (id, [declared, unknown, at]) => {
-        const interleaved = [...declared];
-        unknown.forEach((pair, i) => interleaved.splice((at[i] ?? 0) % (interleaved.length + 1), 0, pair));
-        const base = `/api/conversations/${id}/events/search`;
-        const without = await send(`${base}?${declared.join('&')}`);
-        const withUnknown = await send(`${base}?${interleaved.join('&')}`);
-        expect({ status: withUnknown.status, body: withUnknown.body }).toEqual({ status: without.status, body: without.body });
-      }),
-      0.15,
-    );
-  }, timeoutFor(0.15));
+  it(
+    'the answer with them is the answer without them',
+    async () => {
+      await assertProperty(
+        fc.asyncProperty(fc.constantFrom(...KNOWN_IDS), mixed, async (id, [declared, unknown, at]) => {
+          const interleaved = [...declared];
+          for (const [i, pair] of unknown.entries()) interleaved.splice((at[i] ?? 0) % (interleaved.length + 1), 0, pair);
+          const base = `/api/conversations/${id}/events/search`;
+          const without = await send(`${base}?${declared.join('&')}`);
+          const withUnknown = await send(`${base}?${interleaved.join('&')}`);
+          expect({ status: withUnknown.status, body: withUnknown.body }).toEqual({ status: without.status, body: without.body });
+        }),
+        0.15,
+      );
+    },
+    timeoutFor(0.15),
+  );
 });
 
-it('any other path gets JSON 404 or one of the open pages, never a 5xx and never a file from disk', async () => {
-  const segment = fc.oneof(
-    fc.constantFrom('..', '%2e%2e', '..%2F', '%2F', 'etc', 'passwd', 'package.json', 'docs', 'api', 'alive', 'health', 'openapi.json', 'swagger-ui.css', '%00', '', '.env'),
-    fc.string({ unit: 'grapheme', maxLength: 6 }).map(percentEncode),
-  );
-  const path = fc.array(segment, { minLength: 1, maxLength: 6 }).map((segments) => `/${segments.join('/')}`);
-  const target = fc.tuple(path, fc.option(queryString, { nil: undefined })).map(([p, q]) => (q === undefined ? p : `${p}?${q}`));
-  await assertProperty(
-    fc.asyncProperty(target, async (candidate) => {
-      const response = await send(candidate);
-      expect(response.status).toBeLessThan(500);
-      if (response.status === 400 && !isWellFormedTarget(candidate)) return;
-      if (response.status === 431 && headBytes(candidate) > 15 * 1024) return;
-      // Contents of files the process could read: /etc/passwd, the project's package.json and tsconfig.json.
-      expect(response.body).not.toMatch(/root:x:0:0|"name": "agent-server-contract"|"compilerOptions"/);
-      if (!candidate.startsWith('/docs')) expect(response.headers['content-type']).toMatch(/^application\/json\b/);
-    }),
-    0.1,
-  );
-}, timeoutFor(0.1));
+it(
+  'any other path gets JSON 404 or one of the open pages, never a 5xx and never a file from disk',
+  async () => {
+    const segment = fc.oneof(
+      fc.constantFrom(
+        '..',
+        '%2e%2e',
+        '..%2F',
+        '%2F',
+        'etc',
+        'passwd',
+        'package.json',
+        'docs',
+        'api',
+        'alive',
+        'health',
+        'openapi.json',
+        'swagger-ui.css',
+        '%00',
+        '',
+        '.env',
+      ),
+      fc.string({ unit: 'grapheme', maxLength: 6 }).map(percentEncode),
+    );
+    const path = fc.array(segment, { minLength: 1, maxLength: 6 }).map((segments) => `/${segments.join('/')}`);
+    const target = fc.tuple(path, fc.option(queryString, { nil: undefined })).map(([p, q]) => (q === undefined ? p : `${p}?${q}`));
+    await assertProperty(
+      fc.asyncProperty(target, async (candidate) => {
+        const response = await send(candidate);
+        expect(response.status).toBeLessThan(500);
+        if (response.status === 400 && !isWellFormedTarget(candidate)) return;
+        if (response.status === 431 && headBytes(candidate) > 15 * 1024) return;
+        // Contents of files the process could read: /etc/passwd, the project's package.json and tsconfig.json.
+        expect(response.body).not.toMatch(/root:x:0:0|"name": "agent-server-contract"|"compilerOptions"/);
+        if (!candidate.startsWith('/docs')) expect(response.headers['content-type']).toMatch(/^application\/json\b/);
+      }),
+      0.1,
+    );
+  },
+  timeoutFor(0.1),
+);
 
 describe('with session keys', () => {
   let keyed: LiveServer;
   beforeAll(async () => {
-    keyed = await startLiveServer([{ id: SHORT, events: generateConversation({ events: 12, seed: 'fuzz-short' }) }], { sessionApiKeys: ['fuzz-session-key'] });
+    keyed = await startLiveServer([{ id: SHORT, events: generateConversation({ events: 12, seed: 'fuzz-short' }) }], {
+      sessionApiKeys: ['fuzz-session-key'],
+    });
   });
   afterAll(() => keyed.stop());
 
-  it('every hostile /api request without the key is 401 and nothing else', async () => {
-    await assertProperty(
-      fc.asyncProperty(searchTarget(KNOWN_IDS), fc.constantFrom(undefined, '', 'wrong', 'fuzz-session-ke', 'FUZZ-SESSION-KEY'), async (target, key) => {
-        fc.pre(target.startsWith('/api/') && isWellFormedTarget(target) && target.length < 15_000);
-        const headers = key === undefined ? [] : [['X-Session-API-Key', key] as const];
-        const response = await rawGet(keyed.url, target, { headers, timeoutMs: REQUEST_TIMEOUT_MS });
-        expect({ status: response.status, body: response.body }).toEqual({ status: 401, body: '{"detail":"Unauthorized"}' });
-      }),
-      0.05,
-    );
-  }, timeoutFor(0.05));
+  it(
+    'every hostile /api request without the key is 401 and nothing else',
+    async () => {
+      await assertProperty(
+        fc.asyncProperty(
+          searchTarget(KNOWN_IDS),
+          fc.constantFrom(undefined, '', 'wrong', 'fuzz-session-ke', 'FUZZ-SESSION-KEY'),
+          async (target, key) => {
+            fc.pre(target.startsWith('/api/') && isWellFormedTarget(target) && target.length < 15_000);
+            const headers = key === undefined ? [] : [['X-Session-API-Key', key] as const];
+            const response = await rawGet(keyed.url, target, { headers, timeoutMs: REQUEST_TIMEOUT_MS });
+            expect({ status: response.status, body: response.body }).toEqual({ status: 401, body: '{"detail":"Unauthorized"}' });
+          },
+        ),
+        0.05,
+      );
+    },
+    timeoutFor(0.05),
+  );
 });

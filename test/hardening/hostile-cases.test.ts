@@ -37,11 +37,17 @@ describe('answers by the contract (200, 404, 422) to hostile but well-formed req
   const cases: Array<[string, { target: string; want: Want }]> = [
     [
       'found by fuzz: a broken escape in the conversation id (was 500) is read as the reference reads it, U+FFFD for the bad bytes',
-      { target: '/api/conversations/%E0%A4%A/events/search', want: { status: 422, body: uuidError(`${REPLACEMENT}%A`, `invalid character: found \`${REPLACEMENT}\` at 1`) } },
+      {
+        target: '/api/conversations/%E0%A4%A/events/search',
+        want: { status: 422, body: uuidError(`${REPLACEMENT}%A`, `invalid character: found \`${REPLACEMENT}\` at 1`) },
+      },
     ],
     [
       'found by fuzz: invalid UTF-8 in the conversation id (was 500)',
-      { target: '/api/conversations/%FF%FE/events/search', want: { status: 422, body: uuidError(REPLACEMENT.repeat(2), `invalid character: found \`${REPLACEMENT}\` at 1`) } },
+      {
+        target: '/api/conversations/%FF%FE/events/search',
+        want: { status: 422, body: uuidError(REPLACEMENT.repeat(2), `invalid character: found \`${REPLACEMENT}\` at 1`) },
+      },
     ],
     [
       'found by fuzz: a lone % as the conversation id (was 500)',
@@ -51,45 +57,111 @@ describe('answers by the contract (200, 404, 422) to hostile but well-formed req
       'found by fuzz: a raw # in the path (was 500): what follows is a fragment, so the path names no route',
       { target: '/api/conversations/#%/events/search', want: { status: 404, body: { detail: 'Not Found' } } },
     ],
-    ['a fragment after the search path is dropped with everything after it', { target: `${SEARCH}#?limit=0`, want: { status: 200, body: WHOLE_PAGE } }],
-    ['a fragment after the query is dropped', { target: `${SEARCH}?limit=0#x`, want: { status: 422, body: limitError('0', 'greater_than', 'Input should be greater than 0', { gt: 0 }) } }],
-    ['found by fuzz: kind[]=x is an unknown parameter (was a 422 on kind)', { target: `${SEARCH}?kind[]=x`, want: { status: 200, body: WHOLE_PAGE } }],
-    ['found by fuzz: limit[a]=1 is an unknown parameter (was a 422 on limit)', { target: `${SEARCH}?limit[a]=1`, want: { status: 200, body: WHOLE_PAGE } }],
-    ['found by fuzz: encoded brackets, sort_order%5B%5D=BAD, are an unknown parameter too', { target: `${SEARCH}?sort_order%5B%5D=BAD`, want: { status: 200, body: WHOLE_PAGE } }],
-    ['prototype names are unknown parameters', { target: `${SEARCH}?__proto__=1&constructor[a]=1&hasOwnProperty=x&toString=`, want: { status: 200, body: WHOLE_PAGE } }],
-    ['a repeated parameter: the last value counts, even when it is empty', { target: `${SEARCH}?limit=1&limit=&limit`, want: { status: 422, body: limitError('', 'int_parsing', INT_PARSING) } }],
+    [
+      'a fragment after the search path is dropped with everything after it',
+      { target: `${SEARCH}#?limit=0`, want: { status: 200, body: WHOLE_PAGE } },
+    ],
+    [
+      'a fragment after the query is dropped',
+      { target: `${SEARCH}?limit=0#x`, want: { status: 422, body: limitError('0', 'greater_than', 'Input should be greater than 0', { gt: 0 }) } },
+    ],
+    [
+      'found by fuzz: kind[]=x is an unknown parameter (was a 422 on kind)',
+      { target: `${SEARCH}?kind[]=x`, want: { status: 200, body: WHOLE_PAGE } },
+    ],
+    [
+      'found by fuzz: limit[a]=1 is an unknown parameter (was a 422 on limit)',
+      { target: `${SEARCH}?limit[a]=1`, want: { status: 200, body: WHOLE_PAGE } },
+    ],
+    [
+      'found by fuzz: encoded brackets, sort_order%5B%5D=BAD, are an unknown parameter too',
+      { target: `${SEARCH}?sort_order%5B%5D=BAD`, want: { status: 200, body: WHOLE_PAGE } },
+    ],
+    [
+      'prototype names are unknown parameters',
+      { target: `${SEARCH}?__proto__=1&constructor[a]=1&hasOwnProperty=x&toString=`, want: { status: 200, body: WHOLE_PAGE } },
+    ],
+    [
+      'a repeated parameter: the last value counts, even when it is empty',
+      { target: `${SEARCH}?limit=1&limit=&limit`, want: { status: 422, body: limitError('', 'int_parsing', INT_PARSING) } },
+    ],
     ['an encoded NUL as the kind matches nothing', { target: `${SEARCH}?kind=%00`, want: { status: 200, body: pageBody([]) } }],
     ['invalid UTF-8 as the kind matches nothing', { target: `${SEARCH}?kind=%FF%FE&source=%E0%A4%A`, want: { status: 200, body: pageBody([]) } }],
-    ['invalid UTF-8 as the limit is echoed as the reference decodes it', { target: `${SEARCH}?limit=%FF%FE`, want: { status: 422, body: limitError(REPLACEMENT.repeat(2), 'int_parsing', INT_PARSING) } }],
+    [
+      'invalid UTF-8 as the limit is echoed as the reference decodes it',
+      { target: `${SEARCH}?limit=%FF%FE`, want: { status: 422, body: limitError(REPLACEMENT.repeat(2), 'int_parsing', INT_PARSING) } },
+    ],
     [
       'an encoded path traversal fails UUID parsing (the reference decodes %2F before routing and answers 404)',
-      { target: '/api/conversations/..%2F..%2Fetc%2Fpasswd/events/search', want: { status: 422, body: uuidError('../../etc/passwd', 'invalid character: found `.` at 1') } },
+      {
+        target: '/api/conversations/..%2F..%2Fetc%2Fpasswd/events/search',
+        want: { status: 422, body: uuidError('../../etc/passwd', 'invalid character: found `.` at 1') },
+      },
     ],
     [
       'a 5000-character id',
-      { target: `/api/conversations/${'a'.repeat(5000)}/events/search`, want: { status: 422, body: uuidError('a'.repeat(5000), 'invalid length: expected length 32 for simple format, found 5000') } },
+      {
+        target: `/api/conversations/${'a'.repeat(5000)}/events/search`,
+        want: { status: 422, body: uuidError('a'.repeat(5000), 'invalid length: expected length 32 for simple format, found 5000') },
+      },
     ],
     [
       'a Unicode id',
-      { target: '/api/conversations/%F0%9F%98%80/events/search', want: { status: 422, body: uuidError('\u{1F600}', 'invalid character: found `\u{1F600}` at 1') } },
+      {
+        target: '/api/conversations/%F0%9F%98%80/events/search',
+        want: { status: 422, body: uuidError('\u{1F600}', 'invalid character: found `\u{1F600}` at 1') },
+      },
     ],
     ['found by differential fuzzing against pydantic: limit=5_0 is 50', { target: `${SEARCH}?limit=5_0`, want: { status: 200, body: WHOLE_PAGE } }],
-    ['found by differential fuzzing against pydantic: limit=5. is not an integer', { target: `${SEARCH}?limit=5.`, want: { status: 422, body: limitError('5.', 'int_parsing', INT_PARSING) } }],
-    ['found by differential fuzzing against pydantic: U+0085 around the limit is white space', { target: `${SEARCH}?limit=%C2%8550%C2%85`, want: { status: 200, body: WHOLE_PAGE } }],
+    [
+      'found by differential fuzzing against pydantic: limit=5. is not an integer',
+      { target: `${SEARCH}?limit=5.`, want: { status: 422, body: limitError('5.', 'int_parsing', INT_PARSING) } },
+    ],
+    [
+      'found by differential fuzzing against pydantic: U+0085 around the limit is white space',
+      { target: `${SEARCH}?limit=%C2%8550%C2%85`, want: { status: 200, body: WHOLE_PAGE } },
+    ],
     [
       'found by differential fuzzing against pydantic: a BOM around the limit is not white space',
       { target: `${SEARCH}?limit=%EF%BB%BF50`, want: { status: 422, body: limitError('\ufeff50', 'int_parsing', INT_PARSING) } },
     ],
     [
       'found by differential fuzzing against pydantic: more than 4300 digits is int_parsing_size',
-      { target: `${SEARCH}?limit=${'9'.repeat(4301)}`, want: { status: 422, body: { detail: [{ type: 'int_parsing_size', loc: ['query', 'limit'], msg: 'Unable to parse input string as an integer, exceeded maximum size', input: '9'.repeat(4301) }] } } },
+      {
+        target: `${SEARCH}?limit=${'9'.repeat(4301)}`,
+        want: {
+          status: 422,
+          body: {
+            detail: [
+              {
+                type: 'int_parsing_size',
+                loc: ['query', 'limit'],
+                msg: 'Unable to parse input string as an integer, exceeded maximum size',
+                input: '9'.repeat(4301),
+              },
+            ],
+          },
+        },
+      },
     ],
     [
       'found here: 4300 digits is a number too large (was 200 with no limit: past 308 digits it is Infinity, which Ajv let through)',
-      { target: `${SEARCH}?limit=${'9'.repeat(4300)}`, want: { status: 422, body: limitError('9'.repeat(4300), 'less_than_equal', 'Input should be less than or equal to 100', { le: 100 }) } },
+      {
+        target: `${SEARCH}?limit=${'9'.repeat(4300)}`,
+        want: { status: 422, body: limitError('9'.repeat(4300), 'less_than_equal', 'Input should be less than or equal to 100', { le: 100 }) },
+      },
     ],
-    ['minus 400 digits is a number too small', { target: `${SEARCH}?limit=-${'9'.repeat(400)}`, want: { status: 422, body: limitError(`-${'9'.repeat(400)}`, 'greater_than', 'Input should be greater than 0', { gt: 0 }) } }],
-    ['an absolute-form target is not routed (the reference would route it)', { target: `http://localhost${SEARCH}`, want: { status: 404, body: { detail: 'Not Found' } } }],
+    [
+      'minus 400 digits is a number too small',
+      {
+        target: `${SEARCH}?limit=-${'9'.repeat(400)}`,
+        want: { status: 422, body: limitError(`-${'9'.repeat(400)}`, 'greater_than', 'Input should be greater than 0', { gt: 0 }) },
+      },
+    ],
+    [
+      'an absolute-form target is not routed (the reference would route it)',
+      { target: `http://localhost${SEARCH}`, want: { status: 404, body: { detail: 'Not Found' } } },
+    ],
   ];
 
   it.each(cases)('%s', async (_name, { target, want }) => {
@@ -115,7 +187,10 @@ describe("requests HTTP itself forbids: Node's parser answers a bare 400 before 
     ['an unknown method', `FOO ${SEARCH} HTTP/1.1\r\nHost: x\r\n\r\n`],
     ['a header name with a space', `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n`],
     ['an obsolete folded header line', `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n`],
-    ['both Content-Length and Transfer-Encoding (request smuggling)', `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
+    [
+      'both Content-Length and Transfer-Encoding (request smuggling)',
+      `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    ],
   ])('%s', async (_name, request) => {
     const answer = (await exchange(server.url, Buffer.from(request, 'latin1'), 5000)).toString('latin1');
     expect(answer).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
@@ -124,7 +199,9 @@ describe("requests HTTP itself forbids: Node's parser answers a bare 400 before 
 
 describe('other methods', () => {
   it.each(['POST', 'PUT', 'DELETE', 'OPTIONS', 'TRACE'])('%s on the search path is 405', async (method) => {
-    const answer = (await exchange(server.url, Buffer.from(`${method} ${SEARCH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`), 5000)).toString();
+    const answer = (
+      await exchange(server.url, Buffer.from(`${method} ${SEARCH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`), 5000)
+    ).toString();
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
     expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe('{"detail":"Method Not Allowed"}');
   });

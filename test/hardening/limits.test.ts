@@ -17,7 +17,13 @@ import type { EventStore } from '../../src/store/event-store';
 import { conversationId } from '../support/events';
 import { exchange, rawGet } from './support/raw-http';
 
-const FAST: ServerLimits = { ...SERVER_LIMITS, headersTimeoutMs: 300, requestTimeoutMs: 600, connectionsCheckingIntervalMs: 50, keepAliveTimeoutMs: 200 };
+const FAST: ServerLimits = {
+  ...SERVER_LIMITS,
+  headersTimeoutMs: 300,
+  requestTimeoutMs: 600,
+  connectionsCheckingIntervalMs: 50,
+  keepAliveTimeoutMs: 200,
+};
 /** Node closes an idle keep-alive connection this much after keepAliveTimeout, so clients never reuse one being closed. */
 const NODE_KEEP_ALIVE_BUFFER_MS = 1000;
 /** Room for a loaded CI machine on top of each deadline. */
@@ -47,8 +53,14 @@ const request = (head: string) => exchange(running.url, Buffer.from(head, 'latin
 
 describe(`request line plus headers over ${SERVER_LIMITS.maxHeaderSize} bytes: 431 and the connection closed`, () => {
   it.each([
-    ['a 20 KB URL (Node answers 431 for a long request line too; it never sends 414)', `GET ${SEARCH}?kind=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`],
-    ['100 headers of 1 KB', `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 100 }, (_, i) => `X-Filler-${i}: ${'y'.repeat(1024)}\r\n`).join('')}\r\n`],
+    [
+      'a 20 KB URL (Node answers 431 for a long request line too; it never sends 414)',
+      `GET ${SEARCH}?kind=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    ],
+    [
+      '100 headers of 1 KB',
+      `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 100 }, (_, i) => `X-Filler-${i}: ${'y'.repeat(1024)}\r\n`).join('')}\r\n`,
+    ],
     ['one 17 KB cookie', `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\nCookie: a=${'z'.repeat(17 * 1024)}\r\n\r\n`],
   ])('%s', async (_name, head) => {
     expect(await request(head)).toBe(TOO_LARGE);

@@ -37,7 +37,13 @@ function truncatedAfterSecret(): string {
 const BROKEN_FILES: Array<[string, string]> = [
   ['truncated JSON', truncatedAfterSecret()],
   ['not JSON, starting with the secret (V8 quotes the text near a JSON error)', `${ENCRYPTED} ${ENCRYPTED}`],
-  ['the secret where a number belongs', serializeEvent({ ...withReasoning, id: eventId(7), tool_call_id: 7 } as unknown as Event).replace('"tool_call_id":7', `"tool_call_id":{"${ENCRYPTED}":1}`)],
+  [
+    'the secret where a number belongs',
+    serializeEvent({ ...withReasoning, id: eventId(7), tool_call_id: 7 } as unknown as Event).replace(
+      '"tool_call_id":7',
+      `"tool_call_id":{"${ENCRYPTED}":1}`,
+    ),
+  ],
 ];
 /** Served with the property the contract does not list removed: the secret it held is neither served nor logged. */
 const UNLISTED_HOLDING_SECRET = serializeEvent({ ...withReasoning, id: eventId(6), unexpected: ENCRYPTED } as unknown as Event);
@@ -49,7 +55,7 @@ let server: LiveServer;
 beforeAll(async () => {
   server = await startLiveServer([{ id: CONVERSATION, events: SERVED }]);
   const events = path.join(server.root, HEX, 'events');
-  BROKEN_FILES.forEach(([, content], i) => writeFileSync(path.join(events, eventFileName(SERVED.length + i, eventId(10 + i))), content));
+  for (const [i, [, content]] of BROKEN_FILES.entries()) writeFileSync(path.join(events, eventFileName(SERVED.length + i, eventId(10 + i))), content);
   writeFileSync(path.join(events, eventFileName(SERVED.length + BROKEN_FILES.length, eventId(6))), UNLISTED_HOLDING_SECRET);
   writeFileSync(path.join(events, eventFileName(SERVED.length + BROKEN_FILES.length + 1, eventId(8))), UNKNOWN_KIND_HOLDING_SECRET);
 });

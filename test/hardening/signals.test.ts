@@ -29,7 +29,7 @@ beforeAll(async () => {
   writeConversation(root, CONVERSATION, events);
   // Both processes start together: starting is most of this file's time.
   const started = await Promise.all(SIGNALS.map(() => startServerProcess({ conversationsPath: root })));
-  SIGNALS.forEach((signal, i) => servers.set(signal, started[i]!));
+  for (const [i, signal] of SIGNALS.entries()) servers.set(signal, started[i]!);
 }, 120_000);
 afterAll(async () => {
   await Promise.all([...servers.values()].map((server) => server.stop()));
@@ -114,7 +114,9 @@ describe.each(SIGNALS)('%s', (signal) => {
     expect(refusedAfterMs).toBeLessThan(2000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(exitedAfterMs).toBeLessThan(10_000);
-    expect(server.stderr.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(expect.objectContaining({ level: 'info', message: 'shutting down', signal }));
+    expect(server.stderr.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ level: 'info', message: 'shutting down', signal }),
+    );
   }, 30_000);
 });
 

@@ -30,7 +30,10 @@ describe('summarizeLatency: nearest-rank percentiles', () => {
     ['no samples', { given: [], want: { count: 0, p50: 0, p90: 0, p99: 0, max: 0 } }],
     ['one sample', { given: [7], want: { count: 1, p50: 7, p90: 7, p99: 7, max: 7 } }],
     ['1..100 in any order', { given: hundred, want: { count: 100, p50: 50, p90: 90, p99: 99, max: 100 } }],
-    ['a tail of one slow request in a thousand stays out of p99', { given: [...Array(999).fill(2), 500], want: { count: 1000, p50: 2, p90: 2, p99: 2, max: 500 } }],
+    [
+      'a tail of one slow request in a thousand stays out of p99',
+      { given: [...Array(999).fill(2), 500], want: { count: 1000, p50: 2, p90: 2, p99: 2, max: 500 } },
+    ],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
     expect(summarizeLatency(given)).toEqual(want);

@@ -6,15 +6,24 @@ const stamp = { id: eventId(1), timestamp: '2026-06-16T05:39:48.701247' };
 
 describe('searchableText: what a body filter searches (docs/reference-behaviour.md, "Search")', () => {
   const cases: Array<[string, { given: Event; want: string | undefined }]> = [
-    ['the text parts of the content, lower-cased', { given: message({ ...stamp, source: 'user' }, { text: ['Fix The BUG', 'Please'] }), want: 'fix the bug please' }],
+    [
+      'the text parts of the content, lower-cased',
+      { given: message({ ...stamp, source: 'user' }, { text: ['Fix The BUG', 'Please'] }), want: 'fix the bug please' },
+    ],
     [
       'content, then extended_content, then reasoning_content, joined with single spaces',
-      { given: message({ ...stamp, source: 'agent' }, { text: ['Content'], extended: ['Extra one', 'Extra two'], reasoning: 'Thinking' }), want: 'content extra one extra two thinking' },
+      {
+        given: message({ ...stamp, source: 'agent' }, { text: ['Content'], extended: ['Extra one', 'Extra two'], reasoning: 'Thinking' }),
+        want: 'content extra one extra two thinking',
+      },
     ],
     ['extended_content alone', { given: message({ ...stamp, source: 'user' }, { extended: ['<REPOSITORY_INFO>'] }), want: '<repository_info>' }],
     ['reasoning_content alone', { given: message({ ...stamp, source: 'agent' }, { reasoning: 'Hidden Reasoning' }), want: 'hidden reasoning' }],
     ['a null reasoning_content adds nothing', { given: message({ ...stamp, source: 'agent' }, { text: ['Hi'], reasoning: null }), want: 'hi' }],
-    ['an image part stands as [Image: N URLs]', { given: message({ ...stamp, source: 'user' }, { text: ['Look'], images: [2] }), want: 'look [image: 2 urls]' }],
+    [
+      'an image part stands as [Image: N URLs]',
+      { given: message({ ...stamp, source: 'user' }, { text: ['Look'], images: [2] }), want: 'look [image: 2 urls]' },
+    ],
     ['an image part with one URL', { given: message({ ...stamp, source: 'user' }, { images: [1] }), want: '[image: 1 urls]' }],
     ['a message with nothing to search', { given: message({ ...stamp, source: 'user' }), want: '' }],
     ['an ActionEvent thought is not searched', { given: action(stamp, 'Bug hunting'), want: undefined }],

@@ -164,7 +164,7 @@ describe('searchEvents against a plain filter-and-sort over random conversations
         const expected = events
           .filter((event) => criteria.kind === undefined || event.kind === criteria.kind)
           .filter((event) => criteria.source === undefined || event.source === criteria.source)
-          .filter((event) => criteria.body === undefined || (event.text ?? '').includes(criteria.body) && event.kind === 'MessageEvent')
+          .filter((event) => criteria.body === undefined || ((event.text ?? '').includes(criteria.body) && event.kind === 'MessageEvent'))
           .filter((event) => criteria.gte === undefined || (event.micros !== undefined && event.micros >= criteria.gte))
           .filter((event) => criteria.lt === undefined || event.micros === undefined || event.micros < criteria.lt)
           .sort((a, b) => (a.micros ?? -1) - (b.micros ?? -1) || a.position - b.position)

@@ -18,7 +18,10 @@ describe('parseFilterTimestamp: what the reference accepts (docs/reference-behav
     ['hours and minutes only', { given: '2024-01-01T00:00', want: { ok: true, micros: localMicros('2024-01-01T00:00:00') } }],
     ['a space as the separator', { given: '2024-01-01 00:00:00', want: { ok: true, micros: localMicros('2024-01-01T00:00:00') } }],
     ['naive with microseconds', { given: '2026-06-16T05:39:48.701247', want: { ok: true, micros: localMicros('2026-06-16T05:39:48', 701247) } }],
-    ['a short fraction is padded, not read as microseconds', { given: '2026-06-16T05:39:48.7', want: { ok: true, micros: localMicros('2026-06-16T05:39:48', 700000) } }],
+    [
+      'a short fraction is padded, not read as microseconds',
+      { given: '2026-06-16T05:39:48.7', want: { ok: true, micros: localMicros('2026-06-16T05:39:48', 700000) } },
+    ],
     ['Z', { given: '2024-01-01T10:20:30Z', want: { ok: true, micros: utcMicros('2024-01-01T10:20:30') } }],
     ['Z with microseconds', { given: '2024-01-01T10:20:30.000001Z', want: { ok: true, micros: utcMicros('2024-01-01T10:20:30', 1) } }],
     ['+05:00', { given: '2024-01-01T10:20:30+05:00', want: { ok: true, micros: utcMicros('2024-01-01T05:20:30') } }],
@@ -28,8 +31,14 @@ describe('parseFilterTimestamp: what the reference accepts (docs/reference-behav
     ['underscore separator', { given: '2024-01-01_10:20:30', want: { ok: true, micros: localMicros('2024-01-01T10:20:30') } }],
     ['a leap day', { given: '2024-02-29T00:00:00Z', want: { ok: true, micros: utcMicros('2024-02-29T00:00:00') } }],
     // pydantic's datetime_schema defaults to microseconds_precision='truncate'.
-    ['7 fraction digits (.NET round-trip format) are truncated, not rounded', { given: '2026-06-16T05:39:48.7012479', want: { ok: true, micros: localMicros('2026-06-16T05:39:48', 701247) } }],
-    ['9 fraction digits with a zone', { given: '2024-01-01T10:20:30.999999999Z', want: { ok: true, micros: utcMicros('2024-01-01T10:20:30', 999999) } }],
+    [
+      '7 fraction digits (.NET round-trip format) are truncated, not rounded',
+      { given: '2026-06-16T05:39:48.7012479', want: { ok: true, micros: localMicros('2026-06-16T05:39:48', 701247) } },
+    ],
+    [
+      '9 fraction digits with a zone',
+      { given: '2024-01-01T10:20:30.999999999Z', want: { ok: true, micros: utcMicros('2024-01-01T10:20:30', 999999) } },
+    ],
   ];
   it.each(cases)('accepts %s', (_name, { given, want }) => {
     expect(parseFilterTimestamp(given)).toEqual(want);
@@ -44,15 +53,24 @@ describe('parseFilterTimestamp: what the reference accepts (docs/reference-behav
     ['a one-digit month', { given: '2012-4-9 4:8:16', want: { ok: false, message: 'invalid character in month' } }],
     ['a letter in the year', { given: 'x20120423091500', want: { ok: false, message: 'invalid character in year' } }],
     ['day 56', { given: '2012-04-56T09:15:90', want: { ok: false, message: 'day value is outside expected range' } }],
-    ['an offset of 25 hours', { given: '2012-04-23T11:05:00-25:00', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
+    [
+      'an offset of 25 hours',
+      { given: '2012-04-23T11:05:00-25:00', want: { ok: false, message: 'unexpected extra characters at the end of the input' } },
+    ],
     ['infinity', { given: 'infinity', want: { ok: false, message: 'input is too short' } }],
     ['month 13', { given: '2024-13-01', want: { ok: false, message: 'month value is outside expected range of 1-12' } }],
-    ['hour 25 after a valid date', { given: '2024-01-01T25:00:00', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
+    [
+      'hour 25 after a valid date',
+      { given: '2024-01-01T25:00:00', want: { ok: false, message: 'unexpected extra characters at the end of the input' } },
+    ],
     ['a bare T after a valid date', { given: '2024-01-01T', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
-    ['a wrong separator after a valid date', { given: '2024-01-01X12:00:00', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
+    [
+      'a wrong separator after a valid date',
+      { given: '2024-01-01X12:00:00', want: { ok: false, message: 'unexpected extra characters at the end of the input' } },
+    ],
     ['hours only', { given: '2024-01-01T10', want: { ok: false, message: 'unexpected extra characters at the end of the input' } }],
   ];
-  it.each(rejected)('rejects %s with pydantic\'s words', (_name, { given, want }) => {
+  it.each(rejected)("rejects %s with pydantic's words", (_name, { given, want }) => {
     expect(parseFilterTimestamp(given)).toEqual(want);
   });
 

@@ -45,7 +45,9 @@ describe('searchEvents returns one page as a value', () => {
     const result = await server.client.searchEvents(CONVERSATION, { kind: 'MessageEvent' });
     if (!result.ok) throw result.error;
     const roles = result.page.items.map((event) => (event.kind === 'MessageEvent' ? event.llm_message.role : 'not a message'));
-    expect(roles).toEqual(ORDERED.filter((event) => event.kind === 'MessageEvent').map((event) => (event.kind === 'MessageEvent' ? event.llm_message.role : '')));
+    expect(roles).toEqual(
+      ORDERED.filter((event) => event.kind === 'MessageEvent').map((event) => (event.kind === 'MessageEvent' ? event.llm_message.role : '')),
+    );
     expect(roles.length).toBeGreaterThan(0);
   });
 
@@ -82,14 +84,23 @@ describe('searchEvents returns one page as a value', () => {
         ctx: { error: 'input is too short' },
       },
     ];
-    expect({ status: result.error.status, detail: result.error.detail, validationErrors: result.error.validationErrors }).toEqual({ status: 422, detail, validationErrors: detail });
-    expect(result.error.message).toContain('query.limit: Input should be greater than 0; query.timestamp__lt: Input should be a valid datetime or date');
+    expect({ status: result.error.status, detail: result.error.detail, validationErrors: result.error.validationErrors }).toEqual({
+      status: 422,
+      detail,
+      validationErrors: detail,
+    });
+    expect(result.error.message).toContain(
+      'query.limit: Input should be greater than 0; query.timestamp__lt: Input should be a valid datetime or date',
+    );
   });
 
   it('a value outside the contract is a type error, and the server refuses it too', async () => {
     // @ts-expect-error sort_order is 'TIMESTAMP' | 'TIMESTAMP_DESC'
     const result = await server.client.searchEvents(CONVERSATION, { sort_order: 'BAD' });
-    expect(!result.ok && { status: result.error.status, types: result.error.validationErrors.map((item) => item.type) }).toEqual({ status: 422, types: ['enum'] });
+    expect(!result.ok && { status: result.error.status, types: result.error.validationErrors.map((item) => item.type) }).toEqual({
+      status: 422,
+      types: ['enum'],
+    });
   });
 });
 
@@ -111,7 +122,10 @@ describe('iterateEvents and listEvents walk every page', () => {
   it('throws an AgentServerError for a 404', async () => {
     const error = await rejection(collect(server.client.iterateEvents(MISSING)));
     expect(error).toBeInstanceOf(AgentServerError);
-    expect({ status: (error as AgentServerError).status, detail: (error as AgentServerError).detail }).toEqual({ status: 404, detail: `Conversation not found: ${MISSING}` });
+    expect({ status: (error as AgentServerError).status, detail: (error as AgentServerError).detail }).toEqual({
+      status: 404,
+      detail: `Conversation not found: ${MISSING}`,
+    });
   });
 
   it('throws an AgentServerError for a 422', async () => {
@@ -119,7 +133,9 @@ describe('iterateEvents and listEvents walk every page', () => {
     expect(error).toBeInstanceOf(AgentServerError);
     expect({ status: (error as AgentServerError).status, detail: (error as AgentServerError).detail }).toEqual({
       status: 422,
-      detail: [{ type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100', input: '101', ctx: { le: 100 } }],
+      detail: [
+        { type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100', input: '101', ctx: { le: 100 } },
+      ],
     });
   });
 

@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const countPath = (id: string, query: Query = {}) => `/api/conversations/${id}/events/count?${new URLSearchParams(Object.entries(query).map(([name, value]): [string, string] => [name, String(value)]))}`;
+const countPath = (id: string, query: Query = {}) =>
+  `/api/conversations/${id}/events/count?${new URLSearchParams(Object.entries(query).map(([name, value]): [string, string] => [name, String(value)]))}`;
 const eventPath = (id: string, eventId: string) => `/api/conversations/${id}/events/${encodeURIComponent(eventId)}`;
 
 describe('count', () => {
@@ -50,7 +51,10 @@ describe('count', () => {
   });
 
   it('ignores the search-only parameters', async () => {
-    expect(await server.statusAndBody(countPath(CONVERSATION, { limit: 0, sort_order: 'BAD', page_id: EVENTS[3]!.id! }))).toEqual({ status: 200, body: EVENTS.length });
+    expect(await server.statusAndBody(countPath(CONVERSATION, { limit: 0, sort_order: 'BAD', page_id: EVENTS[3]!.id! }))).toEqual({
+      status: 200,
+      body: EVENTS.length,
+    });
   });
 
   it('answers the search 404 for an unknown conversation', async () => {
@@ -114,7 +118,10 @@ describe('get by id', () => {
   });
 
   it('answers the search 404 for an unknown conversation', async () => {
-    expect(await server.statusAndBody(eventPath(UNKNOWN, EVENTS[0]!.id!))).toEqual({ status: 404, body: { detail: `Conversation not found: ${UNKNOWN}` } });
+    expect(await server.statusAndBody(eventPath(UNKNOWN, EVENTS[0]!.id!))).toEqual({
+      status: 404,
+      body: { detail: `Conversation not found: ${UNKNOWN}` },
+    });
   });
 
   it('validates the conversation id', async () => {
@@ -124,7 +131,10 @@ describe('get by id', () => {
   });
 
   it('never takes search or count for an event id', async () => {
-    expect((await server.get(`/api/conversations/${CONVERSATION}/events/search`)).body).toMatchObject({ items: expect.any(Array), next_page_id: expect.anything() });
+    expect((await server.get(`/api/conversations/${CONVERSATION}/events/search`)).body).toMatchObject({
+      items: expect.any(Array),
+      next_page_id: expect.anything(),
+    });
     expect((await server.get(`/api/conversations/${CONVERSATION}/events/count`)).body).toBe(EVENTS.length);
   });
 

@@ -14,10 +14,20 @@ function keptInSlab(): Buffer[] {
 }
 
 function keptInPackedBatch(): Buffer[] {
-  const files: DecodedFile[] = events.map((payload, i) => ({ id: `e${i}`, kind: 'MessageEvent', source: 'user', micros: i, position: i, text: undefined, payload }));
+  const files: DecodedFile[] = events.map((payload, i) => ({
+    id: `e${i}`,
+    kind: 'MessageEvent',
+    source: 'user',
+    micros: i,
+    position: i,
+    text: undefined,
+    payload,
+  }));
   files.splice(2, 0, { unserved: 'skipped', reason: 'not JSON' });
   const { batch } = packBatch({ files, unlisted: files.map(() => undefined) });
-  return unpackBatch(batch).files.filter((file) => !isUnserved(file)).map((file) => (file as { payload: Buffer }).payload);
+  return unpackBatch(batch)
+    .files.filter((file) => !isUnserved(file))
+    .map((file) => (file as { payload: Buffer }).payload);
 }
 
 describe.each([

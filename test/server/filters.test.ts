@@ -18,7 +18,10 @@ const e2 = observation(at(2, '2026-06-16T05:39:48.701900'), 'bug found at line 3
 const e3 = message({ ...at(3, '2026-06-16T05:39:48.701900'), source: 'agent' }, { text: ['I found it'], reasoning: 'The BUG is an off-by-one' });
 const e4 = agentError({ ...at(4, '2026-06-16T05:39:49'), source: 'agent' }, 'grep exited with status 2');
 const e5 = pause(at(5, '2026-06-16T05:39:49'));
-const e6 = message({ ...at(6, '2026-06-16T05:39:50.000001'), source: 'user' }, { text: ['Thanks!'], extended: ['<REPOSITORY_INFO>bug tracker at /issues</REPOSITORY_INFO>'] });
+const e6 = message(
+  { ...at(6, '2026-06-16T05:39:50.000001'), source: 'user' },
+  { text: ['Thanks!'], extended: ['<REPOSITORY_INFO>bug tracker at /issues</REPOSITORY_INFO>'] },
+);
 const e7 = conversationError({ ...at(7, '2026-06-16T05:39:51.5'), source: 'environment' }, 'bug in the runtime');
 const e8 = stateUpdate(at(8, '2026-06-16T05:39:52'), 'bug', 'bug');
 const e9 = message({ ...at(9, '2026-06-16T05:39:52'), source: 'agent' }, { text: ['Done, see the screenshots'], images: [2] });
@@ -62,15 +65,30 @@ const cases: Array<[string, { given: Query; want: Event[] }]> = [
   ['body only in an observation', { given: { body: 'line 3' }, want: [] }],
   ['body only in a conversation error', { given: { body: 'runtime' }, want: [] }],
   ['body nothing contains', { given: { body: 'zebra' }, want: [] }],
-  ['gte equal to a timestamp includes it (and its tie)', { given: { timestamp__gte: '2026-06-16T05:39:48.701900' }, want: [e2, e3, e4, e5, e6, e7, e8, e9] }],
+  [
+    'gte equal to a timestamp includes it (and its tie)',
+    { given: { timestamp__gte: '2026-06-16T05:39:48.701900' }, want: [e2, e3, e4, e5, e6, e7, e8, e9] },
+  ],
   ['gte one microsecond later excludes it', { given: { timestamp__gte: '2026-06-16T05:39:48.701901' }, want: [e4, e5, e6, e7, e8, e9] }],
-  ['gte between .701247 and .701900, same millisecond', { given: { timestamp__gte: '2026-06-16T05:39:48.7015' }, want: [e2, e3, e4, e5, e6, e7, e8, e9] }],
+  [
+    'gte between .701247 and .701900, same millisecond',
+    { given: { timestamp__gte: '2026-06-16T05:39:48.7015' }, want: [e2, e3, e4, e5, e6, e7, e8, e9] },
+  ],
   ['lt equal to a timestamp excludes it (and its tie)', { given: { timestamp__lt: '2026-06-16T05:39:48.701900' }, want: [e10, e0, e1] }],
   ['lt one microsecond later includes it', { given: { timestamp__lt: '2026-06-16T05:39:48.701901' }, want: [e10, e0, e1, e2, e3] }],
-  ['fraction digits beyond 6 are truncated, not rounded (gte)', { given: { timestamp__gte: '2026-06-16T05:39:48.7018999' }, want: [e2, e3, e4, e5, e6, e7, e8, e9] }],
+  [
+    'fraction digits beyond 6 are truncated, not rounded (gte)',
+    { given: { timestamp__gte: '2026-06-16T05:39:48.7018999' }, want: [e2, e3, e4, e5, e6, e7, e8, e9] },
+  ],
   ['fraction digits beyond 6 are truncated, not rounded (lt)', { given: { timestamp__lt: '2026-06-16T05:39:48.701900999' }, want: [e10, e0, e1] }],
-  ['gte .701247 and lt .701900: a window inside one millisecond', { given: { timestamp__gte: '2026-06-16T05:39:48.701247', timestamp__lt: '2026-06-16T05:39:48.701900' }, want: [e0, e1] }],
-  ['lt at a whole second vs a stored .000001', { given: { timestamp__gte: '2026-06-16T05:39:49', timestamp__lt: '2026-06-16T05:39:50' }, want: [e4, e5] }],
+  [
+    'gte .701247 and lt .701900: a window inside one millisecond',
+    { given: { timestamp__gte: '2026-06-16T05:39:48.701247', timestamp__lt: '2026-06-16T05:39:48.701900' }, want: [e0, e1] },
+  ],
+  [
+    'lt at a whole second vs a stored .000001',
+    { given: { timestamp__gte: '2026-06-16T05:39:49', timestamp__lt: '2026-06-16T05:39:50' }, want: [e4, e5] },
+  ],
   ['gte after lt: empty', { given: { timestamp__gte: '2026-06-16T05:39:50', timestamp__lt: '2026-06-16T05:39:49' }, want: [] }],
   ['a bare date as gte', { given: { timestamp__gte: '2026-06-16' }, want: ASCENDING }],
   ['a bare date as lt', { given: { timestamp__lt: '2026-06-16' }, want: [] }],
@@ -83,11 +101,29 @@ const cases: Array<[string, { given: Query; want: Event[] }]> = [
   ['source and gte', { given: { source: 'user', timestamp__gte: '2026-06-16T05:39:49' }, want: [e5, e6] }],
   [
     'all five filters',
-    { given: { kind: 'MessageEvent', source: 'user', body: 'bug', timestamp__gte: '2026-06-16T05:39:48.701247', timestamp__lt: '2026-06-16T05:39:50.000001' }, want: [e0] },
+    {
+      given: {
+        kind: 'MessageEvent',
+        source: 'user',
+        body: 'bug',
+        timestamp__gte: '2026-06-16T05:39:48.701247',
+        timestamp__lt: '2026-06-16T05:39:50.000001',
+      },
+      want: [e0],
+    },
   ],
   [
     'all five filters, window widened by one microsecond',
-    { given: { kind: 'MessageEvent', source: 'user', body: 'bug', timestamp__gte: '2026-06-16T05:39:48.701247', timestamp__lt: '2026-06-16T05:39:50.000002' }, want: [e0, e6] },
+    {
+      given: {
+        kind: 'MessageEvent',
+        source: 'user',
+        body: 'bug',
+        timestamp__gte: '2026-06-16T05:39:48.701247',
+        timestamp__lt: '2026-06-16T05:39:50.000002',
+      },
+      want: [e0, e6],
+    },
   ],
 ];
 
@@ -165,11 +201,17 @@ describe('zoned and naive filter values', () => {
     const value = zoned(boundary, minutes);
     expect(await search({ timestamp__gte: value })).toEqual({ status: 200, body: pageBody([e2, e3, e4, e5, e6, e7, e8, e9]) });
     expect(await search({ timestamp__lt: value })).toEqual({ status: 200, body: pageBody([e10, e0, e1]) });
-    expect(await search({ timestamp__gte: zoned('2026-06-16T05:39:48.701899', minutes) })).toEqual({ status: 200, body: pageBody([e2, e3, e4, e5, e6, e7, e8, e9]) });
+    expect(await search({ timestamp__gte: zoned('2026-06-16T05:39:48.701899', minutes) })).toEqual({
+      status: 200,
+      body: pageBody([e2, e3, e4, e5, e6, e7, e8, e9]),
+    });
   });
 
   (offset === 0 ? it : it.skip)('with the process at UTC, Z names the naive value itself', async () => {
-    expect(await search({ timestamp__gte: '2026-06-16T05:39:48.701900Z', timestamp__lt: '2026-06-16T05:39:49Z' })).toEqual({ status: 200, body: pageBody([e2, e3]) });
+    expect(await search({ timestamp__gte: '2026-06-16T05:39:48.701900Z', timestamp__lt: '2026-06-16T05:39:49Z' })).toEqual({
+      status: 200,
+      body: pageBody([e2, e3]),
+    });
     expect(await search(`timestamp__lt=2026-06-16T05:39:48.701900Z`)).toEqual({ status: 200, body: pageBody([e10, e0, e1]) });
   });
 

@@ -71,7 +71,7 @@ describe('changes while the server runs', () => {
 
   it('several files appended at once are all served, in order', async () => {
     const appended = [5, 6, 7, 8, 9].map((n) => pause(at(n, `2026-06-16T05:40:1${n}`)));
-    appended.forEach((event, i) => writeEvent(server, CONVERSATION, 4 + i, event));
+    for (const [i, event] of appended.entries()) writeEvent(server, CONVERSATION, 4 + i, event);
     await eventually(async () => expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody([...BASE, ...appended]) }));
   });
 
@@ -167,17 +167,32 @@ describe('event files that cannot be served', () => {
 
   it('/health counts the skipped files, not the files that are no event files', async () => {
     await page(server, CONVERSATION);
-    expect((await server.get('/health')).body).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: 4, events_skipped_invalid: 2, stored_events: { broken_files: 2 } });
+    expect((await server.get('/health')).body).toMatchObject({
+      status: 'ok',
+      conversations_loaded: 1,
+      events_loaded: 4,
+      events_skipped_invalid: 2,
+      stored_events: { broken_files: 2 },
+    });
   });
 
   it('each reason is warned of once, naming a file, however often the conversation is searched', async () => {
     await page(server, CONVERSATION);
     await page(server, CONVERSATION, { limit: 1 });
     expect(warningsAbout(TRUNCATED)).toEqual([
-      expect.objectContaining({ message: 'event files skipped', example: path.join(directory, TRUNCATED), reason: 'not valid JSON (truncated or corrupt)', files: 1 }),
+      expect.objectContaining({
+        message: 'event files skipped',
+        example: path.join(directory, TRUNCATED),
+        reason: 'not valid JSON (truncated or corrupt)',
+        files: 1,
+      }),
     ]);
     expect(warningsAbout(NOT_THE_CONTRACT)).toEqual([
-      expect.objectContaining({ message: 'event files skipped', example: path.join(directory, NOT_THE_CONTRACT), reason: expect.stringContaining('/timestamp') }),
+      expect.objectContaining({
+        message: 'event files skipped',
+        example: path.join(directory, NOT_THE_CONTRACT),
+        reason: expect.stringContaining('/timestamp'),
+      }),
     ]);
     expect(warningsAbout('notes.txt')).toEqual([]);
     expect(warningsAbout('event-1-00000000.json')).toEqual([]);
@@ -189,7 +204,9 @@ describe('event files that cannot be served', () => {
 
   it('a skipped file that is repaired is served, and no longer counted', async () => {
     writeFileSync(path.join(directory, TRUNCATED), serializeEvent(STORED[1]!));
-    await eventually(async () => expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody([STORED[0]!, STORED[1]!, STORED[2]!, STORED[3]!, STORED[5]!]) }));
+    await eventually(async () =>
+      expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody([STORED[0]!, STORED[1]!, STORED[2]!, STORED[3]!, STORED[5]!]) }),
+    );
     expect((await server.get('/health')).body).toMatchObject({ status: 'ok', conversations_loaded: 1, events_loaded: 5, events_skipped_invalid: 1 });
   });
 });

@@ -28,18 +28,43 @@ describe('/alive, /health, /openapi.json and /docs', () => {
   it('/health counts the conversations and events loaded so far', async () => {
     expect(await server.statusAndBody('/health')).toEqual({
       status: 200,
-      body: { status: 'ok', conversations_loaded: 0, events_loaded: 0, events_skipped_invalid: 0, stored_events: expect.objectContaining({ served_as_stored: 0 }), bytes_held: 0, memory_budget_bytes: null, conversations_dropped: 0 },
+      body: {
+        status: 'ok',
+        conversations_loaded: 0,
+        events_loaded: 0,
+        events_skipped_invalid: 0,
+        stored_events: expect.objectContaining({ served_as_stored: 0 }),
+        bytes_held: 0,
+        memory_budget_bytes: null,
+        conversations_dropped: 0,
+      },
     });
     expect((await server.get(searchPath(CONVERSATION, { limit: 1 }))).status).toBe(200);
     expect(await server.statusAndBody('/health')).toMatchObject({
       status: 200,
-      body: { status: 'ok', conversations_loaded: 1, events_loaded: 60, events_skipped_invalid: 0, stored_events: expect.objectContaining({ served_as_stored: 60 }), bytes_held: expect.any(Number), memory_budget_bytes: null, conversations_dropped: 0 },
+      body: {
+        status: 'ok',
+        conversations_loaded: 1,
+        events_loaded: 60,
+        events_skipped_invalid: 0,
+        stored_events: expect.objectContaining({ served_as_stored: 60 }),
+        bytes_held: expect.any(Number),
+        memory_budget_bytes: null,
+        conversations_dropped: 0,
+      },
     });
     expect((await server.get(searchPath(SECOND))).status).toBe(200);
     const loaded = await server.statusAndBody('/health');
     expect(loaded).toMatchObject({
       status: 200,
-      body: { status: 'ok', conversations_loaded: 2, events_loaded: 72, events_skipped_invalid: 0, conversations_dropped: 0, stored_events: expect.objectContaining({ served_as_stored: 72, broken_files: 0 }) },
+      body: {
+        status: 'ok',
+        conversations_loaded: 2,
+        events_loaded: 72,
+        events_skipped_invalid: 0,
+        conversations_dropped: 0,
+        stored_events: expect.objectContaining({ served_as_stored: 72, broken_files: 0 }),
+      },
     });
     // What two conversations hold: at least their events' bytes, and not many times more.
     expect((loaded.body as { bytes_held: number }).bytes_held).toBeGreaterThan(72 * 100);

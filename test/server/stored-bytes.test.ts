@@ -86,7 +86,10 @@ describe('pages from stored bytes', () => {
   });
 
   it('errors have the same bodies as with response validation on', async () => {
-    expect(await server.statusAndBody(searchPath(conversationId(71)))).toEqual({ status: 404, body: { detail: `Conversation not found: ${conversationId(71)}` } });
+    expect(await server.statusAndBody(searchPath(conversationId(71)))).toEqual({
+      status: 404,
+      body: { detail: `Conversation not found: ${conversationId(71)}` },
+    });
     expect(await server.statusAndBody(searchPath(CONVERSATION, { limit: 0 }))).toEqual({
       status: 422,
       body: { detail: [{ type: 'greater_than', loc: ['query', 'limit'], msg: 'Input should be greater than 0', input: '0', ctx: { gt: 0 } }] },

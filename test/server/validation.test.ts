@@ -27,7 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const search = (conversation: string, query = '') => server.statusAndBody(`/api/conversations/${conversation}/events/search${query === '' ? '' : `?${query}`}`);
+const search = (conversation: string, query = '') =>
+  server.statusAndBody(`/api/conversations/${conversation}/events/search${query === '' ? '' : `?${query}`}`);
 const limitError = (input: string, type: string, msg: string, ctx?: Record<string, unknown>): ValidationError => ({
   type,
   loc: ['query', 'limit'],
@@ -46,7 +47,7 @@ const timestampError = (name: string, input: string, error: string): ValidationE
   ctx: { error },
 });
 
-describe('422: one row of the reference\'s table of refused values each', () => {
+describe("422: one row of the reference's table of refused values each", () => {
   const cases: Array<[string, { given: { conversation: string; query: string }; want: ValidationError }]> = [
     [
       'conversation_id not-a-uuid',
@@ -87,33 +88,113 @@ describe('422: one row of the reference\'s table of refused values each', () => 
         },
       },
     ],
-    ['limit 0', { given: { conversation: CONVERSATION, query: 'limit=0' }, want: limitError('0', 'greater_than', 'Input should be greater than 0', { gt: 0 }) }],
-    ['limit -1', { given: { conversation: CONVERSATION, query: 'limit=-1' }, want: limitError('-1', 'greater_than', 'Input should be greater than 0', { gt: 0 }) }],
-    ['limit 101', { given: { conversation: CONVERSATION, query: 'limit=101' }, want: limitError('101', 'less_than_equal', 'Input should be less than or equal to 100', { le: 100 }) }],
+    [
+      'limit 0',
+      { given: { conversation: CONVERSATION, query: 'limit=0' }, want: limitError('0', 'greater_than', 'Input should be greater than 0', { gt: 0 }) },
+    ],
+    [
+      'limit -1',
+      {
+        given: { conversation: CONVERSATION, query: 'limit=-1' },
+        want: limitError('-1', 'greater_than', 'Input should be greater than 0', { gt: 0 }),
+      },
+    ],
+    [
+      'limit 101',
+      {
+        given: { conversation: CONVERSATION, query: 'limit=101' },
+        want: limitError('101', 'less_than_equal', 'Input should be less than or equal to 100', { le: 100 }),
+      },
+    ],
     ['limit abc', { given: { conversation: CONVERSATION, query: 'limit=abc' }, want: limitError('abc', 'int_parsing', INT_PARSING) }],
     ['limit 1.5', { given: { conversation: CONVERSATION, query: 'limit=1.5' }, want: limitError('1.5', 'int_parsing', INT_PARSING) }],
     ['limit 1e2', { given: { conversation: CONVERSATION, query: 'limit=1e2' }, want: limitError('1e2', 'int_parsing', INT_PARSING) }],
     ['limit empty', { given: { conversation: CONVERSATION, query: 'limit=' }, want: limitError('', 'int_parsing', INT_PARSING) }],
-    ['limit 0x10 (Ajv would coerce it, pydantic does not)', { given: { conversation: CONVERSATION, query: 'limit=0x10' }, want: limitError('0x10', 'int_parsing', INT_PARSING) }],
-    ['sort_order BAD', { given: { conversation: CONVERSATION, query: 'sort_order=BAD' }, want: { type: 'enum', loc: ['query', 'sort_order'], msg: ENUM_MSG, input: 'BAD', ctx: ENUM_CTX } }],
-    ['sort_order timestamp', { given: { conversation: CONVERSATION, query: 'sort_order=timestamp' }, want: { type: 'enum', loc: ['query', 'sort_order'], msg: ENUM_MSG, input: 'timestamp', ctx: ENUM_CTX } }],
-    ['sort_order empty', { given: { conversation: CONVERSATION, query: 'sort_order=' }, want: { type: 'enum', loc: ['query', 'sort_order'], msg: ENUM_MSG, input: '', ctx: ENUM_CTX } }],
-    ['timestamp__gte garbage', { given: { conversation: CONVERSATION, query: 'timestamp__gte=garbage' }, want: timestampError('timestamp__gte', 'garbage', 'input is too short') }],
-    ['timestamp__gte empty', { given: { conversation: CONVERSATION, query: 'timestamp__gte=' }, want: timestampError('timestamp__gte', '', 'input is too short') }],
-    ['timestamp__gte 2024-02-30T00:00:00', { given: { conversation: CONVERSATION, query: 'timestamp__gte=2024-02-30T00:00:00' }, want: timestampError('timestamp__gte', '2024-02-30T00:00:00', 'day value is outside expected range') }],
-    ['timestamp__gte month 13', { given: { conversation: CONVERSATION, query: 'timestamp__gte=2024-13-01' }, want: timestampError('timestamp__gte', '2024-13-01', 'month value is outside expected range of 1-12') }],
+    [
+      'limit 0x10 (Ajv would coerce it, pydantic does not)',
+      { given: { conversation: CONVERSATION, query: 'limit=0x10' }, want: limitError('0x10', 'int_parsing', INT_PARSING) },
+    ],
+    [
+      'sort_order BAD',
+      {
+        given: { conversation: CONVERSATION, query: 'sort_order=BAD' },
+        want: { type: 'enum', loc: ['query', 'sort_order'], msg: ENUM_MSG, input: 'BAD', ctx: ENUM_CTX },
+      },
+    ],
+    [
+      'sort_order timestamp',
+      {
+        given: { conversation: CONVERSATION, query: 'sort_order=timestamp' },
+        want: { type: 'enum', loc: ['query', 'sort_order'], msg: ENUM_MSG, input: 'timestamp', ctx: ENUM_CTX },
+      },
+    ],
+    [
+      'sort_order empty',
+      {
+        given: { conversation: CONVERSATION, query: 'sort_order=' },
+        want: { type: 'enum', loc: ['query', 'sort_order'], msg: ENUM_MSG, input: '', ctx: ENUM_CTX },
+      },
+    ],
+    [
+      'timestamp__gte garbage',
+      {
+        given: { conversation: CONVERSATION, query: 'timestamp__gte=garbage' },
+        want: timestampError('timestamp__gte', 'garbage', 'input is too short'),
+      },
+    ],
+    [
+      'timestamp__gte empty',
+      { given: { conversation: CONVERSATION, query: 'timestamp__gte=' }, want: timestampError('timestamp__gte', '', 'input is too short') },
+    ],
+    [
+      'timestamp__gte 2024-02-30T00:00:00',
+      {
+        given: { conversation: CONVERSATION, query: 'timestamp__gte=2024-02-30T00:00:00' },
+        want: timestampError('timestamp__gte', '2024-02-30T00:00:00', 'day value is outside expected range'),
+      },
+    ],
+    [
+      'timestamp__gte month 13',
+      {
+        given: { conversation: CONVERSATION, query: 'timestamp__gte=2024-13-01' },
+        want: timestampError('timestamp__gte', '2024-13-01', 'month value is outside expected range of 1-12'),
+      },
+    ],
     [
       'timestamp__gte with a bad time after a valid date',
-      { given: { conversation: CONVERSATION, query: 'timestamp__gte=2024-01-01T25:00:00' }, want: timestampError('timestamp__gte', '2024-01-01T25:00:00', 'unexpected extra characters at the end of the input') },
+      {
+        given: { conversation: CONVERSATION, query: 'timestamp__gte=2024-01-01T25:00:00' },
+        want: timestampError('timestamp__gte', '2024-01-01T25:00:00', 'unexpected extra characters at the end of the input'),
+      },
     ],
-    ['timestamp__lt garbage', { given: { conversation: CONVERSATION, query: 'timestamp__lt=garbage' }, want: timestampError('timestamp__lt', 'garbage', 'input is too short') }],
-    ['timestamp__lt empty', { given: { conversation: CONVERSATION, query: 'timestamp__lt=' }, want: timestampError('timestamp__lt', '', 'input is too short') }],
-    ['timestamp__lt 2024-02-30T00:00:00', { given: { conversation: CONVERSATION, query: 'timestamp__lt=2024-02-30T00:00:00' }, want: timestampError('timestamp__lt', '2024-02-30T00:00:00', 'day value is outside expected range') }],
+    [
+      'timestamp__lt garbage',
+      {
+        given: { conversation: CONVERSATION, query: 'timestamp__lt=garbage' },
+        want: timestampError('timestamp__lt', 'garbage', 'input is too short'),
+      },
+    ],
+    [
+      'timestamp__lt empty',
+      { given: { conversation: CONVERSATION, query: 'timestamp__lt=' }, want: timestampError('timestamp__lt', '', 'input is too short') },
+    ],
+    [
+      'timestamp__lt 2024-02-30T00:00:00',
+      {
+        given: { conversation: CONVERSATION, query: 'timestamp__lt=2024-02-30T00:00:00' },
+        want: timestampError('timestamp__lt', '2024-02-30T00:00:00', 'day value is outside expected range'),
+      },
+    ],
     [
       'a conversation_id that looks like a secret is not echoed',
       {
         given: { conversation: 'sk-abcdefghijklmnop', query: '' },
-        want: { type: 'uuid_parsing', loc: ['path', 'conversation_id'], msg: 'Input should be a valid UUID, invalid character: found `s` at 1', ctx: { error: 'invalid character: found `s` at 1' } },
+        want: {
+          type: 'uuid_parsing',
+          loc: ['path', 'conversation_id'],
+          msg: 'Input should be a valid UUID, invalid character: found `s` at 1',
+          ctx: { error: 'invalid character: found `s` at 1' },
+        },
       },
     ],
   ];
@@ -187,7 +268,10 @@ describe('accepted values (docs/reference-behaviour.md, "Accepted values and err
   });
 
   it('unknown query parameters are ignored, including a differently-cased known name', async () => {
-    expect(await search(CONVERSATION, 'foo=bar&limit=2&Limit=0&LIMIT=abc&page=3')).toEqual({ status: 200, body: pageBody(EVENTS.slice(0, 2), EVENTS[2]!.id) });
+    expect(await search(CONVERSATION, 'foo=bar&limit=2&Limit=0&LIMIT=abc&page=3')).toEqual({
+      status: 200,
+      body: pageBody(EVENTS.slice(0, 2), EVENTS[2]!.id),
+    });
   });
 
   it('an unencoded colon in a value is accepted', async () => {
@@ -211,10 +295,18 @@ describe('repeated parameters: the last value wins', () => {
   it.each([
     ['limit 5 then 1', 'limit=5&limit=1', { status: 200, body: pageBody(EVENTS.slice(0, 1), EVENTS[1]!.id) }],
     ['an invalid limit then a valid one', 'limit=0&limit=2', { status: 200, body: pageBody(EVENTS.slice(0, 2), EVENTS[2]!.id) }],
-    ['a valid limit then an invalid one', 'limit=2&limit=0', { status: 422, body: { detail: [limitError('0', 'greater_than', 'Input should be greater than 0', { gt: 0 })] } }],
+    [
+      'a valid limit then an invalid one',
+      'limit=2&limit=0',
+      { status: 422, body: { detail: [limitError('0', 'greater_than', 'Input should be greater than 0', { gt: 0 })] } },
+    ],
     ['sort_order DESC then ASC', 'sort_order=TIMESTAMP_DESC&sort_order=TIMESTAMP', { status: 200, body: pageBody(EVENTS) }],
     ['kind PauseEvent then MessageEvent', 'kind=PauseEvent&kind=MessageEvent', { status: 200, body: pageBody(MESSAGES) }],
-    ['page_id twice', `limit=1&page_id=${EVENTS[1]!.id}&page_id=${EVENTS[4]!.id}`, { status: 200, body: pageBody(EVENTS.slice(4, 5), EVENTS[5]!.id) }],
+    [
+      'page_id twice',
+      `limit=1&page_id=${EVENTS[1]!.id}&page_id=${EVENTS[4]!.id}`,
+      { status: 200, body: pageBody(EVENTS.slice(4, 5), EVENTS[5]!.id) },
+    ],
   ])('%s', async (_name, query, want) => {
     expect(await search(CONVERSATION, query)).toEqual(want);
   });

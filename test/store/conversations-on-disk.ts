@@ -31,7 +31,9 @@ export function storeOverTemporaryRoot(options: Omit<DirectoryStoreOptions, 'log
     store,
     logs: logger.lines,
     logged: (level, message) =>
-      logger.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry['level'] === level && (message === undefined || entry['message'] === message)),
+      logger.lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => entry['level'] === level && (message === undefined || entry['message'] === message)),
     async cleanUp() {
       await store.close();
       rmSync(root, { recursive: true, force: true });

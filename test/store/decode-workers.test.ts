@@ -47,7 +47,10 @@ function writeMixedConversation(): string {
     ['event-00041-unknown.json', '{"kind":"PauseEvent","parent_id":"x"}'],
     ['event-00042-empty.json', ''],
     ['event-00043-latin1.json', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d])],
-    ['event-00050-hook.json', '{"source":"hook","hook_event_type":"Stop","hook_command":"x","success":true,"exit_code":0,"kind":"HookExecutionEvent"}'],
+    [
+      'event-00050-hook.json',
+      '{"source":"hook","hook_event_type":"Stop","hook_command":"x","success":true,"exit_code":0,"kind":"HookExecutionEvent"}',
+    ],
     ['event-00051-hook-source.json', '{"source":"hook","kind":"PauseEvent"}'],
     ['event-00044-no-id.json', '  {"timestamp":"2026-06-16T05:38:00","kind":"PauseEvent"}\n'],
     [eventFileName(45, userMessage(45).id), JSON.stringify({ ...userMessage(45), extended_content: [{ type: 'text', text: 'x'.repeat(100_000) }] })],
@@ -104,7 +107,9 @@ describe('loads decoded in worker threads', () => {
       expect(workers.store.health()).toMatchObject({ ...t.store.health(), bytesHeld: expect.any(Number) });
       expect(warnings(workers.logs)).toEqual(warnings(t.logs));
       expect(warnings(workers.logs)).toHaveLength(7);
-      const loaded = workers.logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry['message'] === 'conversation loaded');
+      const loaded = workers.logs
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((entry) => entry['message'] === 'conversation loaded');
       expect(loaded).toMatchObject({ decodedInWorkers: true });
     } finally {
       await workers.store.close();

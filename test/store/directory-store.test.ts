@@ -138,7 +138,7 @@ describe('which conversations exist', () => {
   it.each([
     ['upper-case hex', CONVERSATION.toUpperCase()],
     ['a hyphenated uuid', '8f1a2b3c-4d5e-4f70-8192-a3b4c5d6e7f8'],
-    ['a path out of the root', '../' + CONVERSATION],
+    ['a path out of the root', `../${CONVERSATION}`],
     ['the root itself', '.'],
     ['an empty name', ''],
   ])('never looks up %s', async (_name, hex) => {

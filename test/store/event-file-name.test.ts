@@ -10,10 +10,15 @@ describe('parseEventFileName', () => {
     expect(parseEventFileName(name)).toEqual({ name, ...want });
   });
 
-  it.each(['meta.json', 'event-0001-abc.json', 'event-00001-.json', 'event-00001-abc.json.tmp', 'event-00001-abc.JSON', 'event-00001-a\\b.json', 'event-99999999999999999999-abc.json'])(
-    'ignores %s',
-    (name) => {
-      expect(parseEventFileName(name)).toBeUndefined();
-    },
-  );
+  it.each([
+    'meta.json',
+    'event-0001-abc.json',
+    'event-00001-.json',
+    'event-00001-abc.json.tmp',
+    'event-00001-abc.JSON',
+    'event-00001-a\\b.json',
+    'event-99999999999999999999-abc.json',
+  ])('ignores %s', (name) => {
+    expect(parseEventFileName(name)).toBeUndefined();
+  });
 });

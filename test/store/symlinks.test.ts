@@ -68,7 +68,11 @@ describe('symbolic links', () => {
 
     expect(index!.events().map((event) => event.position)).toEqual([0]);
     expect(t.logged('warn')).toEqual([
-      expect.objectContaining({ message: 'event files skipped', example: link, reason: 'symbolic link to a file outside the conversations directory, not followed' }),
+      expect.objectContaining({
+        message: 'event files skipped',
+        example: link,
+        reason: 'symbolic link to a file outside the conversations directory, not followed',
+      }),
     ]);
     expect(t.store.health().eventsSkipped).toBe(1);
   });

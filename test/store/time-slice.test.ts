@@ -36,7 +36,13 @@ describe('consumeInOrder', () => {
         finish.set(item, () => resolve(item * 10));
       });
 
-    const run = consumeInOrder([0, 1, 2, 3, 4], 2, produce, async (_item, result) => void consumed.push(result), () => false);
+    const run = consumeInOrder(
+      [0, 1, 2, 3, 4],
+      2,
+      produce,
+      async (_item, result) => void consumed.push(result),
+      () => false,
+    );
     await settle();
     expect(started).toEqual([0, 1, 2]);
 
@@ -60,7 +66,17 @@ describe('consumeInOrder', () => {
     const started: number[] = [];
     let stop = false;
 
-    await consumeInOrder([0, 1, 2, 3], 0, async (item) => void started.push(item), async () => void (stop = true), () => stop);
+    await consumeInOrder(
+      [0, 1, 2, 3],
+      0,
+      async (item) => {
+        started.push(item);
+      },
+      async () => {
+        stop = true;
+      },
+      () => stop,
+    );
 
     expect(started).toEqual([0]);
   });

@@ -14,7 +14,12 @@ export type Query = Record<string, string | number>;
  * is appended exactly as given, for requests that must reach the server unencoded.
  */
 export function searchPath(conversationId: string, query: Query | string = {}): string {
-  const text = typeof query === 'string' ? query : Object.entries(query).map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join('&');
+  const text =
+    typeof query === 'string'
+      ? query
+      : Object.entries(query)
+          .map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`)
+          .join('&');
   return `/api/conversations/${conversationId}/events/search${text === '' ? '' : `?${text}`}`;
 }
 
@@ -71,7 +76,11 @@ export function unixSeconds(naive: string): number {
  * page: status 200, at most `limit` items, a full page whenever `next_page_id` is set,
  * `next_page_id` always present, and no cursor handed out twice.
  */
-export async function walkRaw(server: LiveServer, conversationId: string, query: Query & { limit: number }): Promise<{ items: Event[]; pages: number }> {
+export async function walkRaw(
+  server: LiveServer,
+  conversationId: string,
+  query: Query & { limit: number },
+): Promise<{ items: Event[]; pages: number }> {
   const items: Event[] = [];
   const cursors = new Set<string>();
   let pageId: string | null = null;

@@ -27,7 +27,7 @@ beforeAll(async () => {
         events: [
           message(
             { id: eventId(101), timestamp: '2026-01-01T10:00:00', source: 'user' },
-            { text: [HOSTILE_TEXT + '\n```html\n<iframe src="https://example.com"></iframe>\n```'] },
+            { text: [`${HOSTILE_TEXT}\n\`\`\`html\n<iframe src="https://example.com"></iframe>\n\`\`\``] },
           ),
           action({ id: eventId(102), timestamp: '2026-01-01T10:00:01' }, HOSTILE_TEXT),
           observation({ id: eventId(103), timestamp: '2026-01-01T10:00:02' }, HOSTILE_TEXT),

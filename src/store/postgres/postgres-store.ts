@@ -138,7 +138,12 @@ export class PostgresStore implements EventStore {
            LEFT JOIN LATERAL (SELECT e.payload, e.sort_micros FROM events e WHERE e.conversation_id = c.id ORDER BY e.position DESC LIMIT 1) last ON true
           ORDER BY last.sort_micros DESC NULLS LAST, c.hex`,
       );
-      return result.rows.map((row) => ({ hex: row.hex, title: null, eventCount: Number(row.event_count), lastEventAt: storedTimestamp(row.last_payload) }));
+      return result.rows.map((row) => ({
+        hex: row.hex,
+        title: null,
+        eventCount: Number(row.event_count),
+        lastEventAt: storedTimestamp(row.last_payload),
+      }));
     });
   }
 
@@ -160,7 +165,12 @@ export class PostgresStore implements EventStore {
         'SELECT count(*) AS conversations, coalesce(sum(event_count), 0) AS events, coalesce(sum(skipped_count), 0) AS skipped FROM conversations',
       );
       const row = result.rows[0]!;
-      this.counters = { ...this.counters, conversationsLoaded: Number(row.conversations), eventsLoaded: Number(row.events), eventsSkipped: Number(row.skipped) };
+      this.counters = {
+        ...this.counters,
+        conversationsLoaded: Number(row.conversations),
+        eventsLoaded: Number(row.events),
+        eventsSkipped: Number(row.skipped),
+      };
     } catch (error) {
       if (!this.closed) this.logger.warn('cannot read the store counters for /health', { error: describeDatabaseError(error) });
     }

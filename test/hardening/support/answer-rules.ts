@@ -43,7 +43,8 @@ export interface AnswerContext {
  */
 export function answerProblems(response: RawResponse, context: AnswerContext): string[] {
   if (response.status === 431 && context.headBytes > HEADER_LIMIT_BYTES - 1024) return [];
-  if (response.status === 400 && !isWellFormedTarget(context.target)) return response.body === '' ? [] : [`a parser 400 has a body: ${response.body.slice(0, 200)}`];
+  if (response.status === 400 && !isWellFormedTarget(context.target))
+    return response.body === '' ? [] : [`a parser 400 has a body: ${response.body.slice(0, 200)}`];
   const validate = bodyValidators.get(response.status);
   if (!validate) return [`status ${response.status} is not an answer of the search operation`];
   if (!/^application\/json\b/.test(response.headers['content-type'] ?? '')) return [`content-type is ${response.headers['content-type']}`];

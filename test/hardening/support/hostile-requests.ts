@@ -29,7 +29,36 @@ export const BROKEN_ESCAPES = ['%', '%%', '%2', '%zz', '%E0%A4%A', '%FF%FE', '%C
 /** Control characters, percent-encoded: valid HTTP, hostile content. */
 export const ENCODED_CONTROLS = ['%00', '%01', '%07', '%08', '%09', '%0A', '%0D%0A', '%1B%5B31m', '%7F', '%C2%85', '%E2%80%A8', '%EF%BB%BF'];
 /** Characters sent unencoded that are legal in a request target (RFC 3986 reserved, plus what parsers commonly let through). */
-const RAW_PUNCTUATION = [':', '/', '?', '@', '!', '$', "'", '(', ')', '*', '+', ',', ';', '=', '#', '[', ']', '{', '}', '|', '\\', '^', '`', '"', '<', '>', '~', '&'];
+const RAW_PUNCTUATION = [
+  ':',
+  '/',
+  '?',
+  '@',
+  '!',
+  '$',
+  "'",
+  '(',
+  ')',
+  '*',
+  '+',
+  ',',
+  ';',
+  '=',
+  '#',
+  '[',
+  ']',
+  '{',
+  '}',
+  '|',
+  '\\',
+  '^',
+  '`',
+  '"',
+  '<',
+  '>',
+  '~',
+  '&',
+];
 
 const textValue = fc.string({ unit: 'binary', maxLength: 12 }).map(percentEncode);
 const hugeValue = fc
@@ -37,16 +66,63 @@ const hugeValue = fc
   .map(([piece, count]) => piece.repeat(count));
 /** Numbers of every length, signed, padded, grouped: where integer parsing breaks (JavaScript numbers end at 309 digits). */
 const numberValue = fc
-  .tuple(fc.constantFrom('', '-', '+', '%20', '0', '%C2%85'), fc.constantFrom('9', '1', '0'), fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 300, max: 4400 })), fc.constantFrom('', '.0', '_0', '.', '%20'))
+  .tuple(
+    fc.constantFrom('', '-', '+', '%20', '0', '%C2%85'),
+    fc.constantFrom('9', '1', '0'),
+    fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 300, max: 4400 })),
+    fc.constantFrom('', '.0', '_0', '.', '%20'),
+  )
   .map(([prefix, digit, count, suffix]) => `${prefix}${digit.repeat(count)}${suffix}`);
 const valuePiece = fc.oneof(
   { weight: 4, arbitrary: textValue },
   { weight: 2, arbitrary: fc.constantFrom(...BROKEN_ESCAPES) },
   { weight: 2, arbitrary: fc.constantFrom(...ENCODED_CONTROLS) },
   { weight: 2, arbitrary: fc.constantFrom(...RAW_PUNCTUATION) },
-  { weight: 3, arbitrary: fc.constantFrom('', '0', '1', '5', '100', '101', '-1', '+5', '%205', '100.0', '1e2', '0x10', '5_0', '1.5', '9'.repeat(400), 'sk-abcdef0123456789') },
-  { weight: 2, arbitrary: fc.constantFrom('TIMESTAMP', 'TIMESTAMP_DESC', 'timestamp', 'agent', 'user', 'environment', ...EVENT_KINDS, QUALIFIED_KIND.MessageEvent) },
-  { weight: 2, arbitrary: fc.constantFrom('2026-06-16', '2026-06-16T05:40:00', '2026-06-16T05%3A40%3A00Z', '2024-02-30T00:00:00', '1700000000', '2026-06-16T05:40:00+05:00') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '',
+      '0',
+      '1',
+      '5',
+      '100',
+      '101',
+      '-1',
+      '+5',
+      '%205',
+      '100.0',
+      '1e2',
+      '0x10',
+      '5_0',
+      '1.5',
+      '9'.repeat(400),
+      'sk-abcdef0123456789',
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'TIMESTAMP',
+      'TIMESTAMP_DESC',
+      'timestamp',
+      'agent',
+      'user',
+      'environment',
+      ...EVENT_KINDS,
+      QUALIFIED_KIND.MessageEvent,
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '2026-06-16',
+      '2026-06-16T05:40:00',
+      '2026-06-16T05%3A40%3A00Z',
+      '2024-02-30T00:00:00',
+      '1700000000',
+      '2026-06-16T05:40:00+05:00',
+    ),
+  },
   { weight: 1, arbitrary: hugeValue },
   { weight: 2, arbitrary: numberValue },
 );
@@ -58,8 +134,27 @@ export const queryValue = fc.array(valuePiece, { minLength: 0, maxLength: 3 }).m
 export const queryName = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom(...QUERY_NAMES) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }).map(percentEncode) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...QUERY_NAMES), fc.constantFrom('[]', '[a]', '[0]', '[a][b]', '%5B%5D', '.x')).map(([name, tail]) => name + tail) },
-  { weight: 1, arbitrary: fc.constantFrom('lim%69t', 'LIMIT', 'Kind', '', '__proto__', 'constructor', 'hasOwnProperty', '__proto__[limit]', 'toString', 'x'.repeat(2000)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...QUERY_NAMES), fc.constantFrom('[]', '[a]', '[0]', '[a][b]', '%5B%5D', '.x'))
+      .map(([name, tail]) => name + tail),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'lim%69t',
+      'LIMIT',
+      'Kind',
+      '',
+      '__proto__',
+      'constructor',
+      'hasOwnProperty',
+      '__proto__[limit]',
+      'toString',
+      'x'.repeat(2000),
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...BROKEN_ESCAPES, ...ENCODED_CONTROLS) },
 );
 
@@ -88,7 +183,11 @@ const validPair = fc.constantFrom(...QUERY_NAMES).chain((name) => VALID_VALUES[n
 
 /** Valid parameters with one hostile pair among them, so the hostile one is what gets judged. */
 export const focusedQueryString = fc
-  .tuple(fc.array(validPair, { maxLength: 3 }), fc.tuple(fc.oneof(queryName, fc.constantFrom(...QUERY_NAMES)), fc.oneof(queryValue, numberValue)), fc.nat())
+  .tuple(
+    fc.array(validPair, { maxLength: 3 }),
+    fc.tuple(fc.oneof(queryName, fc.constantFrom(...QUERY_NAMES)), fc.oneof(queryValue, numberValue)),
+    fc.nat(),
+  )
   .map(([valid, [name, value], at]) => {
     const pairs = [...valid];
     pairs.splice(at % (pairs.length + 1), 0, `${name}=${value}`);
@@ -101,7 +200,20 @@ export function idForms(hyphenated: string): string[] {
   return [hyphenated, hex, hyphenated.toUpperCase(), `{${hyphenated}}`, `%7B${hyphenated}%7D`, `urn:uuid:${hyphenated}`, `urn%3Auuid%3A${hex}`];
 }
 
-const TRAVERSALS = ['..', '.', '..%2F..%2F..%2Fetc%2Fpasswd', '%2e%2e', '%2e%2e%2f%2e%2e%2f', '..%5C..%5C', '%252e%252e%252f', '....%2F%2F', '%2F', '%2Fetc%2Fpasswd', '..%00', '%C0%AE%C0%AE%C0%AF'];
+const TRAVERSALS = [
+  '..',
+  '.',
+  '..%2F..%2F..%2Fetc%2Fpasswd',
+  '%2e%2e',
+  '%2e%2e%2f%2e%2e%2f',
+  '..%5C..%5C',
+  '%252e%252e%252f',
+  '....%2F%2F',
+  '%2F',
+  '%2Fetc%2Fpasswd',
+  '..%00',
+  '%C0%AE%C0%AE%C0%AF',
+];
 
 /** The `{conversation_id}` segment: existing ids in every form, unknown ids, traversal, long, Unicode, broken. */
 export function conversationSegment(knownIds: readonly string[]): fc.Arbitrary<string> {
@@ -110,26 +222,52 @@ export function conversationSegment(knownIds: readonly string[]): fc.Arbitrary<s
     { weight: 2, arbitrary: fc.uuid() },
     { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...knownIds), fc.constantFrom(...TRAVERSALS)).map(([id, traversal]) => `${id}${traversal}`) },
     { weight: 2, arbitrary: fc.constantFrom(...TRAVERSALS) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('0', 'f', 'a-', '%41'), fc.integer({ min: 33, max: 4000 })).map(([piece, count]) => piece.repeat(count)) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom('0', 'f', 'a-', '%41'), fc.integer({ min: 33, max: 4000 })).map(([piece, count]) => piece.repeat(count)),
+    },
     { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 10 }).map(percentEncode) },
     { weight: 2, arbitrary: queryValue.filter((value) => value.length > 0) },
   );
 }
 
-const PATH_PREFIXES = ['/api/conversations/', '/api/conversations//', '/API/conversations/', '/api/conversations/../conversations/', '//api/conversations/', '/api/%63onversations/'];
-const PATH_SUFFIXES = ['/events/search', '/events/search/', '/events/search//', '/events/Search', '/events/%73earch', '/events', '', '/events/search/..', '/events/search%2F', '/events/search;x', '/events/search#frag'];
+const PATH_PREFIXES = [
+  '/api/conversations/',
+  '/api/conversations//',
+  '/API/conversations/',
+  '/api/conversations/../conversations/',
+  '//api/conversations/',
+  '/api/%63onversations/',
+];
+const PATH_SUFFIXES = [
+  '/events/search',
+  '/events/search/',
+  '/events/search//',
+  '/events/Search',
+  '/events/%73earch',
+  '/events',
+  '',
+  '/events/search/..',
+  '/events/search%2F',
+  '/events/search;x',
+  '/events/search#frag',
+];
 
 /** A request target aimed at the search operation, hostile in its path, its query or both. */
 export function searchTarget(knownIds: readonly string[]): fc.Arbitrary<string> {
   const prefix = fc.oneof({ weight: 12, arbitrary: fc.constant(PATH_PREFIXES[0]!) }, { weight: 1, arbitrary: fc.constantFrom(...PATH_PREFIXES) });
   const suffix = fc.oneof({ weight: 12, arbitrary: fc.constant(PATH_SUFFIXES[0]!) }, { weight: 1, arbitrary: fc.constantFrom(...PATH_SUFFIXES) });
   const query = fc.option(fc.oneof(queryString, focusedQueryString), { freq: 6, nil: undefined });
-  const target = fc.tuple(prefix, conversationSegment(knownIds), suffix, query).map(([p, id, s, q]) => (q === undefined ? `${p}${id}${s}` : `${p}${id}${s}?${q}`));
+  const target = fc
+    .tuple(prefix, conversationSegment(knownIds), suffix, query)
+    .map(([p, id, s, q]) => (q === undefined ? `${p}${id}${s}` : `${p}${id}${s}?${q}`));
   return fc.oneof({ weight: 15, arbitrary: target }, { weight: 1, arbitrary: withRawByte(target) });
 }
 
 /** Bytes a request target must not contain (RFC 9112): controls, space, DEL, and anything above 0x7E unencoded. */
-export const RAW_FORBIDDEN_BYTE = fc.oneof(fc.integer({ min: 0x00, max: 0x20 }), fc.constant(0x7f), fc.integer({ min: 0x80, max: 0xff })).map((byte) => String.fromCharCode(byte));
+export const RAW_FORBIDDEN_BYTE = fc
+  .oneof(fc.integer({ min: 0x00, max: 0x20 }), fc.constant(0x7f), fc.integer({ min: 0x80, max: 0xff }))
+  .map((byte) => String.fromCharCode(byte));
 
 function withRawByte(target: fc.Arbitrary<string>): fc.Arbitrary<string> {
   return fc.tuple(target, RAW_FORBIDDEN_BYTE, fc.nat()).map(([text, byte, at]) => {

@@ -23,7 +23,9 @@ export interface RawRequestOptions {
 /** `GET <target> HTTP/1.1` with `Connection: close`, answered in full or rejected on timeout. */
 export function rawGet(baseUrl: string, target: string, options: RawRequestOptions = {}): Promise<RawResponse> {
   const headerLines = [['Host', 'localhost'], ['Connection', 'close'], ...(options.headers ?? [])].map(([name, value]) => `${name}: ${value}\r\n`);
-  return exchange(baseUrl, Buffer.from(`GET ${target} HTTP/1.1\r\n${headerLines.join('')}\r\n`, 'latin1'), options.timeoutMs ?? 5000).then(parseResponse);
+  return exchange(baseUrl, Buffer.from(`GET ${target} HTTP/1.1\r\n${headerLines.join('')}\r\n`, 'latin1'), options.timeoutMs ?? 5000).then(
+    parseResponse,
+  );
 }
 
 /** Sends `bytes` and resolves with everything the server wrote, once it closes the connection. */
