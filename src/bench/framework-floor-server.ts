@@ -13,8 +13,7 @@ import { createApp } from '../server/app';
 import { listen } from '../server/listen';
 import { searchCriteriaOf } from '../server/criteria';
 import type { SearchCriteria } from '../search';
-import type { EventStore, StoredPage } from '../store/event-store';
-import { emptyStoredEventCounts } from '../store/stored-event-counts';
+import { type EventStore, type StoredPage, emptyStoreHealth } from '../store/event-store';
 import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomputed-server';
 
 /**
@@ -38,15 +37,7 @@ function precomputedStore(routes: readonly PrecomputedRoute[]): EventStore {
     count: async () => undefined,
     getEvent: async () => undefined,
     listConversations: async () => [],
-    health: () => ({
-      conversationsLoaded: pages.size,
-      eventsLoaded: 0,
-      eventsSkipped: 0,
-      storedEvents: emptyStoredEventCounts('contract'),
-      bytesHeld: 0,
-      memoryBudgetBytes: null,
-      conversationsDropped: 0,
-    }),
+    health: () => ({ ...emptyStoreHealth(), conversationsLoaded: pages.size }),
     close: async () => undefined,
   };
 }

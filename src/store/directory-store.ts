@@ -14,10 +14,10 @@ import { DecodePool } from './decode-pool';
 import type { WatchMode } from './directory-watch';
 import { errorCode } from './error-code';
 import { ConversationSummaries } from './conversation-summaries';
-import type { EventStore, StoreHealth, StoredConversationSummary, StoredPage } from './event-store';
+import { type EventStore, type StoreHealth, type StoredConversationSummary, type StoredPage, emptyStoreHealth } from './event-store';
 import { RootWatch } from './root-watch';
 import type { StoredEventMode } from './stored-event';
-import { addStoredEventCounts, emptyStoredEventCounts } from './stored-event-counts';
+import { addStoredEventCounts } from './stored-event-counts';
 import { afterNextPoll } from './time-slice';
 
 export { StoreRootError, checkConversationsRoot } from './store-root';
@@ -176,11 +176,7 @@ class DirectoryStore implements DirectoryEventStore {
 
   health(): StoreHealth {
     const health: StoreHealth = {
-      conversationsLoaded: 0,
-      eventsLoaded: 0,
-      eventsSkipped: 0,
-      storedEvents: emptyStoredEventCounts(this.mode),
-      bytesHeld: 0,
+      ...emptyStoreHealth(this.mode),
       memoryBudgetBytes: this.memoryBudgetBytes ?? null,
       conversationsDropped: this.conversationsDropped,
     };

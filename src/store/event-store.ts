@@ -4,7 +4,8 @@
  * JSON bytes, never a re-serialised object, and the server writes them out as they are.
  */
 import type { EventFilters, SearchCriteria } from '../search';
-import type { StoredEventCounts } from './stored-event-counts';
+import type { StoredEventMode } from './stored-event';
+import { type StoredEventCounts, emptyStoredEventCounts } from './stored-event-counts';
 
 /** Counters an operator reads on the health endpoint. */
 export interface StoreHealth {
@@ -61,4 +62,17 @@ export interface EventStore {
   health(): StoreHealth;
   /** Stops watchers and timers, so the process can exit. */
   close(): Promise<void>;
+}
+
+/** Health with every counter at zero and no memory budget: where a store starts counting. */
+export function emptyStoreHealth(mode: StoredEventMode = 'contract'): StoreHealth {
+  return {
+    conversationsLoaded: 0,
+    eventsLoaded: 0,
+    eventsSkipped: 0,
+    storedEvents: emptyStoredEventCounts(mode),
+    bytesHeld: 0,
+    memoryBudgetBytes: null,
+    conversationsDropped: 0,
+  };
 }

@@ -15,6 +15,8 @@ const EXAMPLES = 'test/contract/examples.ts';
 /** What generation and type-checking need; tsconfig.json is written, not copied. */
 const COPIED = ['openapi.yaml', 'redocly.yaml', 'package.json', 'scripts', 'generated', 'src', EXAMPLES];
 // Covers the shared preparation too, and four compilers at once on a busy machine.
+/** What `npm run generate` says when it rewrote generated/; the copy is not a git checkout, so there is no committed contract to diff against. */
+const WROTE_GENERATED = { status: 0, stdout: expect.stringMatching(/^wrote generated\/openapi\.ts, generated\/openapi\.json\n/), stderr: '' };
 const TIMEOUT_MS = 300_000;
 
 interface Run {
@@ -72,7 +74,7 @@ test.concurrent(
       stderr:
         'generated/ is out of date with openapi.yaml: generated/openapi.ts, generated/openapi.json.\nRun `npm run generate` and commit the result.\n',
     });
-    expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+    expect(await generate(project)).toEqual(WROTE_GENERATED);
     expect(await generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
 
     const introduced = introducedBy((await typecheck(project)).diagnostics);
@@ -105,7 +107,7 @@ test.concurrent(
       parameters.items.find((parameter) => parameter.get('name') === 'page_id')?.set('name', 'cursor');
     });
 
-    expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+    expect(await generate(project)).toEqual(WROTE_GENERATED);
 
     const introduced = introducedBy((await typecheck(project)).diagnostics);
     expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'page_id'"))).toEqual([]);
@@ -146,7 +148,7 @@ test.concurrent(
       );
     });
 
-    expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+    expect(await generate(project)).toEqual(WROTE_GENERATED);
 
     expect(introducedBy((await typecheck(project)).diagnostics)).toEqual([
       {
@@ -172,7 +174,7 @@ test.concurrent(
       spec.deleteIn(['paths', COUNT_PATH]);
     });
 
-    expect(await generate(project)).toEqual({ status: 0, stdout: 'wrote generated/openapi.ts, generated/openapi.json\n', stderr: '' });
+    expect(await generate(project)).toEqual(WROTE_GENERATED);
 
     const introduced = introducedBy((await typecheck(project)).diagnostics);
     expect(introduced).toContainEqual(

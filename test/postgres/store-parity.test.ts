@@ -183,6 +183,13 @@ describe('the PostgreSQL store against the directory store', () => {
 
   it('health counts every conversation, event and skipped file', async () => {
     await postgres.refreshHealth();
-    expect(postgres.health()).toMatchObject({ conversationsLoaded: 4, eventsLoaded: 250 + ODD_EVENTS.length, eventsSkipped: 3 });
+    expect(postgres.health()).toMatchObject({
+      conversationsLoaded: 4,
+      eventsLoaded: 250 + ODD_EVENTS.length,
+      eventsSkipped: 3,
+      storedEvents: { brokenFiles: 3 },
+      bytesHeld: 0,
+      conversationsDropped: 0,
+    });
   });
 });

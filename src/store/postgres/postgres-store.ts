@@ -6,8 +6,7 @@
 import type { Pool } from 'pg';
 import type { Logger } from '../../log';
 import type { EventFilters, SearchCriteria } from '../../search';
-import type { EventStore, StoredConversationSummary, StoredPage, StoreHealth } from '../event-store';
-import { emptyStoredEventCounts } from '../stored-event-counts';
+import { type EventStore, type StoredConversationSummary, type StoredPage, type StoreHealth, emptyStoreHealth } from '../event-store';
 import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
 import {
   countStatement,
@@ -79,16 +78,8 @@ interface CursorRow {
 }
 
 export class PostgresStore implements EventStore {
-  private counters: StoreHealth = {
-    conversationsLoaded: 0,
-    eventsLoaded: 0,
-    eventsSkipped: 0,
-    storedEvents: emptyStoredEventCounts('contract'),
-    // Nothing is held in this process: the database holds the events.
-    bytesHeld: 0,
-    memoryBudgetBytes: null,
-    conversationsDropped: 0,
-  };
+  // Nothing is held in this process: the database holds the events, so no bytes and no budget.
+  private counters: StoreHealth = emptyStoreHealth();
   private readonly healthTimer: NodeJS.Timeout;
   private closed = false;
 
