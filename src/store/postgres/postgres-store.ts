@@ -43,6 +43,7 @@ const DEFAULT_HEALTH_REFRESH_MS = 2_000;
  */
 export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions): Promise<PostgresStore> {
   const pool = createPool(databaseUrl, options.logger, options.settings ?? DEFAULT_CONNECTION_SETTINGS);
+  let payloadForm: PayloadForm;
   try {
     const version = await schemaVersion(pool);
     const expected = latestSchemaVersion();
@@ -56,6 +57,9 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
         `The database at ${redactedUrl(databaseUrl)} has schema version ${version}, newer than this server knows (${expected}). Upgrade the server.`,
       );
     }
+    const encoding = (await pool.query<{ encoding: string }>("SELECT current_setting('server_encoding') AS encoding")).rows[0]?.encoding;
+    // Only a UTF8 database hands convert_from's text back byte for byte; any other has it converted twice.
+    payloadForm = encoding === 'UTF8' ? 'text' : 'bytea';
   } catch (error) {
     await pool.end().catch(() => undefined);
     if (error instanceof DatabaseStartError) throw error;
@@ -63,9 +67,6 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
       `Cannot use the database at ${redactedUrl(databaseUrl)}: ${describeDatabaseError(error)}. Check that PostgreSQL is running and that --database-url (or DATABASE_URL) names it.`,
     );
   }
-  const encoding = (await pool.query<{ encoding: string }>("SELECT current_setting('server_encoding') AS encoding")).rows[0]?.encoding;
-  // Only a UTF8 database hands convert_from's text back byte for byte; any other has it converted twice.
-  const payloadForm: PayloadForm = encoding === 'UTF8' ? 'text' : 'bytea';
   const store = new PostgresStore(pool, options.logger, options.healthRefreshMs ?? DEFAULT_HEALTH_REFRESH_MS, payloadForm);
   await store.refreshHealth();
   return store;
