@@ -41,6 +41,17 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
+/**
+ * How a statement returns the stored bytes. As `text` (convert_from) they travel as they
+ * are: half the bytes of bytea's hex form, and no hex decoding in the driver. The database
+ * refuses that for bytes that are not valid UTF-8; the store then asks again for `bytea`.
+ */
+export type PayloadForm = 'text' | 'bytea';
+
+function payloadColumn(column: string, form: PayloadForm): string {
+  return form === 'text' ? `convert_from(${column}, 'UTF8') AS payload` : `${column} AS payload`;
+}
+
 /** The key a page after a cursor starts at; null keys mean the cursor did not count (restart). */
 export interface CursorKey {
   sortMicros: string | null;
@@ -55,11 +66,11 @@ function orderOf(criteria: SearchCriteria): 'ASC' | 'DESC' {
  * A first page: the conversation's row (none: no conversation) joined with up to `limit + 1`
  * events, the last of which only names the next page.
  */
-export function firstPageStatement(hex: string, criteria: SearchCriteria): Statement {
+export function firstPageStatement(hex: string, criteria: SearchCriteria, form: PayloadForm = 'text'): Statement {
   const parameters = new Parameters();
   const hexParameter = parameters.add(hex);
   const order = orderOf(criteria);
-  const text = `SELECT c.id, e.event_id, e.payload FROM conversations c
+  const text = `SELECT c.id, e.event_id, ${payloadColumn('e.payload', form)} FROM conversations c
     LEFT JOIN LATERAL (
       SELECT event_id, payload, sort_micros, position FROM events
       WHERE conversation_id = c.id AND ${filterConditions(criteria, parameters)}
@@ -90,7 +101,7 @@ export function cursorStatement(hex: string, criteria: SearchCriteria): Statemen
 }
 
 /** A page from a cursor's event on (inclusive), or from the start when the key is null. */
-export function pageFromCursorStatement(conversationId: number, cursor: CursorKey, criteria: SearchCriteria): Statement {
+export function pageFromCursorStatement(conversationId: number, cursor: CursorKey, criteria: SearchCriteria, form: PayloadForm = 'text'): Statement {
   const parameters = new Parameters();
   const order = orderOf(criteria);
   const conditions = [`conversation_id = ${parameters.add(conversationId)}`, filterConditions(criteria, parameters)];
@@ -100,7 +111,7 @@ export function pageFromCursorStatement(conversationId: number, cursor: CursorKe
       `(sort_micros, position) ${comparison} (${parameters.add(cursor.sortMicros)}::bigint, ${parameters.add(cursor.position)}::bigint)`,
     );
   }
-  const text = `SELECT event_id, payload FROM events WHERE ${conditions.join(' AND ')}
+  const text = `SELECT event_id, ${payloadColumn('payload', form)} FROM events WHERE ${conditions.join(' AND ')}
     ORDER BY sort_micros ${order}, position ${order} LIMIT ${parameters.add(criteria.limit + 1)}`;
   return { text, values: parameters.values };
 }
@@ -115,8 +126,8 @@ export function countStatement(hex: string, filters: EventFilters): Statement {
 }
 
 /** The event's bytes (null payload: no such event); no row when there is no such conversation. */
-export function eventByIdStatement(hex: string, eventId: string): Statement {
-  const text = `SELECT e.payload FROM conversations c
+export function eventByIdStatement(hex: string, eventId: string, form: PayloadForm = 'text'): Statement {
+  const text = `SELECT ${payloadColumn('e.payload', form)} FROM conversations c
     LEFT JOIN LATERAL (
       SELECT payload FROM events WHERE conversation_id = c.id AND event_id = $2 ORDER BY position DESC LIMIT 1
     ) e ON true

@@ -8,7 +8,15 @@ import type { Logger } from '../../log';
 import type { EventFilters, SearchCriteria } from '../../search';
 import { type EventStore, type StoredConversationSummary, type StoredPage, type StoreHealth, emptyStoreHealth } from '../event-store';
 import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
-import { countStatement, cursorStatement, eventByIdStatement, firstPageStatement, pageFromCursorStatement } from './event-query';
+import {
+  countStatement,
+  cursorStatement,
+  eventByIdStatement,
+  firstPageStatement,
+  type PayloadForm,
+  pageFromCursorStatement,
+  type Statement,
+} from './event-query';
 import { latestSchemaVersion, schemaVersion } from './migrations';
 
 /** Why the store cannot start; the message names the database (without a password) and the fix. */
@@ -35,6 +43,7 @@ const DEFAULT_HEALTH_REFRESH_MS = 2_000;
  */
 export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions): Promise<PostgresStore> {
   const pool = createPool(databaseUrl, options.logger, options.settings ?? DEFAULT_CONNECTION_SETTINGS);
+  let payloadForm: PayloadForm;
   try {
     const version = await schemaVersion(pool);
     const expected = latestSchemaVersion();
@@ -48,6 +57,9 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
         `The database at ${redactedUrl(databaseUrl)} has schema version ${version}, newer than this server knows (${expected}). Upgrade the server.`,
       );
     }
+    const encoding = (await pool.query<{ encoding: string }>("SELECT current_setting('server_encoding') AS encoding")).rows[0]?.encoding;
+    // Only a UTF8 database hands convert_from's text back byte for byte; any other has it converted twice.
+    payloadForm = encoding === 'UTF8' ? 'text' : 'bytea';
   } catch (error) {
     await pool.end().catch(() => undefined);
     if (error instanceof DatabaseStartError) throw error;
@@ -55,7 +67,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
       `Cannot use the database at ${redactedUrl(databaseUrl)}: ${describeDatabaseError(error)}. Check that PostgreSQL is running and that --database-url (or DATABASE_URL) names it.`,
     );
   }
-  const store = new PostgresStore(pool, options.logger, options.healthRefreshMs ?? DEFAULT_HEALTH_REFRESH_MS);
+  const store = new PostgresStore(pool, options.logger, options.healthRefreshMs ?? DEFAULT_HEALTH_REFRESH_MS, payloadForm);
   await store.refreshHealth();
   return store;
 }
@@ -76,6 +88,7 @@ export class PostgresStore implements EventStore {
     private readonly pool: Pool,
     private readonly logger: Logger,
     healthRefreshMs: number,
+    private readonly payloadForm: PayloadForm = 'bytea',
   ) {
     this.healthTimer = setInterval(() => void this.refreshHealth(), healthRefreshMs);
     this.healthTimer.unref();
@@ -85,18 +98,18 @@ export class PostgresStore implements EventStore {
   search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
     return guarded('search', async () => {
       if (criteria.pageId === undefined) {
-        const result = await this.pool.query<{ id: number; event_id: string | null; payload: Buffer | null }>(firstPageStatement(hex, criteria));
-        if (result.rows.length === 0) return undefined;
+        const rows = await this.payloadRows<{ id: number; event_id: string | null }>((form) => firstPageStatement(hex, criteria, form));
+        if (rows.length === 0) return undefined;
         return pageOf(
-          result.rows.filter((row): row is { id: number; event_id: string; payload: Buffer } => row.event_id !== null),
+          rows.filter((row): row is { id: number; event_id: string; payload: Buffer } => row.event_id !== null),
           criteria.limit,
         );
       }
       const cursor = (await this.pool.query<CursorRow>(cursorStatement(hex, criteria))).rows[0];
       if (!cursor) return undefined;
       const key = { sortMicros: cursor.sort_micros, position: cursor.position };
-      const result = await this.pool.query<{ event_id: string; payload: Buffer }>(pageFromCursorStatement(cursor.id, key, criteria));
-      return pageOf(result.rows, criteria.limit);
+      const rows = await this.payloadRows<{ event_id: string }>((form) => pageFromCursorStatement(cursor.id, key, criteria, form));
+      return pageOf(rows as { event_id: string; payload: Buffer }[], criteria.limit);
     });
   }
 
@@ -111,7 +124,7 @@ export class PostgresStore implements EventStore {
   /** The event's stored bytes; null when the conversation has no such event, undefined when there is no conversation. */
   getEvent(hex: string, eventId: string): Promise<Buffer | null | undefined> {
     return guarded('get event', async () => {
-      const row = (await this.pool.query<{ payload: Buffer | null }>(eventByIdStatement(hex, eventId))).rows[0];
+      const row = (await this.payloadRows<object>((form) => eventByIdStatement(hex, eventId, form)))[0];
       return row ? row.payload : undefined;
     });
   }
@@ -136,6 +149,22 @@ export class PostgresStore implements EventStore {
         lastEventAt: storedTimestamp(row.last_payload),
       }));
     });
+  }
+
+  /**
+   * Runs a statement that returns stored bytes, in this store's payload form; rows whose
+   * bytes are not valid UTF-8 make the text form fail, and the statement runs again as bytea.
+   */
+  private async payloadRows<Row extends object>(statement: (form: PayloadForm) => Statement): Promise<(Row & { payload: Buffer | null })[]> {
+    if (this.payloadForm === 'text') {
+      try {
+        const result = await this.pool.query<Row & { payload: string | null }>(statement('text'));
+        return result.rows.map((row) => ({ ...row, payload: row.payload === null ? null : Buffer.from(row.payload, 'utf8') }));
+      } catch (error) {
+        if (!isNotUtf8(error)) throw error;
+      }
+    }
+    return (await this.pool.query<Row & { payload: Buffer | null }>(statement('bytea'))).rows;
   }
 
   health(): StoreHealth {
@@ -166,6 +195,11 @@ export class PostgresStore implements EventStore {
       if (!this.closed) this.logger.warn('cannot read the store counters for /health', { error: describeDatabaseError(error) });
     }
   }
+}
+
+/** The database refused to read bytes as UTF-8 text (SQLSTATE 22021); read by shape, as connection.ts does. */
+function isNotUtf8(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === '22021';
 }
 
 function pageOf(rows: readonly { event_id: string; payload: Buffer }[], limit: number): StoredPage {
