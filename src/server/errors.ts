@@ -11,6 +11,7 @@ import type {
 } from '../contract';
 import type { Logger } from '../log';
 import { StoreUnavailableError } from '../store/store-unavailable';
+import type { ParameterSpec } from './parameters';
 import { describeInvalidParameter } from './pydantic-errors';
 import { type MatchedRequest, matchedRequest } from './request-validation';
 
@@ -96,7 +97,7 @@ function parameterNameOf(path: string | undefined): string | undefined {
   return path?.split('/').filter(Boolean)[1];
 }
 
-function rawValue(parameter: MatchedRequest['route']['parameters'][number], req: Request, rawQuery: Record<string, string>): string {
+function rawValue(parameter: ParameterSpec, req: Request, rawQuery: Record<string, string>): string {
   // Path parameters are matched by the validator before any route runs, so they are on
   // its request annotation rather than in req.params when validation fails.
   if (parameter.in === 'path') return String((req as AnnotatedRequest).openapi?.pathParams?.[parameter.name] ?? '');
