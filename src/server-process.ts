@@ -1,19 +1,20 @@
 /**
- * Our TypeScript sources run as a child process under this node and tsx
- * (`node --import tsx src/cli/start.ts ...`): the one spawner behind the bench, the soak
- * and the tests that need a real process, so they run the code as it is in the checkout,
- * without a build. Users run the compiled `dist/` (`npm start`, the `agent-server` bin)
- * with the same node flags. It returns as soon as the process is spawned;
- * how to wait for it is the caller's choice, since the bench times the start from the spawn.
+ * The one spawner behind the bench, the soak and the tests that need a real process. Scripts
+ * run from the checkout's TypeScript under this node and tsx (`node --import tsx <script>`),
+ * so tests need no build; the server itself runs either so or compiled, from `dist/`, as
+ * `npm start` and the `agent-server` bin run it, with the same node flags. The bench and the
+ * soak measure the compiled one. It returns as soon as the process is spawned; how to wait
+ * for it is the caller's choice, since the bench times the start from the spawn.
  * `processMemory` reads what such a process holds, for the bench and the soak alike.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findFreePort } from './free-port';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 const START_SCRIPT = 'src/cli/start.ts';
+const COMPILED_START_SCRIPT = 'dist/src/cli/start.js';
 
 /**
  * Node flags the server runs with, here, in `npm start` (package.json) and in the first line of
@@ -44,6 +45,8 @@ export interface ScriptOptions {
   readonly ipc?: boolean;
   /** Names the process in error messages; default "server". */
   readonly label?: string;
+  /** The script is compiled JavaScript: node runs it without tsx. */
+  readonly compiled?: boolean;
 }
 
 export interface ScriptProcess {
@@ -56,10 +59,14 @@ export interface ScriptProcess {
   stop(graceMs: number): Promise<ProcessExit>;
 }
 
-/** Spawns `node [nodeFlags] --import tsx <script> [args]`, `script` relative to the project root. */
+/**
+ * Spawns `node [nodeFlags] --import tsx <script> [args]` (without tsx when `compiled`),
+ * `script` relative to the project root.
+ */
 export function spawnScript(script: string, args: readonly string[], options: ScriptOptions = {}): ScriptProcess {
   const root = options.projectRoot ?? PROJECT_ROOT;
-  const nodeArgs = [...(options.nodeFlags ?? []), '--import', 'tsx', path.join(root, script), ...args];
+  const loader = options.compiled ? [] : ['--import', 'tsx'];
+  const nodeArgs = [...(options.nodeFlags ?? []), ...loader, path.join(root, script), ...args];
   const spawnOptions: SpawnOptions = {
     cwd: root,
     ...(options.env ? { env: options.env } : {}),
@@ -117,7 +124,7 @@ export interface SpawnedServer extends ScriptProcess {
 }
 
 /**
- * Spawns src/cli/start.ts and returns at once, without waiting for it to listen: the bench
+ * Spawns the server (src/cli/start.ts, or dist/src/cli/start.js when `compiled`) and returns at once, without waiting for it to listen: the bench
  * polls it from the spawn, the soak waits for its "listening" line.
  */
 export async function spawnServer(options: ServerOptions): Promise<SpawnedServer> {
@@ -126,7 +133,16 @@ export async function spawnServer(options: ServerOptions): Promise<SpawnedServer
   const port = options.port ?? (await findFreePort(host === '0.0.0.0' ? '127.0.0.1' : host));
   const flags = ['--host', host, '--port', String(port), '--conversations-path', options.conversationsPath, ...(options.args ?? [])];
   const nodeFlags = [...SERVER_NODE_FLAGS, ...(options.nodeFlags ?? [])];
-  return { ...spawnScript(START_SCRIPT, flags, { ...options, nodeFlags }), url: `http://${host}:${port}` };
+  const script = options.compiled ? compiledStartScript(options.projectRoot ?? PROJECT_ROOT) : START_SCRIPT;
+  return { ...spawnScript(script, flags, { ...options, nodeFlags }), url: `http://${host}:${port}` };
+}
+
+/** The compiled server, after checking it was built: measuring a stale or missing build would mislead. */
+function compiledStartScript(projectRoot: string): string {
+  if (!existsSync(path.join(projectRoot, COMPILED_START_SCRIPT))) {
+    throw new Error(`${COMPILED_START_SCRIPT} is missing: run \`npm run build\` first.`);
+  }
+  return COMPILED_START_SCRIPT;
 }
 
 export interface ProcessMemory {

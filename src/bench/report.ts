@@ -117,7 +117,7 @@ function openTable(conversations: readonly ConversationResults[]): string {
   return `### Opening a conversation (fresh server)
 
 Cold open = spawn to the first 200 of a search on the conversation; process ready = spawn to
-the first 200 of \`/alive\`, beside the baseline process's spawn to listening (same node and tsx);
+the first 200 of \`/alive\` (the compiled server), beside the baseline process's spawn to listening (node and tsx);
 RSS idle = our server before it has read a conversation, beside the baseline process's RSS.
 The loading floor is the bench process listing and reading every event file, one after
 another from the page cache (then also parsing each as JSON).

@@ -35,8 +35,9 @@ export interface OurServerOptions {
 }
 
 /**
- * Spawns `node --import tsx src/cli/start.ts` on a free loopback port and returns at once,
- * without waiting for it to listen: the cold-open figure starts at the spawn.
+ * Spawns the compiled server (`node dist/src/cli/start.js`, as `npm start` runs it) on a free
+ * loopback port and returns at once, without waiting for it to listen: the cold-open figure
+ * starts at the spawn.
  */
 export async function spawnOurServer(label: string, options: OurServerOptions): Promise<ServerProcess> {
   const server = await spawnServer({
@@ -47,6 +48,7 @@ export async function spawnOurServer(label: string, options: OurServerOptions): 
     args: [...(options.validateResponses ? ['--validate-responses'] : []), ...(options.serverArgs ?? [])],
     nodeFlags: options.nodeFlags,
     logFile: options.logFile,
+    compiled: true,
   });
   return serverProcess(label, server, server.url, options.logFile);
 }

@@ -73,6 +73,11 @@ export function compareEvents(a: Entry, b: Entry): number {
   return at - bt || a.position - b.position;
 }
 
+export interface IndexMemory {
+  readonly payloadBytes: number;
+  readonly indexBytes: number;
+}
+
 /** Which list of the index a search walks: every event, one kind's, or one source's. */
 export type ListKey = { all: true } | { kind: EventKind } | { source: string };
 
@@ -119,6 +124,7 @@ export class EventIndex<Payload> {
   /** slot + 1 at each position below DENSE_POSITIONS (0: none), then the sparse rest. */
   private slotByPosition = new Int32Array(0);
   private readonly sparsePositions = new Map<number, number>();
+  private measured: IndexMemory | undefined;
 
   /** Search order over slots: timestamp (none first), then position. */
   readonly order: SlotOrder = (a, b) => {
@@ -151,6 +157,7 @@ export class EventIndex<Payload> {
   /** Adds an event, replacing the one stored at the same position. */
   upsert(event: IndexedEvent<Payload>): void {
     this.remove(event.position);
+    this.measured = undefined;
     const slot = this.takeSlot();
     this.micros[slot] = event.micros ?? Number.NaN;
     if (this.positions instanceof Int32Array && (event.position | 0) !== event.position) this.positions = Float64Array.from(this.positions);
@@ -176,6 +183,7 @@ export class EventIndex<Payload> {
   remove(position: number): void {
     const slot = this.slotAtPosition(position);
     if (slot < 0) return;
+    this.measured = undefined;
     this.all.remove(slot, this.order);
     this.kindLists[this.kinds[slot]!]?.remove(slot, this.order);
     if (this.sources[slot] !== NO_SOURCE) this.sourceLists[this.sources[slot]!]?.remove(slot, this.order);
@@ -273,6 +281,7 @@ export class EventIndex<Payload> {
    * that a conversation that is mostly read holds about what it needs.
    */
   trim(): void {
+    this.measured = undefined;
     this.all.trim();
     for (const list of this.kindLists) list?.trim();
     for (const list of this.sourceLists) list?.trim();
@@ -283,8 +292,17 @@ export class EventIndex<Payload> {
     if (positionsUsed < this.slotByPosition.length) this.slotByPosition = resized(this.slotByPosition, positionsUsed);
   }
 
-  /** What the index holds: its payloads' bytes, and everything else (columns, lists, tables, search texts). */
-  memory(): { payloadBytes: number; indexBytes: number } {
+  /**
+   * What the index holds: its payloads' bytes, and everything else (columns, lists, tables,
+   * search texts). Kept until the next change: a memory budget asks every held conversation
+   * each time one is loaded.
+   */
+  memory(): IndexMemory {
+    this.measured ??= this.measure();
+    return this.measured;
+  }
+
+  private measure(): IndexMemory {
     const { payloadBytes, overheadBytes } = this.payloads.memory();
     let lists = this.all.byteLength;
     for (const list of this.kindLists) lists += list?.byteLength ?? 0;

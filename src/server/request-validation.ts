@@ -1,4 +1,4 @@
-import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from '../contract';
 import { parseFilterTimestamp } from '../search/timestamps';
 import { parseUuid } from '../search/uuid';
@@ -31,10 +31,31 @@ export function matchedRequest(req: Request): MatchedRequest | undefined {
 export function openApiValidator(document: OpenApiDocument, validateResponses: boolean): RequestHandler {
   // Loaded on the first request that reaches it: requiring express-openapi-validator was the
   // largest part of a server start, and /alive, /health and /docs never need it.
-  let validator: Router | undefined;
+  let validator: RequestHandler | undefined;
   return (req, res, next) => {
-    validator ??= Router().use(createValidatorMiddleware(document, validateResponses));
+    validator ??= inSequence(createValidatorMiddleware(document, validateResponses));
     validator(req, res, next);
+  };
+}
+
+/**
+ * The validator's middlewares run one after another, as one. Not a Router: a router that
+ * reaches the end of its stack hands over to the next layer only after a turn of the event
+ * loop (setImmediate), and matches and trims the path again for each of them.
+ */
+function inSequence(handlers: readonly RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let at = 0;
+    const step = (error?: unknown): void => {
+      const handler = handlers[at++];
+      if (error !== undefined || handler === undefined) return next(error);
+      try {
+        handler(req, res, step);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    step();
   };
 }
 

@@ -6,8 +6,10 @@
  * four queued each, otherwise to the main thread, unless it is serving requests. Measured
  * on 2 cores while 100k events load: the main thread's help cuts the load from 3.4 s to
  * 2.8 s, but doubles the median small request (6 to 11 ms), so it stops helping as soon
- * as requests come. A batch the workers cannot decode (they failed, or never started) is
- * decoded on the main thread, so a load never depends on the workers.
+ * as requests come. While the workers run anyway (loads keep coming, decode-pool.ts),
+ * smaller loads share them too, cut in one batch per thread (`loadSharing`). A batch the
+ * workers cannot decode (they failed, or never started) is decoded on the main thread, so
+ * a load never depends on the workers.
  */
 import type { DecodePool } from './decode-pool';
 import { EventFileBatches, type DecodedFiles } from './event-file-batches';
@@ -52,11 +54,27 @@ export class MainThreadDecoder implements BatchDecoder {
 }
 
 /**
- * Batches queued per worker. Two drained while the main thread was busy with a batch of
- * its own (a worker sat idle 20% of a 100k load); four keep it busy, at 2 MB of payloads
- * held ahead per worker.
+ * Batches queued per worker in a large load. Two drained while the main thread was busy
+ * with a batch of its own (a worker sat idle 20% of a 100k load); four keep it busy, at
+ * 2 MB of payloads held ahead per worker.
  */
 const BATCHES_PER_WORKER = 4;
+
+/**
+ * How a load is cut into batches and shared: a large load in batches of `filesPerBatch`,
+ * four queued per worker (the main thread takes one when they are full); a smaller one
+ * in one batch per worker and one for the main thread, all decoded at once, since the
+ * load is waited for and no batch would otherwise run beside the main thread's.
+ */
+export interface LoadSharing {
+  batchSize: number;
+  queuedPerWorker: number;
+}
+
+export function loadSharing(fileCount: number, workers: number, filesPerBatch: number): LoadSharing {
+  if (fileCount >= filesPerBatch * (workers + 1)) return { batchSize: filesPerBatch, queuedPerWorker: BATCHES_PER_WORKER };
+  return { batchSize: Math.ceil(fileCount / (workers + 1)), queuedPerWorker: 1 };
+}
 
 /** Decodes in the workers while they have room, and on the main thread otherwise (see the top of this file). */
 export class SharedDecoder implements BatchDecoder {
@@ -72,9 +90,10 @@ export class SharedDecoder implements BatchDecoder {
     private readonly mode: StoredEventMode,
     /** Whether the main thread has had no requests to serve lately. */
     private readonly mainThreadIsFree: () => boolean,
+    private readonly queuedPerWorker: number,
   ) {
     // The workers' batches, and one for the main thread.
-    this.lookahead = BATCHES_PER_WORKER * pool.workerCount + 1;
+    this.lookahead = queuedPerWorker * pool.workerCount + 1;
   }
 
   get readsOnThreadPool(): boolean {
@@ -82,7 +101,7 @@ export class SharedDecoder implements BatchDecoder {
   }
 
   async decode(files: readonly EventFileName[]): Promise<DecodedFiles> {
-    if (this.pool.pendingJobs >= BATCHES_PER_WORKER * this.pool.workerCount && this.mainThreadIsFree()) return this.onMainThread.decode(files);
+    if (this.pool.pendingJobs >= this.queuedPerWorker * this.pool.workerCount && this.mainThreadIsFree()) return this.onMainThread.decode(files);
     try {
       const names = files.map((file) => file.name);
       const decoded = await this.pool.decode({

@@ -8,7 +8,7 @@ import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log';
 import { EventIndex } from '../search';
-import { MainThreadDecoder, SharedDecoder, type BatchDecoder } from './batch-decoders';
+import { MainThreadDecoder, SharedDecoder, type BatchDecoder, loadSharing } from './batch-decoders';
 import { resolveLinkInsideRoot } from './contained-path';
 import { directoryIdentity } from './conversation-location';
 import type { DecodePool } from './decode-pool';
@@ -30,6 +30,12 @@ import { TimeSlice, consumeInOrder } from './time-slice';
  * file order. Bounds the payloads decoded ahead of the index to about 0.5 MB a batch.
  */
 const FILES_PER_BATCH = 256;
+/**
+ * Smallest load worth cutting between running workers and the main thread: below it, a
+ * worker's round trip (a message each way, the batch packed and unpacked) costs about what
+ * the split saves.
+ */
+const SHARED_LOAD_FILES = 64;
 /**
  * Longest synchronous stretch of reading, decoding or applying on the main thread before
  * other requests get a turn. A request needs a few turns of the event loop (its bytes
@@ -305,9 +311,9 @@ export class ConversationEvents {
     const directory = this.eventsDirectory?.path;
     if (!directory) return;
     const slice = new TimeSlice(SLICE_MS);
-    const decoder = this.decoderFor(directory, files.length, slice);
+    const { decoder, batchSize } = this.decoderFor(directory, files.length, slice);
     const batches: EventFileName[][] = [];
-    for (let start = 0; start < files.length; start += FILES_PER_BATCH) batches.push(files.slice(start, start + FILES_PER_BATCH));
+    for (let start = 0; start < files.length; start += batchSize) batches.push(files.slice(start, start + batchSize));
     const applyBatch = async (batch: readonly EventFileName[], decoded: DecodedFiles) => {
       for (let i = 0; i < batch.length && !this.closed; i++) {
         this.apply(batch[i]!, decoded.files[i]!, decoded.unlisted[i], directory);
@@ -329,12 +335,22 @@ export class ConversationEvents {
     this.decodedInWorkers ||= decoder.usedWorkers;
   }
 
-  private decoderFor(directory: string, fileCount: number, slice: TimeSlice): BatchDecoder {
-    const { mode, realRoot } = this.options;
+  /**
+   * The decode workers take a load that is large, or one of a few dozen files or more while
+   * they run anyway; the main thread decodes the rest alone.
+   */
+  private decoderFor(directory: string, fileCount: number, slice: TimeSlice): { decoder: BatchDecoder; batchSize: number } {
+    const { mode, realRoot, decodeInWorkersFrom } = this.options;
     const onMainThread = new MainThreadDecoder(directory, realRoot, slice, this.slab, mode);
     const pool = this.options.decodePool;
-    if (!pool?.usable || fileCount < this.options.decodeInWorkersFrom) return onMainThread;
-    return new SharedDecoder(pool, directory, realRoot, onMainThread, mode, this.options.mainThreadIsFree);
+    const shared = pool?.usable && (fileCount >= decodeInWorkersFrom || (pool.running > 0 && fileCount >= SHARED_LOAD_FILES));
+    if (!shared) {
+      if (Number.isFinite(decodeInWorkersFrom)) pool?.noteMainThreadLoad(fileCount, decodeInWorkersFrom);
+      return { decoder: onMainThread, batchSize: FILES_PER_BATCH };
+    }
+    const sharing = loadSharing(fileCount, pool.workerCount, FILES_PER_BATCH);
+    const decoder = new SharedDecoder(pool, directory, realRoot, onMainThread, mode, this.options.mainThreadIsFree, sharing.queuedPerWorker);
+    return { decoder, batchSize: sharing.batchSize };
   }
 
   private apply(file: EventFileName, decoded: DecodedFile, unlisted: string | undefined, directory: string): void {

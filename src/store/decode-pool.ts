@@ -22,6 +22,8 @@ const WORKER_MODULE = path.join(__dirname, `decode-worker${path.extname(__filena
 
 /** Long enough to list a directory of a million files on a busy machine. */
 const WARM_IDLE_MS = 5000;
+/** The window over which small loads on the main thread are added up. */
+const RECENT_LOADS_MS = 1000;
 
 export interface DecodePoolOptions {
   workers: number;
@@ -42,6 +44,9 @@ export class DecodePool {
   private idleTimer: NodeJS.Timeout | undefined;
   private failed = false;
   private closed = false;
+  /** Files decoded on the main thread since `recentStartedAt` (see noteMainThreadLoad). */
+  private recentFiles = 0;
+  private recentStartedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: DecodePoolOptions) {}
 
@@ -77,6 +82,22 @@ export class DecodePool {
     } finally {
       if (this.workers.every((worker) => worker.pending === 0)) this.stopWhenIdle();
     }
+  }
+
+  /**
+   * Hears of a load decoded on the main thread. Many small loads add up to a large one (a
+   * client opening conversation after conversation, or a memory budget reading dropped ones
+   * again): once `warmFrom` files were decoded so within a second, the workers are started,
+   * and loads then share them while they keep coming (see `running`).
+   */
+  noteMainThreadLoad(files: number, warmFrom: number): void {
+    const now = performance.now();
+    if (now - this.recentStartedAt > RECENT_LOADS_MS) {
+      this.recentStartedAt = now;
+      this.recentFiles = 0;
+    }
+    this.recentFiles += files;
+    if (this.recentFiles >= warmFrom) this.warm();
   }
 
   /**

@@ -135,6 +135,34 @@ describe('loads decoded in worker threads', () => {
   });
 });
 
+describe('many smaller loads one after another', () => {
+  it('start the workers once they add up, then share them, serving what the main thread alone serves', async () => {
+    const hexes = Array.from({ length: 12 }, (_, i) => `${String(i).padStart(2, '0')}${CONVERSATION.slice(2)}`);
+    for (const hex of hexes) {
+      const events = createConversation(t.root, hex);
+      for (let i = 0; i < 100; i++) writeEvent(events, i, i % 7 === 0 ? pause(i, `2026-06-16T05:39:${10 + (i % 40)}.25`) : userMessage(i));
+    }
+    const logger = createMemoryLogger();
+    // Four loads of 100 files add up to the threshold: the fifth and later may share the workers.
+    const store = createDirectoryStore(t.root, { logger, decodeInWorkersFrom: 400 });
+    try {
+      for (const hex of hexes) {
+        const shared = await store.open(hex);
+        const alone = await t.store.open(hex);
+        expect(shared!.events()).toEqual(alone!.events());
+      }
+      const loads = logger.lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => entry['message'] === 'conversation loaded')
+        .map((entry) => entry['decodedInWorkers']);
+      expect(loads.slice(0, 4)).toEqual([false, false, false, false]);
+      expect(loads.slice(4)).toContain(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('the decode pool', () => {
   const logger = createMemoryLogger();
   let pool: DecodePool;
@@ -143,7 +171,7 @@ describe('the decode pool', () => {
   function decodersOver(events: string) {
     const realRoot = realpathSync(t.root);
     const onMainThread = new MainThreadDecoder(events, realRoot, new TimeSlice(2), new PayloadSlab(), 'contract');
-    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, 'contract', () => false) };
+    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, 'contract', () => false, 4) };
   }
 
   it('stops its workers once idle, and starts them again for the next job', async () => {
