@@ -56,6 +56,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
       bytes_held: health.bytesHeld,
       memory_budget_bytes: health.memoryBudgetBytes,
       conversations_dropped: health.conversationsDropped,
+      decode_worker_bytes: health.decodeWorkerBytes,
     });
   });
   app.get('/openapi.json', (_req, res) => {

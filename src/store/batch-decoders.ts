@@ -2,19 +2,19 @@
  * Where a load's batches are decoded. On the main thread, in time slices, for small loads
  * and single changed files: no message passing, and nothing to start. For large loads, in
  * the decode workers (one fewer than the machine has cores), and on the main thread too
- * while it has nothing else to do: a batch goes to the workers while they have fewer than
- * four queued each, otherwise to the main thread, unless it is serving requests. Measured
+ * while it has nothing else to do: it takes its share of the batches (`loadSharing`),
+ * unless it is serving requests, and then the workers take them all. Measured
  * on 2 cores while 100k events load: the main thread's help cuts the load from 3.4 s to
  * 2.8 s, but doubles the median small request (6 to 11 ms), so it stops helping as soon
  * as requests come. While the workers run anyway (loads keep coming, decode-pool.ts),
- * smaller loads share them too, cut in one batch per thread (`loadSharing`). A batch the
+ * smaller loads share them too, cut in one batch per thread. A batch the
  * workers cannot decode (they failed, or never started) is decoded on the main thread, so
  * a load never depends on the workers.
  */
 import type { DecodePool } from './decode-pool';
-import { EventFileBatches, type DecodedFiles } from './event-file-batches';
+import { EventFileBatches, type DecodedFiles, isUnserved } from './event-file-batches';
 import type { EventFileName } from './event-file-name';
-import type { PayloadSlab } from './payload-slab';
+import type { PayloadKeeper, PayloadSlab } from './payload-slab';
 import type { StoredEventMode } from './stored-event';
 import type { TimeSlice } from './time-slice';
 
@@ -33,6 +33,7 @@ export class MainThreadDecoder implements BatchDecoder {
   readonly lookahead = 0;
   readonly usedWorkers = false;
   private readonly batches: EventFileBatches;
+  private readonly keeper: PayloadKeeper;
 
   constructor(
     private readonly directory: string,
@@ -41,6 +42,7 @@ export class MainThreadDecoder implements BatchDecoder {
     slab: PayloadSlab,
     mode: StoredEventMode,
   ) {
+    this.keeper = slab;
     this.batches = new EventFileBatches(realRoot, slice, slab, mode);
   }
 
@@ -51,36 +53,55 @@ export class MainThreadDecoder implements BatchDecoder {
   decode(files: readonly EventFileName[]): Promise<DecodedFiles> {
     return this.batches.decode(this.directory, files);
   }
+
+  /** Puts copies of the served payloads, kept where this thread keeps its own, in place of the originals. */
+  keepCopies(decoded: DecodedFiles): void {
+    for (const file of decoded.files) if (!isUnserved(file)) file.payload = this.keeper.copy(file.payload, file.payload.length);
+  }
 }
 
 /**
- * Batches queued per worker in a large load. Two drained while the main thread was busy
+ * Batches in flight per worker in a large load. Two drained while the main thread was busy
  * with a batch of its own (a worker sat idle 20% of a 100k load); four keep it busy, at
  * 2 MB of payloads held ahead per worker.
  */
 const BATCHES_PER_WORKER = 4;
 
 /**
- * How a load is cut into batches and shared: a large load in batches of `filesPerBatch`,
- * four queued per worker (the main thread takes one when they are full); a smaller one
- * in one batch per worker and one for the main thread, all decoded at once, since the
- * load is waited for and no batch would otherwise run beside the main thread's.
+ * How a load is cut into batches and shared between the workers and the main thread.
+ * The main thread also applies every batch to the index, so in a large load it decodes
+ * one batch in `2 * workers + 1` and each worker two; a smaller load is cut in one batch
+ * per worker and one for the main thread, all decoded at once.
  */
 export interface LoadSharing {
   batchSize: number;
-  queuedPerWorker: number;
+  /**
+   * Whether the payloads a worker decoded are copied into the conversation's slabs. A
+   * large load keeps each batch's buffer as it came; the many smaller loads of a client
+   * going from conversation to conversation would otherwise leave buffers of every size
+   * for the allocator to reuse, which held 20-40 MB more under a memory budget.
+   */
+  copyPayloads: boolean;
+  /** The main thread decodes every `mainThreadEvery`-th batch while it is free. */
+  mainThreadEvery: number;
+  /** Batches being decoded while the main thread applies one. */
+  lookahead: number;
 }
 
 export function loadSharing(fileCount: number, workers: number, filesPerBatch: number): LoadSharing {
-  if (fileCount >= filesPerBatch * (workers + 1)) return { batchSize: filesPerBatch, queuedPerWorker: BATCHES_PER_WORKER };
-  return { batchSize: Math.ceil(fileCount / (workers + 1)), queuedPerWorker: 1 };
+  if (fileCount >= filesPerBatch * (workers + 1)) {
+    return { batchSize: filesPerBatch, mainThreadEvery: 2 * workers + 1, lookahead: BATCHES_PER_WORKER * workers + 1, copyPayloads: false };
+  }
+  return { batchSize: Math.ceil(fileCount / (workers + 1)), mainThreadEvery: workers + 1, lookahead: workers + 1, copyPayloads: true };
 }
 
-/** Decodes in the workers while they have room, and on the main thread otherwise (see the top of this file). */
+/** Decodes in the workers, and on the main thread its share of batches while it is free (see the top of this file). */
 export class SharedDecoder implements BatchDecoder {
   readonly lookahead: number;
   usedWorkers = false;
   private deviceSpeed = false;
+  /** Batches handed to this decoder so far: they come in load order. */
+  private batches = 0;
 
   constructor(
     private readonly pool: DecodePool,
@@ -90,10 +111,9 @@ export class SharedDecoder implements BatchDecoder {
     private readonly mode: StoredEventMode,
     /** Whether the main thread has had no requests to serve lately. */
     private readonly mainThreadIsFree: () => boolean,
-    private readonly queuedPerWorker: number,
+    private readonly sharing: LoadSharing,
   ) {
-    // The workers' batches, and one for the main thread.
-    this.lookahead = queuedPerWorker * pool.workerCount + 1;
+    this.lookahead = sharing.lookahead;
   }
 
   get readsOnThreadPool(): boolean {
@@ -101,7 +121,8 @@ export class SharedDecoder implements BatchDecoder {
   }
 
   async decode(files: readonly EventFileName[]): Promise<DecodedFiles> {
-    if (this.pool.pendingJobs >= this.queuedPerWorker * this.pool.workerCount && this.mainThreadIsFree()) return this.onMainThread.decode(files);
+    const mainThreadsTurn = ++this.batches % this.sharing.mainThreadEvery === 0;
+    if (mainThreadsTurn && this.mainThreadIsFree()) return this.onMainThread.decode(files);
     try {
       const names = files.map((file) => file.name);
       const decoded = await this.pool.decode({
@@ -113,6 +134,7 @@ export class SharedDecoder implements BatchDecoder {
       });
       this.deviceSpeed ||= decoded.readsOnThreadPool;
       this.usedWorkers = true;
+      if (this.sharing.copyPayloads) this.onMainThread.keepCopies(decoded.decoded);
       return decoded.decoded;
     } catch (error) {
       // Closed with the store: the conversation is closed too, and nothing will be applied.

@@ -349,7 +349,7 @@ export class ConversationEvents {
       return { decoder: onMainThread, batchSize: FILES_PER_BATCH };
     }
     const sharing = loadSharing(fileCount, pool.workerCount, FILES_PER_BATCH);
-    const decoder = new SharedDecoder(pool, directory, realRoot, onMainThread, mode, this.options.mainThreadIsFree, sharing.queuedPerWorker);
+    const decoder = new SharedDecoder(pool, directory, realRoot, onMainThread, mode, this.options.mainThreadIsFree, sharing);
     return { decoder, batchSize: sharing.batchSize };
   }
 

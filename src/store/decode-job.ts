@@ -16,4 +16,7 @@ export interface DecodeJob {
   readsOnThreadPool: boolean;
 }
 
-export type DecodeReply = { jobId: number; batch: PackedBatch; readsOnThreadPool: boolean } | { jobId: number; error: string };
+/** `workerBytes`: what the worker's own heap holds after the job (decode-pool.ts charges it to a memory budget). */
+export type DecodeReply =
+  | { jobId: number; batch: PackedBatch; readsOnThreadPool: boolean; workerBytes: number }
+  | { jobId: number; error: string; workerBytes: number };

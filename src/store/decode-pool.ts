@@ -22,6 +22,8 @@ const WORKER_MODULE = path.join(__dirname, `decode-worker${path.extname(__filena
 
 /** Long enough to list a directory of a million files on a busy machine. */
 const WARM_IDLE_MS = 5000;
+/** A worker's heap before its first job: its isolate and the modules it loaded. */
+const FRESH_WORKER_BYTES = 8 * 1024 * 1024;
 /** The window over which small loads on the main thread are added up. */
 const RECENT_LOADS_MS = 1000;
 
@@ -66,6 +68,11 @@ export class DecodePool {
   /** Workers started and not yet stopped. */
   get running(): number {
     return this.workers.length;
+  }
+
+  /** What the running workers' heaps held after their last job: part of what the store holds. */
+  get memoryBytes(): number {
+    return this.workers.reduce((sum, worker) => sum + worker.heapBytes, 0);
   }
 
   /** Jobs sent and not yet answered, over all workers. */
@@ -165,6 +172,8 @@ interface PendingJob {
 class PoolWorker {
   private readonly jobs = new Map<number, PendingJob>();
   private stopping = false;
+  /** As the worker last reported it; before its first reply, what a fresh worker holds. */
+  heapBytes = FRESH_WORKER_BYTES;
 
   constructor(
     private readonly worker: Worker,
@@ -202,6 +211,7 @@ class PoolWorker {
   }
 
   private settle(reply: DecodeReply): void {
+    this.heapBytes = reply.workerBytes;
     const job = this.jobs.get(reply.jobId);
     if (!job) return;
     this.forget(reply.jobId);

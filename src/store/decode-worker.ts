@@ -4,6 +4,7 @@
  * main thread runs for small loads), then sends each batch back packed (packed-batch.ts).
  * The parsed events live and die in this thread's heap, never in the main thread's.
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import type { DecodeJob, DecodeReply } from './decode-job';
 import { EventFileBatches } from './event-file-batches';
@@ -31,10 +32,16 @@ async function answer(job: DecodeJob): Promise<void> {
     scratch.reset();
     const decoded = await batches.decode(job.directory, job.names.map(eventFileName));
     const { batch, transfer } = packBatch(decoded);
-    reply({ jobId: job.jobId, batch, readsOnThreadPool: batches.onThreadPool }, transfer);
+    reply({ jobId: job.jobId, batch, readsOnThreadPool: batches.onThreadPool, workerBytes: heapBytes() }, transfer);
   } catch (error) {
-    reply({ jobId: job.jobId, error: (error as Error)?.message ?? String(error) });
+    reply({ jobId: job.jobId, error: (error as Error)?.message ?? String(error), workerBytes: heapBytes() });
   }
+}
+
+/** This thread's heap and what it allocated outside it. */
+function heapBytes(): number {
+  const heap = getHeapStatistics();
+  return heap.total_heap_size + heap.malloced_memory + heap.external_memory;
 }
 
 function reply(message: DecodeReply, transfer: ArrayBuffer[] = []): void {

@@ -179,6 +179,7 @@ class DirectoryStore implements DirectoryEventStore {
       ...emptyStoreHealth(this.mode),
       memoryBudgetBytes: this.memoryBudgetBytes ?? null,
       conversationsDropped: this.conversationsDropped,
+      decodeWorkerBytes: this.decodePool.memoryBytes,
     };
     for (const slot of this.slots.values()) {
       if (!slot.loaded) continue;
@@ -318,7 +319,8 @@ class DirectoryStore implements DirectoryEventStore {
   private keepWithinBudget(keep: Slot): void {
     const budget = this.memoryBudgetBytes;
     if (budget === undefined) return;
-    let held = 0;
+    // The decode workers, while they run, hold memory on the store's behalf.
+    let held = this.decodePool.memoryBytes;
     for (const slot of this.slots.values()) {
       if (!slot.loaded) continue;
       // Appends since the load make a conversation grow: measured again at each check.

@@ -19,10 +19,12 @@ export interface StoreHealth {
   storedEvents: StoredEventCounts;
   /** Bytes those conversations hold: their events' stored bytes and their search indexes. */
   bytesHeld: number;
-  /** The most `bytesHeld` may be before the least recently used conversations are dropped; null: no limit. */
+  /** The most `bytesHeld` and `decodeWorkerBytes` may add up to before the least recently used conversations are dropped; null: no limit. */
   memoryBudgetBytes: number | null;
   /** Conversations dropped from memory to keep within the budget since the store started (each is read again when asked for). */
   conversationsDropped: number;
+  /** What the decode workers' heaps hold while they run; the budget counts it beside `bytesHeld`. */
+  decodeWorkerBytes: number;
 }
 
 /** One stored conversation as the list of conversations shows it, read without loading its events. */
@@ -74,5 +76,6 @@ export function emptyStoreHealth(mode: StoredEventMode = 'contract'): StoreHealt
     bytesHeld: 0,
     memoryBudgetBytes: null,
     conversationsDropped: 0,
+    decodeWorkerBytes: 0,
   };
 }

@@ -37,6 +37,7 @@ describe('/alive, /health, /openapi.json and /docs', () => {
         bytes_held: 0,
         memory_budget_bytes: null,
         conversations_dropped: 0,
+        decode_worker_bytes: 0,
       },
     });
     expect((await server.get(searchPath(CONVERSATION, { limit: 1 }))).status).toBe(200);

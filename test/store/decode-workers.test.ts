@@ -5,7 +5,7 @@ import { createMemoryLogger } from '../../src/log';
 import type { EventIndex } from '../../src/search';
 import { eventPageBody } from '../../src/server/event-page';
 import { createDirectoryStore, type DirectoryEventStore } from '../../src/store';
-import { MainThreadDecoder, SharedDecoder } from '../../src/store/batch-decoders';
+import { MainThreadDecoder, SharedDecoder, loadSharing } from '../../src/store/batch-decoders';
 import { DecodePool } from '../../src/store/decode-pool';
 import { parseEventFileName } from '../../src/store/event-file-name';
 import { PayloadSlab } from '../../src/store/payload-slab';
@@ -171,7 +171,7 @@ describe('the decode pool', () => {
   function decodersOver(events: string) {
     const realRoot = realpathSync(t.root);
     const onMainThread = new MainThreadDecoder(events, realRoot, new TimeSlice(2), new PayloadSlab(), 'contract');
-    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, 'contract', () => false, 4) };
+    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, 'contract', () => false, loadSharing(1000, 2, 256)) };
   }
 
   it('stops its workers once idle, and starts them again for the next job', async () => {

@@ -74,6 +74,24 @@ describe('memory budget', () => {
     expect(await firstText(0)).toMatch(/^conversation 0 /);
   });
 
+  it('counts what the decode workers hold against the budget while they run', async () => {
+    // Two small conversations fit a 1 MiB budget, but a running worker's heap alone is over it.
+    t = storeOverTemporaryRoot({ memoryBudgetBytes: 1024 * 1024, decodeInWorkersFrom: Number.POSITIVE_INFINITY });
+    writeConversations(2);
+    await firstText(0);
+    await firstText(1);
+    expect(t.store.health()).toMatchObject({ conversationsLoaded: 2, conversationsDropped: 0, decodeWorkerBytes: 0 });
+    await t.cleanUp();
+
+    t = storeOverTemporaryRoot({ memoryBudgetBytes: 1024 * 1024, decodeInWorkersFrom: 0 });
+    writeConversations(2);
+    expect(await firstText(0)).toMatch(/^conversation 0 /);
+    expect(await firstText(1)).toMatch(/^conversation 1 /);
+    const health = t.store.health();
+    expect(health.decodeWorkerBytes).toBeGreaterThan(1024 * 1024);
+    expect(health).toMatchObject({ conversationsLoaded: 1, conversationsDropped: 1 });
+  });
+
   it('without a budget keeps every conversation', async () => {
     t = storeOverTemporaryRoot();
     writeConversations(4);
