@@ -48,7 +48,11 @@ function inSequence(handlers: readonly RequestHandler[]): RequestHandler {
     let at = 0;
     const step = (error?: unknown): void => {
       const handler = handlers[at++];
-      if (error !== undefined || handler === undefined) return next(error);
+      // As in Express, a falsy value is no error.
+      if (error || handler === undefined) {
+        next(error);
+        return;
+      }
       try {
         handler(req, res, step);
       } catch (thrown) {
