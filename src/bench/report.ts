@@ -138,16 +138,20 @@ function frameworkShareTable(conversations: readonly ConversationResults[]): str
     const label = conversation.dataset.spec.label;
     return [
       firstPageLine(`${label}: baseline (node:http)`, firstPage.baseline, firstPage.baseline),
+      firstPageLine(`${label}: Express alone (one route, no validation)`, conversation.firstPageExpress, firstPage.baseline),
       firstPageLine(`${label}: framework floor (Express + request validation)`, conversation.firstPageFloor, firstPage.baseline),
       firstPageLine(`${label}: ours`, firstPage.ours, firstPage.baseline),
     ];
   });
   return `### First page: the framework's share
 
-The framework floor is our own application (createApp: Express with our settings, request
-validation by express-openapi-validator from the contract, the error path) answering the
-same bytes with the store and the search taken out: the most a server built on these two
-can do on this machine. Ours minus the floor is what the store and the search cost.
+Express alone is a bare Express application with the search route and nothing else,
+answering the same bytes. The framework floor is our own application (createApp: Express
+with our settings, request validation by express-openapi-validator from the contract, the
+error path) answering the same bytes with the store and the search taken out: the most a
+server built on these two can do on this machine. The first row to the second is what
+Express costs, the second to the third what the validation costs, and ours minus the
+floor is what the store and the search cost.
 
 ${FIRST_PAGE_HEADER}
 ${rows.join('\n')}

@@ -36,6 +36,8 @@ export interface ConversationResults {
   readonly scenarios: readonly ScenarioResult[];
   /** The first page on the framework floor: our application without the store and the search. */
   readonly firstPageFloor: ServerLoadFigures;
+  /** The first page on Express alone: one route, no validation. */
+  readonly firstPageExpress: ServerLoadFigures;
 }
 
 /** Measured on the main conversation only. */
@@ -103,6 +105,7 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
         repoRoot: options.repoRoot,
         baselineLogFile: path.join(logs, `baseline-${label}.log`),
         floorLogFile: path.join(logs, `framework-floor-${label}.log`),
+        expressLogFile: path.join(logs, `express-alone-${label}.log`),
       };
       const sideBySide = await runSideBySide(ours, dataset, plan.load, sideLogs, progress);
       const conversation: ConversationResults = { dataset, coldOpen, readFloor, ...sideBySide };

@@ -60,6 +60,7 @@ export async function spawnOurServer(label: string, options: OurServerOptions): 
 export const PRECOMPUTED_SERVERS = {
   baseline: { script: 'src/bench/baseline-server.ts', nodeFlags: [] },
   'framework floor': { script: 'src/bench/framework-floor-server.ts', nodeFlags: SERVER_NODE_FLAGS },
+  'Express alone': { script: 'src/bench/express-alone-server.ts', nodeFlags: SERVER_NODE_FLAGS },
 } as const;
 export type PrecomputedServerName = keyof typeof PRECOMPUTED_SERVERS;
 

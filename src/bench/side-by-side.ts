@@ -31,6 +31,8 @@ export interface SideBySideResults {
   readonly scenarios: ScenarioResult[];
   /** The first page on the framework floor, measured right after ours and the baseline's. */
   readonly firstPageFloor: ServerLoadFigures;
+  /** The first page on Express alone, measured right after the framework floor. */
+  readonly firstPageExpress: ServerLoadFigures;
   /** Spawn to listening of the baseline process. */
   readonly baselineReadyMs: number;
   /** The baseline process's memory at the end. */
@@ -38,15 +40,15 @@ export interface SideBySideResults {
 }
 
 /**
- * Fetches every scenario once from our server (checking the answer), starts the baseline
- * and the framework floor with those bytes, then loads our server and the baseline in
- * turn, scenario by scenario, and the framework floor after them on the first page.
+ * Fetches every scenario once from our server (checking the answer), starts the baseline,
+ * the framework floor and Express alone with those bytes, then loads our server and the
+ * baseline in turn, scenario by scenario, and the other two after them on the first page.
  */
 export async function runSideBySide(
   ours: ServerProcess,
   dataset: Dataset,
   shape: LoadShape,
-  logs: { repoRoot: string; baselineLogFile: string; floorLogFile: string },
+  logs: { repoRoot: string; baselineLogFile: string; floorLogFile: string; expressLogFile: string },
   progress: (line: string) => void,
 ): Promise<SideBySideResults> {
   const scenarios = searchScenarios(dataset, spreadEventIds(dataset, ROTATING_CURSORS));
@@ -59,22 +61,28 @@ export async function runSideBySide(
   );
   const precomputed = [...routes, ...rotated];
   const baseline = await startPrecomputedServer('baseline', logs.repoRoot, precomputed, logs.baselineLogFile);
-  const floor = await startPrecomputedServer('framework floor', logs.repoRoot, precomputed, logs.floorLogFile).catch(async (error: unknown) => {
-    await baseline.stop();
-    throw error;
-  });
+  const started = [baseline];
   try {
+    const floor = await startPrecomputedServer('framework floor', logs.repoRoot, precomputed, logs.floorLogFile);
+    started.push(floor);
+    const expressAlone = await startPrecomputedServer('Express alone', logs.repoRoot, precomputed, logs.expressLogFile);
+    started.push(expressAlone);
     await expectSameBytes(baseline, routes[0]!);
     await expectSameBytes(floor, routes[0]!);
+    await expectSameBytes(expressAlone, routes[0]!);
     const results: ScenarioResult[] = [];
     let firstPageFloor: ServerLoadFigures | undefined;
+    let firstPageExpress: ServerLoadFigures | undefined;
     for (const [i, scenario] of scenarios.entries()) {
       progress(`  ${dataset.spec.label} ${scenario.name}`);
       const route = routes[i]!;
       const paths = scenario.rotatingPaths ?? [route.path];
       const oursFigures = await measure(ours, paths, shape);
       const baselineFigures = await measure(baseline, paths, shape);
-      if (scenario.name === 'first-page') firstPageFloor = await measure(floor, [route.path], shape);
+      if (scenario.name === 'first-page') {
+        firstPageFloor = await measure(floor, [route.path], shape);
+        firstPageExpress = await measure(expressAlone, [route.path], shape);
+      }
       results.push({
         scenario: { name: scenario.name, description: scenario.description },
         items: itemCount(route.body),
@@ -83,15 +91,16 @@ export async function runSideBySide(
         baseline: baselineFigures,
       });
     }
-    if (!firstPageFloor) throw new Error('The scenarios have no first page.');
+    if (!firstPageFloor || !firstPageExpress) throw new Error('The scenarios have no first page.');
     return {
       scenarios: results,
       firstPageFloor,
+      firstPageExpress,
       baselineReadyMs: baseline.readyMs,
       baselineResidentBytes: processMemory(baseline.pid).residentBytes,
     };
   } finally {
-    await Promise.all([baseline.stop(), floor.stop()]);
+    await Promise.all(started.map((server) => server.stop()));
   }
 }
 
