@@ -4,6 +4,7 @@
  * updating runs on one queue, so the initial load, notified changes and rescans never
  * interleave on the same index.
  */
+import type { Stats } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log';
@@ -84,7 +85,7 @@ export class ConversationEvents {
   private readonly report: StoredEventReport;
   private readonly eventsPath: string;
   /** The `events/` directory actually read (a link's target), once it exists. */
-  private eventsDirectory: { path: string; identity: string } | undefined;
+  private eventsDirectory: EventsDirectory | undefined;
   private watch: DirectoryWatch | undefined;
   private queue: Promise<void> = Promise.resolve();
   private rescanQueued = false;
@@ -179,11 +180,12 @@ export class ConversationEvents {
     this.eventsDirectory = directory;
     this.watch = watchDirectory(directory.path, (changes) => this.onChanges(changes), { logger: this.options.logger, ...this.options.watch });
     try {
-      // Stamped before listing: a file added after the stamp shows as a changed stamp.
-      const stamp = await listingStamp(directory.path);
-      if (stamp && stamp.directoryBytes >= this.options.decodeInWorkersFrom * DIRECTORY_BYTES_PER_NAME) this.options.decodePool?.warm();
-      const names = await listDirectory(directory.path);
-      if (names === undefined || stamp === undefined) return this.options.onGone();
+      // Stamped before listing (from the stat that found the directory): a file added after
+      // the stamp shows as a changed stamp.
+      const stamp = stampOf(directory.stats);
+      if (stamp.directoryBytes >= this.options.decodeInWorkersFrom * DIRECTORY_BYTES_PER_NAME) this.options.decodePool?.warm();
+      const names = await listDirectory(directory.path, stamp.directoryBytes / DIRECTORY_BYTES_PER_NAME);
+      if (names === undefined) return this.options.onGone();
       this.trustedStamp = stamp.trustworthy ? stamp.value : undefined;
       await this.loadFiles(await eventFilesOf(names, new TimeSlice(SLICE_MS)));
     } catch (error) {
@@ -195,27 +197,30 @@ export class ConversationEvents {
     }
   }
 
-  /** The `events/` directory, following a link only inside the root; undefined while there is none. */
-  private async findEventsDirectory(): Promise<{ path: string; identity: string } | undefined> {
-    let target = this.eventsPath;
+  /**
+   * The `events/` directory, following a link only inside the root; undefined while there
+   * is none. One lstat when it is a directory itself (its stats serve as the listing's stamp).
+   */
+  private async findEventsDirectory(): Promise<EventsDirectory | undefined> {
     const entry = await statOrUndefined(() => lstat(this.eventsPath));
     if (!entry) return undefined;
-    if (entry.isSymbolicLink()) {
-      const link = await resolveLinkInsideRoot(this.options.realRoot, this.eventsPath);
-      if (!link.ok) {
-        if (link.reason === 'outside' && !this.warnedAboutEventsLink) {
-          this.warnedAboutEventsLink = true;
-          this.options.logger.warn('events directory links outside the conversations directory, not followed', { path: this.eventsPath });
-        }
-        return undefined;
+    if (!entry.isSymbolicLink()) return this.eventsDirectoryAt(this.eventsPath, entry);
+    const link = await resolveLinkInsideRoot(this.options.realRoot, this.eventsPath);
+    if (!link.ok) {
+      if (link.reason === 'outside' && !this.warnedAboutEventsLink) {
+        this.warnedAboutEventsLink = true;
+        this.options.logger.warn('events directory links outside the conversations directory, not followed', { path: this.eventsPath });
       }
-      target = link.target;
+      return undefined;
     }
-    const stats = await statOrUndefined(() => stat(target));
-    if (!stats) return undefined;
+    const stats = await statOrUndefined(() => stat(link.target));
+    return stats && this.eventsDirectoryAt(link.target, stats);
+  }
+
+  private eventsDirectoryAt(target: string, stats: Stats): EventsDirectory {
     // Not "no events yet": the conversation's events are gone, and the operator must hear of it.
     if (!stats.isDirectory()) throw new Error(`Cannot read the events of ${this.eventsPath}: it is not a directory`);
-    return { path: target, identity: directoryIdentity(stats) };
+    return { path: target, identity: directoryIdentity(stats), stats };
   }
 
   private onChanges(changes: DirectoryChanges): void {
@@ -263,7 +268,7 @@ export class ConversationEvents {
     const stamp = await listingStamp(directory.path);
     if (stamp === undefined) return this.options.onGone();
     if (stamp.value === this.trustedStamp) return this.retrySkipped();
-    const names = await listDirectory(directory.path);
+    const names = await listDirectory(directory.path, stamp.directoryBytes / DIRECTORY_BYTES_PER_NAME);
     if (names === undefined) return this.options.onGone();
     this.trustedStamp = stamp.trustworthy ? stamp.value : undefined;
     const slice = new TimeSlice(SLICE_MS);
@@ -410,9 +415,26 @@ export class ConversationEvents {
  * change within the same clock tick as the listing would leave it as it was (the race Git
  * calls "racy"); the next rescan lists again.
  */
-async function listingStamp(directory: string): Promise<{ value: string; trustworthy: boolean; directoryBytes: number } | undefined> {
+async function listingStamp(directory: string): Promise<ListingStamp | undefined> {
   const stats = await statOrUndefined(() => stat(directory));
-  if (!stats) return undefined;
+  return stats && stampOf(stats);
+}
+
+interface EventsDirectory {
+  path: string;
+  /** See directoryIdentity: a directory replaced under the same name is told apart. */
+  identity: string;
+  /** As found, before it was listed. */
+  stats: Stats;
+}
+
+interface ListingStamp {
+  value: string;
+  trustworthy: boolean;
+  directoryBytes: number;
+}
+
+function stampOf(stats: Stats): ListingStamp {
   return {
     value: `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`,
     trustworthy: Date.now() - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_STAMP_MS,

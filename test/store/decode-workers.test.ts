@@ -104,7 +104,7 @@ describe('loads decoded in worker threads', () => {
         notServedByKind: { HookExecutionEvent: 1 },
         notServedByValue: { 'source = "hook"': 1 },
       });
-      expect(workers.store.health()).toMatchObject({ ...t.store.health(), bytesHeld: expect.any(Number) });
+      expect(workers.store.health()).toMatchObject({ ...t.store.health(), bytesHeld: expect.any(Number), decodeWorkerBytes: expect.any(Number) });
       expect(warnings(workers.logs)).toEqual(warnings(t.logs));
       expect(warnings(workers.logs)).toHaveLength(7);
       const loaded = workers.logs
