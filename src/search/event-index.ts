@@ -154,6 +154,13 @@ export class EventIndex<Payload> {
     return this.slotAtPosition(position) >= 0;
   }
 
+  /** Makes room for `events` in all, so that a load of that many grows nothing on the way. */
+  reserve(events: number): void {
+    // Geometric, as growing one event at a time would copy every column for each appended file.
+    if (events > this.capacity) this.resize(Math.max(events, this.capacity + (this.capacity >>> 1)));
+    this.ids.reserve(events);
+  }
+
   /** Adds an event, replacing the one stored at the same position. */
   upsert(event: IndexedEvent<Payload>): void {
     this.remove(event.position);

@@ -316,6 +316,7 @@ export class ConversationEvents {
     const directory = this.eventsDirectory?.path;
     if (!directory) return;
     const slice = new TimeSlice(SLICE_MS);
+    this.index.reserve(this.index.size + files.length);
     const { decoder, batchSize } = this.decoderFor(directory, files.length, slice);
     const batches: EventFileName[][] = [];
     for (let start = 0; start < files.length; start += batchSize) batches.push(files.slice(start, start + batchSize));
