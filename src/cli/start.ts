@@ -18,8 +18,6 @@ import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';
 import { createDirectoryStore } from '../store/directory-store';
 import type { EventStore } from '../store/event-store';
-import { redactedUrl } from '../store/postgres/connection';
-import { DatabaseStartError, openPostgresStore } from '../store/postgres/postgres-store';
 import { checkConversationsRoot } from '../store/store-root';
 import { asksForVersion, packageRoot, packageVersion } from './package-info';
 
@@ -151,11 +149,18 @@ function exampleCurl(url: string, conversationId: string, needsKey: boolean): st
   return `Try: curl -H "X-Session-API-Key: $SESSION_API_KEY" ${request}   (with SESSION_API_KEY set to one of the server's keys)`;
 }
 
-/** The store the configuration names; exits with a message naming the fix when it cannot be used. */
-async function openStore(config: StartConfig, logger: ReturnType<typeof createLogger>): Promise<EventStore> {
+/**
+ * The store the configuration names, and what it serves in words; exits with a message
+ * naming the fix when it cannot be used. The PostgreSQL store and its driver are loaded
+ * only when asked for: a directory store's start does not pay for them.
+ */
+async function openStore(config: StartConfig, logger: ReturnType<typeof createLogger>): Promise<{ store: EventStore; served: string }> {
   if (config.databaseUrl !== undefined) {
+    const { DatabaseStartError, openPostgresStore } =
+      require('../store/postgres/postgres-store') as typeof import('../store/postgres/postgres-store');
+    const { redactedUrl } = require('../store/postgres/connection') as typeof import('../store/postgres/connection');
     try {
-      return await openPostgresStore(config.databaseUrl, { logger });
+      return { store: await openPostgresStore(config.databaseUrl, { logger }), served: redactedUrl(config.databaseUrl) };
     } catch (error) {
       if (!(error instanceof DatabaseStartError)) throw error;
       console.error(error.message);
@@ -167,11 +172,12 @@ async function openStore(config: StartConfig, logger: ReturnType<typeof createLo
     console.error(`${rootProblem.message}\nUse --conversations-path DIR or OH_CONVERSATIONS_PATH to choose the directory.`);
     process.exit(2);
   }
-  return createDirectoryStore(config.conversationsPath, {
+  const store = createDirectoryStore(config.conversationsPath, {
     logger,
     storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract',
     memoryBudgetBytes: config.memoryBudgetBytes,
   });
+  return { store, served: config.conversationsPath };
 }
 
 async function main(): Promise<void> {
@@ -189,7 +195,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger();
-  const store = await openStore(config, logger);
+  const { store, served } = await openStore(config, logger);
   const app = createApp({ store, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
   let running;
   try {
@@ -207,7 +213,6 @@ async function main(): Promise<void> {
     });
   }
   const example = config.databaseUrl === undefined ? exampleConversation(config.conversationsPath) : undefined;
-  const served = config.databaseUrl === undefined ? config.conversationsPath : redactedUrl(config.databaseUrl);
   console.log(`Agent Server listening on ${running.url}, serving ${served}`);
   console.log(`API docs: ${running.url}/docs`);
   if (config.serveStoredEventsUnchanged) {
