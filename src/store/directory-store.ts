@@ -13,6 +13,7 @@ import { locateConversation, type ConversationLocation } from './conversation-lo
 import { DecodePool } from './decode-pool';
 import type { WatchMode } from './directory-watch';
 import { errorCode } from './error-code';
+import { collectGarbageSoon } from './collect-garbage';
 import { ConversationSummaries } from './conversation-summaries';
 import { type EventStore, type StoreHealth, type StoredConversationSummary, type StoredPage, emptyStoreHealth } from './event-store';
 import { RootWatch } from './root-watch';
@@ -98,6 +99,9 @@ function heldBytesOf(slot: Slot): number {
   return payloadBytes + indexBytes;
 }
 
+/** The share of the budget dropped after which the budget asks V8 to collect (collect-garbage.ts). */
+const COLLECT_AFTER_DROPPING = 0.25;
+
 /** How often `open` starts again when the conversation it waited for was dropped meanwhile (deleted or replaced). */
 const MAX_OPEN_ATTEMPTS = 3;
 
@@ -118,6 +122,8 @@ class DirectoryStore implements DirectoryEventStore {
   private readonly mode: StoredEventMode;
   private readonly memoryBudgetBytes: number | undefined;
   private conversationsDropped = 0;
+  /** Bytes of conversations dropped since the store last asked for a collection (collect-garbage.ts). */
+  private droppedSinceCollection = 0;
   private realRoot: string | undefined;
   private rootWatch: RootWatch | undefined;
   /** When an open last returned a conversation that was already loaded: a request being served. */
@@ -328,13 +334,18 @@ class DirectoryStore implements DirectoryEventStore {
       held += slot.heldBytes;
     }
     for (const [hex, slot] of this.slots) {
-      if (held <= budget) return;
+      if (held <= budget) break;
       if (slot === keep || !slot.loaded) continue;
       held -= slot.heldBytes;
+      this.droppedSinceCollection += slot.heldBytes;
       this.slots.delete(hex);
       slot.conversation.close();
       this.conversationsDropped += 1;
       this.logger.info('conversation dropped from memory: least recently used, over the memory budget', { conversation: hex, bytes: slot.heldBytes });
+    }
+    if (this.droppedSinceCollection >= budget * COLLECT_AFTER_DROPPING) {
+      this.droppedSinceCollection = 0;
+      collectGarbageSoon();
     }
   }
 
