@@ -9,7 +9,7 @@ import { eventually } from '../support/eventually';
 it('starts a full collection when asked', async () => {
   const kinds: number[] = [];
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) kinds.push((entry.detail as { kind: number }).kind);
+    for (const entry of list.getEntries()) kinds.push((entry as unknown as { detail: { kind: number } }).detail.kind);
   });
   observer.observe({ entryTypes: ['gc'] });
   try {
