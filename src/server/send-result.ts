@@ -18,18 +18,32 @@ export function sendResult(res: Response, result: { status: number; body: unknow
 /**
  * Sends JSON pieces as one response, in one go: Node corks the socket for the writes of
  * one tick. Many small pieces (a sparse filter, a descending page) cost more written one
- * by one than copied once, so those are joined.
+ * by one than copied once, so those are joined, into a buffer taken from a few kept for
+ * it: a page is a few hundred kilobytes, and a fresh buffer of that size is memory the
+ * kernel maps and faults in for every response, which cost more than the copy.
  */
 export function sendJsonParts(res: Response, status: number, parts: readonly Buffer[]): void {
   let length = 0;
   for (const part of parts) length += part.length;
   res.status(status).type('application/json').setHeader('Content-Length', length);
-  if (parts.length > MAX_PARTS_WRITTEN_SEPARATELY) {
-    res.end(Buffer.concat(parts, length));
+  if (parts.length <= MAX_PARTS_WRITTEN_SEPARATELY) {
+    for (const part of parts) res.write(part);
+    res.end();
     return;
   }
-  for (const part of parts) res.write(part);
-  res.end();
+  const joined = length <= JOINED_BODY_BYTES ? (idleJoinedBodies.pop() ?? Buffer.allocUnsafeSlow(JOINED_BODY_BYTES)) : Buffer.allocUnsafeSlow(length);
+  let at = 0;
+  for (const part of parts) at += part.copy(joined, at);
+  // Written out once the response finishes: only then may the buffer be reused. A response
+  // that never finishes (the client went away) leaves its buffer to the garbage collector.
+  res.end(joined.subarray(0, length), () => {
+    if (joined.length === JOINED_BODY_BYTES && idleJoinedBodies.length < MAX_IDLE_JOINED_BODIES) idleJoinedBodies.push(joined);
+  });
 }
 
 const MAX_PARTS_WRITTEN_SEPARATELY = 8;
+/** Large enough for a page of 100 typical events; a larger body gets a buffer of its own. */
+const JOINED_BODY_BYTES = 512 * 1024;
+/** One per connection a busy client keeps open, about. */
+const MAX_IDLE_JOINED_BODIES = 16;
+const idleJoinedBodies: Buffer[] = [];
