@@ -65,6 +65,11 @@ export interface ConversationOptions {
   decodePool?: DecodePool;
   /** Loads of at least this many files go to the decode pool. */
   decodeInWorkersFrom: number;
+  /**
+   * Whether smaller loads share the decode workers while they run, and start them when
+   * they add up (off under a memory budget too small to hold a worker beside conversations).
+   */
+  shareSmallerLoads: boolean;
   /** Whether the main thread has had no requests to serve lately, and may decode too. */
   mainThreadIsFree: () => boolean;
   /** What is served of stored events the contract does not fully describe (stored-event.ts). */
@@ -349,9 +354,10 @@ export class ConversationEvents {
     const { mode, realRoot, decodeInWorkersFrom } = this.options;
     const onMainThread = new MainThreadDecoder(directory, realRoot, slice, this.slab, mode);
     const pool = this.options.decodePool;
-    const shared = pool?.usable && (fileCount >= decodeInWorkersFrom || (pool.running > 0 && fileCount >= SHARED_LOAD_FILES));
+    const { shareSmallerLoads } = this.options;
+    const shared = pool?.usable && (fileCount >= decodeInWorkersFrom || (shareSmallerLoads && pool.running > 0 && fileCount >= SHARED_LOAD_FILES));
     if (!shared) {
-      if (Number.isFinite(decodeInWorkersFrom)) pool?.noteMainThreadLoad(fileCount, decodeInWorkersFrom);
+      if (shareSmallerLoads && Number.isFinite(decodeInWorkersFrom)) pool?.noteMainThreadLoad(fileCount, decodeInWorkersFrom);
       return { decoder: onMainThread, batchSize: FILES_PER_BATCH };
     }
     const sharing = loadSharing(fileCount, pool.workerCount, FILES_PER_BATCH);

@@ -99,6 +99,12 @@ function heldBytesOf(slot: Slot): number {
   return payloadBytes + indexBytes;
 }
 
+/**
+ * Below this budget, smaller loads do not start the decode workers: a worker's heap
+ * (10-25 MB) counts against the budget and would leave too little for conversations.
+ */
+const MIN_BUDGET_SHARING_WORKERS = 48 * 1024 * 1024;
+
 /** The share of the budget dropped after which the budget asks V8 to collect (collect-garbage.ts). */
 const COLLECT_AFTER_DROPPING = 0.25;
 
@@ -279,6 +285,7 @@ class DirectoryStore implements DirectoryEventStore {
       watch: this.watch,
       decodePool: this.decodePool,
       decodeInWorkersFrom: this.decodeInWorkersFrom,
+      shareSmallerLoads: this.memoryBudgetBytes === undefined || this.memoryBudgetBytes >= MIN_BUDGET_SHARING_WORKERS,
       mode: this.mode,
       mainThreadIsFree: () => performance.now() - this.lastServedAt > SERVING_WINDOW_MS,
       onGone: () => {

@@ -137,11 +137,7 @@ describe('loads decoded in worker threads', () => {
 
 describe('many smaller loads one after another', () => {
   it('start the workers once they add up, then share them, serving what the main thread alone serves', async () => {
-    const hexes = Array.from({ length: 12 }, (_, i) => `${String(i).padStart(2, '0')}${CONVERSATION.slice(2)}`);
-    for (const hex of hexes) {
-      const events = createConversation(t.root, hex);
-      for (let i = 0; i < 100; i++) writeEvent(events, i, i % 7 === 0 ? pause(i, `2026-06-16T05:39:${10 + (i % 40)}.25`) : userMessage(i));
-    }
+    const hexes = writeConversationsOf100(12);
     const logger = createMemoryLogger();
     // Four loads of 100 files add up to the threshold: the fifth and later may share the workers.
     const store = createDirectoryStore(t.root, { logger, decodeInWorkersFrom: 400 });
@@ -151,17 +147,42 @@ describe('many smaller loads one after another', () => {
         const alone = await t.store.open(hex);
         expect(shared!.events()).toEqual(alone!.events());
       }
-      const loads = logger.lines
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((entry) => entry['message'] === 'conversation loaded')
-        .map((entry) => entry['decodedInWorkers']);
+      const loads = loadsDecodedInWorkers(logger.lines);
       expect(loads.slice(0, 4)).toEqual([false, false, false, false]);
       expect(loads.slice(4)).toContain(true);
     } finally {
       await store.close();
     }
   });
+
+  it('leave the workers alone under a memory budget too small to hold one beside conversations', async () => {
+    const hexes = writeConversationsOf100(8);
+    const logger = createMemoryLogger();
+    const store = createDirectoryStore(t.root, { logger, decodeInWorkersFrom: 400, memoryBudgetBytes: 8 * 1024 * 1024 });
+    try {
+      for (const hex of hexes) await store.open(hex);
+      expect(loadsDecodedInWorkers(logger.lines)).toEqual(hexes.map(() => false));
+    } finally {
+      await store.close();
+    }
+  });
 });
+
+function writeConversationsOf100(count: number): string[] {
+  const hexes = Array.from({ length: count }, (_, i) => `${String(i).padStart(2, '0')}${CONVERSATION.slice(2)}`);
+  for (const hex of hexes) {
+    const events = createConversation(t.root, hex);
+    for (let i = 0; i < 100; i++) writeEvent(events, i, i % 7 === 0 ? pause(i, `2026-06-16T05:39:${10 + (i % 40)}.25`) : userMessage(i));
+  }
+  return hexes;
+}
+
+function loadsDecodedInWorkers(lines: string[]): unknown[] {
+  return lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry['message'] === 'conversation loaded')
+    .map((entry) => entry['decodedInWorkers']);
+}
 
 describe('the decode pool', () => {
   const logger = createMemoryLogger();
