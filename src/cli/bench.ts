@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--quick] [--scaling-only] [--profile] [--no-record] [--session-api-key KEY]`
+ * `npm run bench -- [--quick] [--scaling-only] [--proxy-only] [--profile] [--no-record] [--session-api-key KEY]`
  * Measures our server against a bare node:http baseline serving the same bytes, prints the
  * report and appends it to bench/RESULTS.md. Exit code 0 whether targets PASS or MISS (they
  * are findings, not failures); 1 when the benchmark itself could not run; 2 for bad flags.
@@ -8,6 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderPostgresReport, runPostgresBench } from '../bench/postgres-bench';
+import { measureProxyOverhead, renderProxyOverhead } from '../bench/proxy-overhead';
 import { appendToResultsLog, renderReport, scalingSection } from '../bench/report';
 import { SCALING_RANDOM_SECONDS, runBenchmark } from '../bench/run';
 import { measureScaling } from '../bench/scaling';
@@ -23,11 +24,13 @@ const RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS.md');
 
 const POSTGRES_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-postgres.md');
 
-const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--profile] [--no-record] [--session-api-key KEY] [--store postgres]
+const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--proxy-only] [--profile] [--no-record] [--session-api-key KEY] [--store postgres]
   --quick      10k events only and shorter load runs (under two minutes)
   --scaling-only
                only how cost grows (1k to 100k events, 10 to 1000 conversations) and the
                memory budget over 1000 conversations; printed, never recorded
+  --proxy-only what the contract proxy adds to a request (agent-server-contract proxy);
+               printed, never recorded
   --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
   --no-record  print the report without appending it to bench/RESULTS.md
   --store postgres
@@ -44,6 +47,7 @@ async function main(): Promise<number> {
       options: {
         quick: { type: 'boolean', default: false },
         'scaling-only': { type: 'boolean', default: false },
+        'proxy-only': { type: 'boolean', default: false },
         profile: { type: 'boolean', default: false },
         'no-record': { type: 'boolean', default: false },
         'session-api-key': { type: 'string' },
@@ -77,6 +81,11 @@ async function main(): Promise<number> {
   const serverNodeFlags = values.profile ? profileFlags : [];
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   try {
+    if (values['proxy-only']) {
+      const rows = await measureProxyOverhead({ repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress);
+      process.stdout.write(`\n${renderProxyOverhead(rows)}`);
+      return EXIT_OK;
+    }
     if (values['scaling-only']) {
       const scaling = await measureScaling(
         {

@@ -12,7 +12,6 @@ import { isHttpUrl } from './arguments';
 import { startContractProxy } from './proxy';
 import { renderProxyJson, renderProxyJunit, renderProxySummary, violationLines } from './proxy-report';
 import { writeReportFile } from './report-file';
-import { createResponseValidator } from './schema-validator';
 
 export const PROXY_USAGE = `Usage: npm run contract -- proxy --target URL [--port P] [--junit FILE] [--json FILE]
        agent-server-contract proxy --target URL [options]
@@ -84,7 +83,6 @@ export async function runProxyCommand(args: string[], io: ProxyCommandIo): Promi
     target,
     port,
     document,
-    validator: createResponseValidator(document),
     onViolation: (violation) => io.out(violationLines(violation)),
   });
   if (!started.ok) {

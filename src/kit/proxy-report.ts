@@ -22,6 +22,7 @@ export function renderProxySummary(summary: ProxySummary): string {
     '',
     `Contract proxy for ${summary.target}: ${summary.exchanges} exchanges in ${(summary.durationMs / 1000).toFixed(1)} s, ${offending} with violations`,
   ];
+  if (summary.unjudged > 0) lines.push(`  ${summary.unjudged} exchanges were forwarded but not judged: the judging fell behind or stopped`);
   for (const [operation, violations] of byOperation(summary.violations)) {
     lines.push(`  ${operation}: ${violations.length} exchanges with violations`);
     for (const problem of new Set(violations.flatMap((violation) => violation.problems))) lines.push(`    - ${problem}`);

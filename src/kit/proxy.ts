@@ -1,20 +1,22 @@
 /**
  * The validating proxy: listens, forwards every request to the implementation unchanged
- * (method, path, query, headers, body, streamed both ways), and judges each exchange
- * against the contract after the response has been passed on, so the client waits for
- * nothing but the forwarding. Header values (session keys among them) are never recorded;
- * a violation's curl line reads the key from `$SESSION_API_KEY`.
+ * (method, path, query, headers, body, streamed both ways), and has each exchange judged
+ * against the contract on a thread of its own (judging-worker.ts) once the response has
+ * been passed on, so the client waits for nothing but the forwarding. Header values
+ * (session keys among them) are never recorded; a violation's curl line reads the key from
+ * `$SESSION_API_KEY`.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { OpenApiDocument } from '../contract';
+import { startModuleWorker } from '../worker-thread';
 import { contractOperations } from './contract-operations';
 import { createCoverageRecorder, type Coverage } from './coverage';
 import { curlLine } from './curl';
-import { createExchangeJudge } from './exchange-judge';
 import { SESSION_KEY_HEADER } from './http';
-import type { ResponseValidator } from './schema-validator';
+import type { JudgingReply, JudgingRequest } from './judging-messages';
 
 export interface ProxyViolation {
   seq: number;
@@ -33,12 +35,15 @@ export interface ProxySummary {
   startedAt: string;
   durationMs: number;
   exchanges: number;
+  /** Exchanges forwarded but not judged: the judging thread had too much waiting, or failed. */
+  unjudged: number;
   violations: ProxyViolation[];
   coverage: Coverage;
 }
 
 export interface ContractProxy {
   url: string;
+  /** What was seen; complete once `stop` has settled (judgements still running are waited for there). */
   summary(): ProxySummary;
   stop(): Promise<void>;
 }
@@ -49,12 +54,17 @@ export interface ProxyOptions {
   port: number;
   host?: string;
   document: OpenApiDocument;
-  validator: ResponseValidator;
   onViolation?: (violation: ProxyViolation) => void;
 }
 
 /** Bodies larger than this are forwarded but not judged, so a huge answer cannot exhaust memory. */
 const MAX_JUDGED_BODY_BYTES = 32 * 1024 * 1024;
+/** Bodies waiting for the judging thread, at most; past it, exchanges are counted as not judged. */
+const MAX_WAITING_BYTES = 128 * 1024 * 1024;
+/** How long stopping waits for the judgements still running. */
+const DRAIN_MS = 10_000;
+/** The judging thread's module beside this one: `.ts` under tsx or ts-jest, `.js` once compiled. */
+const JUDGING_WORKER = path.join(__dirname, `judging-worker${path.extname(__filename)}`);
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
 export type ProxyStart = { ok: true; proxy: ContractProxy } | { ok: false; message: string };
@@ -62,8 +72,22 @@ export type ProxyStart = { ok: true; proxy: ContractProxy } | { ok: false; messa
 export async function startContractProxy(options: ProxyOptions): Promise<ProxyStart> {
   const target = new URL(options.target);
   const targetPrefix = target.pathname.replace(/\/+$/, '');
-  const judge = createExchangeJudge(options.document, options.validator);
-  const coverage = createCoverageRecorder(options.document, contractOperations(options.document));
+  const judging = startJudging(options.document, (exchange, verdict) => {
+    if (verdict.violations.length === 0) return;
+    const shown = maskSessionKey(exchange.target);
+    const violation: ProxyViolation = {
+      seq: exchange.seq,
+      at: new Date().toISOString(),
+      method: exchange.method,
+      target: shown,
+      operationId: verdict.operationId,
+      status: exchange.status,
+      problems: verdict.violations,
+      curl: curlLine(`${options.target.replace(/\/+$/, '')}${shown}`, exchange.withKey) + (exchange.method === 'GET' ? '' : ` -X ${exchange.method}`),
+    };
+    violations.push(violation);
+    options.onViolation?.(violation);
+  });
   const transport = target.protocol === 'https:' ? https : http;
   const agent = new transport.Agent({ keepAlive: true });
   const violations: ProxyViolation[] = [];
@@ -98,27 +122,10 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
         });
         answer.pipe(response);
         answer.on('end', () => {
-          const body = size <= MAX_JUDGED_BODY_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
-          // Judged on the next turn of the event loop: the response has been handed to the socket already.
-          setImmediate(() => {
-            const status = answer.statusCode ?? 0;
-            const verdict = judge({ method, target: clientTarget, status, body });
-            coverage.record(method, clientTarget, status, verdict.json);
-            if (verdict.violations.length === 0) return;
-            const shown = maskSessionKey(clientTarget);
-            const violation: ProxyViolation = {
-              seq,
-              at: new Date().toISOString(),
-              method,
-              target: shown,
-              operationId: verdict.operationId,
-              status,
-              problems: verdict.violations,
-              curl: curlLine(`${options.target.replace(/\/+$/, '')}${shown}`, withKey) + (method === 'GET' ? '' : ` -X ${method}`),
-            };
-            violations.push(violation);
-            options.onViolation?.(violation);
-          });
+          judging.judge(
+            { seq, method, target: clientTarget, status: answer.statusCode ?? 0, withKey },
+            size <= MAX_JUDGED_BODY_BYTES ? ownBuffer(chunks, size) : undefined,
+          );
         });
       },
     );
@@ -148,7 +155,10 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
     });
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve({ ok: true }));
   });
-  if (!listening.ok) return listening;
+  if (!listening.ok) {
+    await judging.finish();
+    return listening;
+  }
   const { port } = server.address() as AddressInfo;
   return {
     ok: true,
@@ -159,17 +169,122 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
         startedAt: new Date(started).toISOString(),
         durationMs: Date.now() - started,
         exchanges,
-        violations: [...violations],
-        coverage: coverage.summary(),
+        unjudged: judging.unjudged,
+        violations: [...violations].sort((a, b) => a.seq - b.seq),
+        coverage: judging.coverage,
       }),
-      stop: () =>
-        new Promise<void>((resolve) => {
+      stop: async () => {
+        await new Promise<void>((resolve) => {
           server.closeAllConnections();
           agent.destroy();
           server.close(() => resolve());
-        }),
+        });
+        await judging.finish();
+      },
     },
   };
+}
+
+/** What the proxy remembers of an exchange while it is judged. */
+interface ForwardedExchange {
+  seq: number;
+  method: string;
+  target: string;
+  status: number;
+  withKey: boolean;
+}
+
+interface Judging {
+  /** Hands an exchange to the judging thread; `body` is transferred. */
+  judge(exchange: ForwardedExchange, body: Buffer | undefined): void;
+  readonly unjudged: number;
+  /** The coverage as of the last `finish`. */
+  readonly coverage: Coverage;
+  /** Waits for the judgements running (at most DRAIN_MS), collects the coverage and stops the thread. */
+  finish(): Promise<void>;
+}
+
+/** The judging thread and the exchanges it has not answered yet. */
+function startJudging(
+  document: OpenApiDocument,
+  onVerdict: (exchange: ForwardedExchange, verdict: { operationId: string | undefined; violations: string[] }) => void,
+): Judging {
+  const waiting = new Map<number, { exchange: ForwardedExchange; bytes: number }>();
+  let waitingBytes = 0;
+  let unjudged = 0;
+  let coverage = createCoverageRecorder(document, contractOperations(document)).summary();
+  let failed = false;
+  let whenDrained: (() => void) | undefined;
+  let whenCoverage: (() => void) | undefined;
+  const worker = startModuleWorker(JUDGING_WORKER, document);
+  const giveUp = () => {
+    if (failed) return;
+    failed = true;
+    unjudged += waiting.size;
+    waiting.clear();
+    whenDrained?.();
+    whenCoverage?.();
+  };
+  worker.on('error', giveUp);
+  worker.on('exit', giveUp);
+  worker.on('message', (reply: JudgingReply) => {
+    if (reply.kind === 'coverage') {
+      coverage = reply.coverage;
+      whenCoverage?.();
+      return;
+    }
+    const entry = waiting.get(reply.seq);
+    if (!entry) return;
+    waiting.delete(reply.seq);
+    waitingBytes -= entry.bytes;
+    onVerdict(entry.exchange, reply);
+    if (waiting.size === 0) whenDrained?.();
+  });
+  const send = (request: JudgingRequest, transfer: ArrayBuffer[] = []) => worker.postMessage(request, transfer);
+  return {
+    judge(exchange, body) {
+      const bytes = body?.length ?? 0;
+      if (failed || waitingBytes + bytes > MAX_WAITING_BYTES) {
+        unjudged += 1;
+        return;
+      }
+      waiting.set(exchange.seq, { exchange, bytes });
+      waitingBytes += bytes;
+      const { seq, method, target, status } = exchange;
+      send({ kind: 'exchange', seq, method, target, status, body }, body ? [body.buffer as ArrayBuffer] : []);
+    },
+    get unjudged() {
+      return unjudged;
+    },
+    get coverage() {
+      return coverage;
+    },
+    async finish() {
+      if (!failed) {
+        if (waiting.size > 0) await withTimeout(new Promise<void>((resolve) => (whenDrained = resolve)));
+        const collected = new Promise<void>((resolve) => (whenCoverage = resolve));
+        send({ kind: 'coverage' });
+        await withTimeout(collected);
+      }
+      unjudged += waiting.size;
+      waiting.clear();
+      worker.removeAllListeners('exit');
+      await worker.terminate();
+    },
+  };
+}
+
+function withTimeout(promise: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]).finally(() => clearTimeout(timer));
+}
+
+/** The chunks in a buffer of their own, which can be transferred (a small Buffer may share Node's pool). */
+function ownBuffer(chunks: readonly Buffer[], size: number): Buffer {
+  const body = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(body, at);
+  return body;
 }
 
 function maskSessionKey(target: string): string {

@@ -15,7 +15,7 @@ import type { Logger } from '../log';
 import type { DecodeJob, DecodeReply } from './decode-job';
 import type { DecodedFiles } from './event-file-batches';
 import { unpackBatch } from './packed-batch';
-import { startModuleWorker } from './typescript-worker';
+import { startModuleWorker } from '../worker-thread';
 
 /** The worker's module beside this one: `.ts` under tsx or ts-jest, `.js` once compiled. */
 const WORKER_MODULE = path.join(__dirname, `decode-worker${path.extname(__filename)}`);

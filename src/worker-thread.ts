@@ -10,9 +10,12 @@
  */
 import { Worker } from 'node:worker_threads';
 
-/** `modulePath` is absolute; the worker inherits this thread's node flags (--cpu-prof included). */
-export function startModuleWorker(modulePath: string): Worker {
-  if (!modulePath.endsWith('.ts')) return new Worker(modulePath);
+/**
+ * `modulePath` is absolute; the worker inherits this thread's node flags (--cpu-prof
+ * included) and receives `workerData`.
+ */
+export function startModuleWorker(modulePath: string, workerData?: unknown): Worker {
+  if (!modulePath.endsWith('.ts')) return new Worker(modulePath, { workerData });
   const source = [`require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register();`, `require(${JSON.stringify(modulePath)});`].join('\n');
-  return new Worker(source, { eval: true });
+  return new Worker(source, { eval: true, workerData });
 }
