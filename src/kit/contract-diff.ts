@@ -93,9 +93,19 @@ function operationsOf(document: Json): Map<string, Operation> {
 }
 
 function diffParameters(key: string, before: Operation, after: Operation, walker: SchemaWalker, changes: ContractChange[]): void {
+  const renamed = renamedParameters(before, after);
   for (const [name, parameter] of before.parameters) {
     const successor = after.parameters.get(name);
     const where = `${key} ${name}`;
+    const newName = renamed.get(name);
+    if (newName !== undefined) {
+      changes.push({
+        where,
+        what: `parameter renamed to ${String(after.parameters.get(newName)?.['name'])}: clients sending the old name are not heard`,
+        breaks: ['clients', 'servers'],
+      });
+      continue;
+    }
     if (!successor) {
       changes.push({ where, what: 'parameter removed', breaks: ['clients'] });
       continue;
@@ -106,8 +116,9 @@ function diffParameters(key: string, before: Operation, after: Operation, walker
       changes.push({ where, what: 'parameter made optional: servers must handle its absence', breaks: ['servers'] });
     walker.compare(parameter['schema'], successor['schema'], where, 'request');
   }
+  const renamedTo = new Set(renamed.values());
   for (const [name, parameter] of after.parameters) {
-    if (before.parameters.has(name)) continue;
+    if (before.parameters.has(name) || renamedTo.has(name)) continue;
     const required = parameter['required'] === true;
     changes.push({
       where: `${key} ${name}`,
@@ -115,6 +126,27 @@ function diffParameters(key: string, before: Operation, after: Operation, walker
       breaks: required ? ['clients', 'servers'] : ['servers'],
     });
   }
+}
+
+/**
+ * Parameters that only changed name: one removed and one added in the same place (`in`),
+ * alike in everything else. Paired only when each has exactly one such counterpart, so
+ * a rename reads as one change rather than a removal and an addition.
+ */
+function renamedParameters(before: Operation, after: Operation): Map<string, string> {
+  const removed = [...before.parameters].filter(([name]) => !after.parameters.has(name));
+  const added = [...after.parameters].filter(([name]) => !before.parameters.has(name));
+  const alike = (a: Json, b: Json) =>
+    isDeepStrictEqual({ ...a, name: undefined, description: undefined }, { ...b, name: undefined, description: undefined });
+  const pairs = new Map<string, string>();
+  for (const [oldName, parameter] of removed) {
+    const matches = added.filter(([, candidate]) => alike(parameter, candidate));
+    const [match] = matches;
+    if (matches.length !== 1 || !match) continue;
+    if (removed.filter(([, other]) => alike(other, match[1])).length !== 1) continue;
+    pairs.set(oldName, match[0]);
+  }
+  return pairs;
 }
 
 function diffResponses(key: string, before: Operation, after: Operation, walker: SchemaWalker, changes: ContractChange[]): void {

@@ -55,6 +55,15 @@ const EDITS: [string, (document: Doc) => void, { where: string; what: string; br
     { where: `GET ${SEARCH} query parameter body`, what: 'parameter removed', breaks: ['clients'] },
   ],
   [
+    'parameter renamed',
+    (d) => (searchParameter(d, 'body')['name'] = 'text'),
+    {
+      where: `GET ${SEARCH} query parameter body`,
+      what: 'parameter renamed to text: clients sending the old name are not heard',
+      breaks: ['clients', 'servers'],
+    },
+  ],
+  [
     'parameter made required',
     (d) => (searchParameter(d, 'kind')['required'] = true),
     { where: `GET ${SEARCH} query parameter kind`, what: 'parameter made required', breaks: ['clients'] },
