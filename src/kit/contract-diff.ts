@@ -275,8 +275,14 @@ class SchemaWalker {
     const oldRequired = new Set((a['required'] ?? []) as string[]);
     const newRequired = new Set((b['required'] ?? []) as string[]);
     const closed = b['additionalProperties'] === false;
+    const renamed = renamedProperties(oldProperties, newProperties, oldRequired, newRequired);
     for (const name of Object.keys(oldProperties)) {
       const at = `${where}.${name}`;
+      const newName = renamed.get(name);
+      if (newName !== undefined) {
+        this.add(at, `property renamed to ${newName}`, ['clients', 'servers']);
+        continue;
+      }
       if (!(name in newProperties)) {
         this.add(at, 'property removed', side === 'response' ? ['clients', ...(closed ? (['servers'] as Party[]) : [])] : ['clients']);
         continue;
@@ -285,8 +291,9 @@ class SchemaWalker {
       if (!oldRequired.has(name) && newRequired.has(name)) this.add(at, 'property made required', [side === 'response' ? 'servers' : 'clients']);
       this.compare(oldProperties[name], newProperties[name], at, side);
     }
+    const renamedTo = new Set(renamed.values());
     for (const name of Object.keys(newProperties)) {
-      if (name in oldProperties) continue;
+      if (name in oldProperties || renamedTo.has(name)) continue;
       const required = newRequired.has(name);
       if (side === 'response')
         this.add(
@@ -337,6 +344,24 @@ const BOUNDS: [string, boolean][] = [
 ];
 
 /** The JSON types a schema allows, `null` from `anyOf [X, null]` included; undefined when it says nothing of types. */
+/**
+ * Properties that only changed name: one gone and one new with the same schema and the
+ * same required-ness, each the other's only such counterpart (as renamedParameters).
+ */
+function renamedProperties(before: Json, after: Json, oldRequired: Set<string>, newRequired: Set<string>): Map<string, string> {
+  const gone = Object.keys(before).filter((name) => !(name in after));
+  const fresh = Object.keys(after).filter((name) => !(name in before));
+  const alike = (oldName: string, newName: string) =>
+    oldRequired.has(oldName) === newRequired.has(newName) && isDeepStrictEqual(before[oldName], after[newName]);
+  const pairs = new Map<string, string>();
+  for (const oldName of gone) {
+    const matches = fresh.filter((newName) => alike(oldName, newName));
+    if (matches.length !== 1 || gone.filter((other) => alike(other, matches[0]!)).length !== 1) continue;
+    pairs.set(oldName, matches[0]!);
+  }
+  return pairs;
+}
+
 function typesOf(schema: Json): Set<string> | undefined {
   const declared = schema['type'];
   const types = new Set<string>(Array.isArray(declared) ? (declared as string[]) : typeof declared === 'string' ? [declared] : []);

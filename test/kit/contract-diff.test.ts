@@ -115,6 +115,16 @@ const EDITS: [string, (document: Doc) => void, { where: string; what: string; br
     { where: `GET ${SEARCH} response 200.next_page_id`, what: 'property removed', breaks: ['clients', 'servers'] },
   ],
   [
+    'response property renamed',
+    (d) => {
+      const page = schemas(d)['EventPage'];
+      page.properties.next_page = page.properties.next_page_id;
+      delete page.properties.next_page_id;
+      page.required = page.required.map((name: string) => (name === 'next_page_id' ? 'next_page' : name));
+    },
+    { where: `GET ${SEARCH} response 200.next_page_id`, what: 'property renamed to next_page', breaks: ['clients', 'servers'] },
+  ],
+  [
     'response property made optional',
     (d) => (schemas(d)['EventPage'].required = []),
     { where: `GET ${SEARCH} response 200.items`, what: 'property made optional', breaks: ['clients'] },
