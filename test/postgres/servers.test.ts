@@ -5,6 +5,7 @@
  * that is absent at start or lost while serving.
  */
 import { writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { generateConversation, toConversationIdHex } from '../../src/fixture';
@@ -191,6 +192,49 @@ describe('servers on PostgreSQL', () => {
     }
   }, 120_000);
 
+  it('a database that stops answering: 503 with a correlation id within the client timeout, never a hang', async () => {
+    const relay = await relayTo(primary.url);
+    const served = await serveInProcess(relay.url);
+    try {
+      expect((await fetch(served.server.url + REQUESTS[0]!)).status).toBe(200);
+      relay.goSilent();
+      const started = performance.now();
+      const response = await fetch(served.server.url + REQUESTS[1]!);
+      const body = (await response.json()) as { detail: string; correlation_id: string };
+      // The statement timeout (5 s) and the client's margin past it, with room for a slow machine.
+      expect(performance.now() - started).toBeLessThan(15_000);
+      expect({ status: response.status, body }).toEqual({
+        status: 503,
+        body: { detail: 'Service Unavailable', correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+      });
+      expect((await fetch(`${served.server.url}/health`)).status).toBe(200);
+    } finally {
+      await served.server.stop();
+      await served.store.close();
+      relay.close();
+    }
+  }, 60_000);
+
+  it('a database that accepts connections but never answers at start: a message naming it and exit code 2', async () => {
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `postgres://agent:secret@127.0.0.1:${(silent.address() as net.AddressInfo).port}/events`;
+    const child = spawnScript('src/cli/start.ts', ['--port', '0', '--database-url', url], { label: 'server' });
+    let output = '';
+    child.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const exit = await child.exited;
+      expect(exit.code).toBe(2);
+      expect(output).toContain('Cannot use the database at postgres://agent:***@127.0.0.1');
+      expect(output).not.toContain('secret');
+      expect(output).not.toMatch(/\n\s+at /);
+    } finally {
+      await child.stop(1000);
+      silent.close();
+    }
+  }, 60_000);
+
   it('the database lost while serving: 503 with a correlation id in the log, never a hang; answers resume when it is back', async () => {
     const served = await serveInProcess(primary.url);
     try {
@@ -215,3 +259,35 @@ describe('servers on PostgreSQL', () => {
     }
   }, 90_000);
 });
+
+/** A TCP relay to the database that can go silent: connections stay open, nothing passes either way. */
+async function relayTo(databaseUrl: string): Promise<{ url: string; goSilent(): void; close(): void }> {
+  const target = new URL(databaseUrl);
+  let silent = false;
+  const sockets = new Set<net.Socket>();
+  const relay = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.on('data', (chunk) => silent || upstream.write(chunk));
+    upstream.on('data', (chunk) => silent || client.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const url = new URL(databaseUrl);
+  url.port = String((relay.address() as net.AddressInfo).port);
+  return {
+    url: url.toString(),
+    goSilent: () => {
+      silent = true;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      relay.close();
+    },
+  };
+}
