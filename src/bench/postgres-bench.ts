@@ -79,7 +79,7 @@ export async function runPostgresBench(options: PostgresBenchOptions, progress: 
 
 async function startServer(servers: ScriptProcess[], args: string[]): Promise<string> {
   const port = await findFreePort('127.0.0.1');
-  servers.push(spawnScript('src/cli/start.ts', ['--port', String(port), ...args], { label: 'bench server' }));
+  servers.push(spawnScript('dist/src/cli/start.js', ['--port', String(port), ...args], { label: 'bench server', compiled: true }));
   const url = `http://127.0.0.1:${port}`;
   for (const deadline = performance.now() + 60_000; performance.now() < deadline; ) {
     try {
@@ -125,7 +125,7 @@ export function renderPostgresReport(results: PostgresBenchResults, when: Date):
   const throughputRatio = results.postgres.firstPageRequestsPerSecond / results.directory.firstPageRequestsPerSecond;
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   return [
-    `## PostgreSQL store, ${when.toISOString()} (${results.events} events in one conversation)`,
+    `## PostgreSQL store, ${when.toISOString()} (${results.events} events)`,
     '',
     `Ingest: ${Math.round(results.ingestEventsPerSecond)} events/s (${results.ingestSeconds.toFixed(1)} s, fsync on).`,
     '',
