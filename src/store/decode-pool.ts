@@ -4,9 +4,9 @@
  * of 25-35, and keeps serving requests meanwhile.
  *
  * Workers start with the first job and stop once the pool has been idle for `idleMs`: each
- * holds 30-40 MB (its own heap and its own compiled copy of the contract) and takes about
- * half a second of CPU to start, so they are kept for a burst of loads, not for the
- * process's life. A worker that fails (tsx missing, a crash) disables the pool for good,
+ * holds 10-25 MB (its own heap and its own compiled copy of the contract; it reports how
+ * much after every job) and takes about half a second of CPU to start, so they are kept
+ * for a burst of loads, not for the process's life. A worker that fails (tsx missing, a crash) disables the pool for good,
  * with one warning; jobs then reject and the caller decodes on the main thread.
  */
 import path from 'node:path';
@@ -73,11 +73,6 @@ export class DecodePool {
   /** What the running workers' heaps held after their last job: part of what the store holds. */
   get memoryBytes(): number {
     return this.workers.reduce((sum, worker) => sum + worker.heapBytes, 0);
-  }
-
-  /** Jobs sent and not yet answered, over all workers. */
-  get pendingJobs(): number {
-    return this.workers.reduce((sum, worker) => sum + worker.pending, 0);
   }
 
   /** Decodes on the least busy worker, starting the workers if they are stopped. */

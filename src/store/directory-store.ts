@@ -53,7 +53,7 @@ export interface DirectoryStoreOptions {
 
 /** Below this many files a load costs less on the main thread (about 50 ms of CPU, in 2 ms slices) than starting the workers (half a second). */
 const DEFAULT_DECODE_IN_WORKERS_FROM = 2000;
-/** More workers than this would only queue on the disk, and each holds 30-40 MB. */
+/** More workers than this would only queue on the disk, and each holds 10-25 MB. */
 const MAX_DECODE_WORKERS = 4;
 /**
  * One core fewer than the machine has: the main thread decodes alongside them between
