@@ -1,4 +1,4 @@
-/** The messages between the proxy (proxy.ts) and its judging thread (judging-worker.ts). */
+/** The messages between the proxy's side of judging (judging.ts) and its thread (judging-worker.ts). */
 import type { Coverage } from './coverage';
 
 /** Judge this exchange; or send the coverage so far. The body's buffer is transferred, not copied. */

@@ -1,5 +1,5 @@
 /**
- * The proxy's judge, on a thread of its own (proxy.ts starts it): judging a page takes about
+ * The proxy's judge, on a thread of its own (judging.ts starts it): judging a page takes about
  * as long as forwarding it, and on the proxy's thread it held up the next request. The
  * thread judges each exchange it is sent against the contract, keeps the session's
  * coverage, and answers every exchange with its verdict, so the proxy knows when all are in.
@@ -12,7 +12,7 @@ import { createExchangeJudge } from './exchange-judge';
 import type { JudgingReply, JudgingRequest } from './judging-messages';
 import { createResponseValidator } from './schema-validator';
 
-if (!parentPort) throw new Error('judging-worker.ts runs as a worker thread; proxy.ts starts it');
+if (!parentPort) throw new Error('judging-worker.ts runs as a worker thread; judging.ts starts it');
 const port = parentPort;
 const document = workerData as OpenApiDocument;
 const judge = createExchangeJudge(document, createResponseValidator(document));

@@ -9,14 +9,11 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { OpenApiDocument } from '../contract';
-import { startModuleWorker } from '../worker-thread';
-import { contractOperations } from './contract-operations';
-import { createCoverageRecorder, type Coverage } from './coverage';
+import type { Coverage } from './coverage';
 import { curlLine } from './curl';
 import { SESSION_KEY_HEADER } from './http';
-import type { JudgingReply, JudgingRequest } from './judging-messages';
+import { ownBuffer, startJudging } from './judging';
 
 export interface ProxyViolation {
   seq: number;
@@ -59,12 +56,6 @@ export interface ProxyOptions {
 
 /** Bodies larger than this are forwarded but not judged, so a huge answer cannot exhaust memory. */
 const MAX_JUDGED_BODY_BYTES = 32 * 1024 * 1024;
-/** Bodies waiting for the judging thread, at most; past it, exchanges are counted as not judged. */
-const MAX_WAITING_BYTES = 128 * 1024 * 1024;
-/** How long stopping waits for the judgements still running. */
-const DRAIN_MS = 10_000;
-/** The judging thread's module beside this one: `.ts` under tsx or ts-jest, `.js` once compiled. */
-const JUDGING_WORKER = path.join(__dirname, `judging-worker${path.extname(__filename)}`);
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
 export type ProxyStart = { ok: true; proxy: ContractProxy } | { ok: false; message: string };
@@ -72,6 +63,7 @@ export type ProxyStart = { ok: true; proxy: ContractProxy } | { ok: false; messa
 export async function startContractProxy(options: ProxyOptions): Promise<ProxyStart> {
   const target = new URL(options.target);
   const targetPrefix = target.pathname.replace(/\/+$/, '');
+  const violations: ProxyViolation[] = [];
   const judging = startJudging(options.document, (exchange, verdict) => {
     if (verdict.violations.length === 0) return;
     const shown = maskSessionKey(exchange.target);
@@ -90,7 +82,6 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
   });
   const transport = target.protocol === 'https:' ? https : http;
   const agent = new transport.Agent({ keepAlive: true });
-  const violations: ProxyViolation[] = [];
   const started = Date.now();
   let exchanges = 0;
 
@@ -183,108 +174,6 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
       },
     },
   };
-}
-
-/** What the proxy remembers of an exchange while it is judged. */
-interface ForwardedExchange {
-  seq: number;
-  method: string;
-  target: string;
-  status: number;
-  withKey: boolean;
-}
-
-interface Judging {
-  /** Hands an exchange to the judging thread; `body` is transferred. */
-  judge(exchange: ForwardedExchange, body: Buffer | undefined): void;
-  readonly unjudged: number;
-  /** The coverage as of the last `finish`. */
-  readonly coverage: Coverage;
-  /** Waits for the judgements running (at most DRAIN_MS), collects the coverage and stops the thread. */
-  finish(): Promise<void>;
-}
-
-/** The judging thread and the exchanges it has not answered yet. */
-function startJudging(
-  document: OpenApiDocument,
-  onVerdict: (exchange: ForwardedExchange, verdict: { operationId: string | undefined; violations: string[] }) => void,
-): Judging {
-  const waiting = new Map<number, { exchange: ForwardedExchange; bytes: number }>();
-  let waitingBytes = 0;
-  let unjudged = 0;
-  let coverage = createCoverageRecorder(document, contractOperations(document)).summary();
-  let failed = false;
-  let whenDrained: (() => void) | undefined;
-  let whenCoverage: (() => void) | undefined;
-  const worker = startModuleWorker(JUDGING_WORKER, document);
-  const giveUp = () => {
-    if (failed) return;
-    failed = true;
-    unjudged += waiting.size;
-    waiting.clear();
-    whenDrained?.();
-    whenCoverage?.();
-  };
-  worker.on('error', giveUp);
-  worker.on('exit', giveUp);
-  worker.on('message', (reply: JudgingReply) => {
-    if (reply.kind === 'coverage') {
-      coverage = reply.coverage;
-      whenCoverage?.();
-      return;
-    }
-    const entry = waiting.get(reply.seq);
-    if (!entry) return;
-    waiting.delete(reply.seq);
-    waitingBytes -= entry.bytes;
-    onVerdict(entry.exchange, reply);
-    if (waiting.size === 0) whenDrained?.();
-  });
-  const send = (request: JudgingRequest, transfer: ArrayBuffer[] = []) => worker.postMessage(request, transfer);
-  return {
-    judge(exchange, body) {
-      const bytes = body?.length ?? 0;
-      if (failed || waitingBytes + bytes > MAX_WAITING_BYTES) {
-        unjudged += 1;
-        return;
-      }
-      waiting.set(exchange.seq, { exchange, bytes });
-      waitingBytes += bytes;
-      const { seq, method, target, status } = exchange;
-      send({ kind: 'exchange', seq, method, target, status, body }, body ? [body.buffer as ArrayBuffer] : []);
-    },
-    get unjudged() {
-      return unjudged;
-    },
-    get coverage() {
-      return coverage;
-    },
-    async finish() {
-      if (!failed) {
-        if (waiting.size > 0) await withTimeout(new Promise<void>((resolve) => (whenDrained = resolve)));
-        const collected = new Promise<void>((resolve) => (whenCoverage = resolve));
-        send({ kind: 'coverage' });
-        await withTimeout(collected);
-      }
-      unjudged += waiting.size;
-      waiting.clear();
-      worker.removeAllListeners('exit');
-      await worker.terminate();
-    },
-  };
-}
-
-function withTimeout(promise: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]).finally(() => clearTimeout(timer));
-}
-
-/** The chunks in a buffer of their own, which can be transferred (a small Buffer may share Node's pool). */
-function ownBuffer(chunks: readonly Buffer[], size: number): Buffer {
-  const body = Buffer.allocUnsafeSlow(size);
-  let at = 0;
-  for (const chunk of chunks) at += chunk.copy(body, at);
-  return body;
 }
 
 function maskSessionKey(target: string): string {
