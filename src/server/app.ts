@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { type OperationId, loadOpenApiDocument } from '../contract';
+import { type OpenApiDocument, type OperationId, loadOpenApiDocument } from '../contract';
 import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
 import { docsPage } from './docs-page';
@@ -8,7 +8,7 @@ import { HttpError, errorHandler } from './errors';
 import { operationHandlers } from './handlers';
 import { type OperationRoute, operationRoutes } from './operation-routes';
 import type { OperationHandlers } from './operations';
-import { dropFragment, normalizeQuery, openApiValidator } from './request-validation';
+import { dropFragment, inSequence, matchedRequest, normalizeQuery, openApiValidator } from './request-validation';
 import { sendResult } from './send-result';
 import { requireSessionKey } from './session-keys';
 import { viewerAssets } from './viewer-assets';
@@ -31,7 +31,6 @@ export interface AppOptions {
  */
 export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [], viewerDirectory }: AppOptions): Express {
   const document = loadOpenApiDocument();
-  const routes = operationRoutes(document);
   const app = express();
   app.disable('x-powered-by');
   // An ETag would hash every page body; clients of this API page forward and do not revalidate.
@@ -41,6 +40,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   // validator, which only looks at `/api/`, let it through unvalidated.
   app.set('case sensitive routing', true);
   app.use(dropFragment());
+  app.use(operationRequests(operationRoutes(document), store, { document, validateResponses, sessionApiKeys }));
 
   app.get('/alive', (_req, res) => {
     res.json({ status: 'ok' });
@@ -65,13 +65,6 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   app.use('/docs', docsPage(document, { sessionKeyRequired: sessionApiKeys.length > 0 }));
   app.use(viewerAssets(viewerDirectory));
 
-  // /alive, /health, /openapi.json and /docs stay open: they hold no conversation data.
-  if (sessionApiKeys.length > 0) app.use('/api', requireSessionKey(sessionApiKeys));
-  app.use(normalizeQuery(routes));
-  app.use(openApiValidator(document, validateResponses));
-  const handlers = operationHandlers(store);
-  for (const route of routes) app[route.method](route.expressPath, operationEndpoint(handlerFor(handlers, route), validateResponses));
-
   app.use(() => {
     throw new HttpError(404, { detail: 'Not Found' });
   });
@@ -79,7 +72,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   return app;
 }
 
-/** A handler as the router sees it: the types that tie input and result to one operation are the compiler's business. */
+/** A handler as the dispatch sees it: the types that tie input and result to one operation are the compiler's business. */
 type RoutedHandler = (input: never) => Promise<{ status: number; body: unknown }>;
 
 function handlerFor(handlers: OperationHandlers, route: OperationRoute): RoutedHandler {
@@ -90,10 +83,33 @@ function handlerFor(handlers: OperationHandlers, route: OperationRoute): RoutedH
   return handler;
 }
 
-/** Runs a handler on the validated parameters and sends its result; a rejection reaches the one error path. */
-function operationEndpoint(handler: RoutedHandler, validateResponses: boolean): express.RequestHandler {
-  return async (req, res) => {
-    const result = await handler({ path: req.params, query: req.query } as never);
-    sendResult(res, result, validateResponses);
+/**
+ * Every request under /api, in one middleware: the session key, the query normalisation,
+ * the validator and the operation's handler run one after another, without the router's
+ * walk over the other routes and its own matching of the path (the validator has matched
+ * it and set `req.params`). A path no operation has falls through to the 404.
+ * /alive, /health, /openapi.json and /docs stay open: they hold no conversation data.
+ */
+function operationRequests(
+  routes: readonly OperationRoute[],
+  store: EventStore,
+  options: { document: OpenApiDocument; validateResponses: boolean; sessionApiKeys: readonly string[] },
+): express.RequestHandler {
+  const handlers = operationHandlers(store);
+  const routed = new Map(routes.map((route) => [route, handlerFor(handlers, route)]));
+  const endpoint: express.RequestHandler = (req, res, next) => {
+    const matched = matchedRequest(req);
+    const handler = matched && routed.get(matched.route);
+    if (!handler) return next();
+    handler({ path: req.params, query: req.query } as never)
+      .then((result) => sendResult(res, result, options.validateResponses))
+      .catch(next);
   };
+  const api = inSequence([
+    ...(options.sessionApiKeys.length > 0 ? [requireSessionKey(options.sessionApiKeys)] : []),
+    normalizeQuery(routes),
+    openApiValidator(options.document, options.validateResponses),
+    endpoint,
+  ]);
+  return (req, res, next) => (req.path === '/api' || req.path.startsWith('/api/') ? api(req, res, next) : next());
 }

@@ -19,16 +19,18 @@ export function eventPageBody(storedEvents: readonly Buffer[], nextPageId: strin
   const json = JSON.stringify(frame);
   const at = json.indexOf(ITEMS_PLACEHOLDER) + ITEMS_PLACEHOLDER.length - 1;
   const parts: Buffer[] = [Buffer.from(json.slice(0, at))];
-  // The run being gathered: it starts where `first` does and is `length` bytes long.
+  // The run being gathered: it starts where `first` does and is `length` bytes long, in `memory`.
   let first: Buffer | undefined;
+  let memory: Uint8Array | undefined;
   let length = 0;
   for (const event of storedEvents) {
-    if (first && followsWithComma(first, length, event)) {
+    if (first && memory && followsWithComma(memory, first, length, event)) {
       length += 1 + event.length;
       continue;
     }
     if (first) parts.push(runOf(first, length), SEPARATOR);
     first = event;
+    memory = memory?.buffer === event.buffer ? memory : new Uint8Array(event.buffer);
     length = event.length;
   }
   if (first) parts.push(runOf(first, length));
@@ -39,9 +41,9 @@ export function eventPageBody(storedEvents: readonly Buffer[], nextPageId: strin
 const SEPARATOR = Buffer.from(',');
 
 /** Whether `next` starts right after the run and a comma, in the same memory. */
-function followsWithComma(first: Buffer, length: number, next: Buffer): boolean {
+function followsWithComma(memory: Uint8Array, first: Buffer, length: number, next: Buffer): boolean {
   const commaAt = first.byteOffset + length;
-  return next.buffer === first.buffer && next.byteOffset === commaAt + 1 && new Uint8Array(first.buffer, commaAt, 1)[0] === COMMA;
+  return next.buffer === memory.buffer && next.byteOffset === commaAt + 1 && memory[commaAt] === COMMA;
 }
 
 function runOf(first: Buffer, length: number): Buffer {

@@ -6,7 +6,7 @@ import { type OperationRoute, matchRoute } from './operation-routes';
 import { type ParameterSpec, isIntegerParameter } from './parameters';
 import { parsePydanticInteger } from './pydantic-errors';
 
-/** What the query normalisation found out about a request, kept for the error path. */
+/** What the query normalisation found out about a request, kept for the handler and the error path. */
 const MATCHED = Symbol('matchedOperation');
 
 export interface MatchedRequest {
@@ -43,7 +43,7 @@ export function openApiValidator(document: OpenApiDocument, validateResponses: b
  * reaches the end of its stack hands over to the next layer only after a turn of the event
  * loop (setImmediate), and matches and trims the path again for each of them.
  */
-function inSequence(handlers: readonly RequestHandler[]): RequestHandler {
+export function inSequence(handlers: readonly RequestHandler[]): RequestHandler {
   return (req, res, next) => {
     let at = 0;
     const step = (error?: unknown): void => {
