@@ -1,9 +1,10 @@
 /**
  * `npm run bench -- --store postgres`: the PostgreSQL store beside the directory store on
- * the same conversation. A durable throwaway cluster (fsync on) is filled by the ingester
- * (its rate is the first figure), then a server on each store answers the same requests:
- * first and deep page, a body that matches nothing, a count (p50 of sequential requests),
- * and first-page throughput under load.
+ * the same data, one conversation of 100k events (10k with --quick) or, with
+ * --many-conversations, 1M events over 1000 conversations. A durable throwaway cluster
+ * (fsync on) is filled by the ingester (its rate is the first figure), then a server on each
+ * store answers the same requests on one conversation: first and deep page, a body that
+ * matches nothing, a count (p50 of sequential requests), and first-page throughput under load.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -13,13 +14,22 @@ import { findFreePort } from '../free-port';
 import { createPool } from '../store/postgres/connection';
 import { ingestConversations } from '../store/postgres/ingest';
 import { startLocalCluster } from '../store/postgres/local-cluster';
-import { type Dataset, ensureDataset } from './datasets';
+import { ensureDataset } from './datasets';
+import { ensureManyConversations, manyConversationHex } from './many-conversations';
 import { getOk, keepAliveAgent } from './http-get';
 import { percentile, runLoad } from './load';
 
 export interface PostgresBenchOptions {
   readonly quick: boolean;
+  /** 1M events over 1000 conversations instead of one conversation. */
+  readonly manyConversations: boolean;
   readonly dataDirectory: string;
+}
+
+/** The conversation the requests go to: its id and the cursor of a full page near its end. */
+interface Measured {
+  readonly hex: string;
+  readonly deepPageId: string;
 }
 
 interface StoreFigures {
@@ -31,6 +41,8 @@ interface StoreFigures {
 }
 
 export interface PostgresBenchResults {
+  /** What was ingested, in words: "100000 events in one conversation". */
+  data: string;
   events: number;
   ingestEventsPerSecond: number;
   ingestSeconds: number;
@@ -41,11 +53,7 @@ export interface PostgresBenchResults {
 const SEQUENTIAL_REQUESTS = 200;
 
 export async function runPostgresBench(options: PostgresBenchOptions, progress: (line: string) => void): Promise<PostgresBenchResults> {
-  const spec = options.quick ? { label: '10k', events: 10_000, seed: 'bench-10k' } : { label: '100k', events: 100_000, seed: 'bench-100k' };
-  // A root of its own, so the ingest reads this conversation only.
-  const root = path.join(options.dataDirectory, 'postgres', 'conversations');
-  mkdirSync(root, { recursive: true });
-  const dataset = ensureDataset(spec, root, path.join(options.dataDirectory, 'postgres', 'markers'), progress);
+  const { root, measured, data } = options.manyConversations ? manyConversationsData(options, progress) : oneConversationData(options, progress);
 
   progress('postgres: starting a durable throwaway cluster');
   const cluster = await startLocalCluster({ durable: true });
@@ -63,18 +71,47 @@ export async function runPostgresBench(options: PostgresBenchOptions, progress: 
     const directoryUrl = await startServer(servers, ['--conversations-path', root]);
     const postgresUrl = await startServer(servers, ['--database-url', cluster.url]);
     progress('postgres: directory server loading the conversation');
-    await getOk(`${directoryUrl}${searchPath(dataset, 'limit=1')}`);
+    await getOk(`${directoryUrl}${searchPath(measured, 'limit=1')}`);
     return {
+      data,
       events: summary.eventsStored,
       ingestEventsPerSecond: summary.eventsStored / ingestSeconds,
       ingestSeconds,
-      directory: await measure(directoryUrl, dataset, options.quick, progress),
-      postgres: await measure(postgresUrl, dataset, options.quick, progress),
+      directory: await measure(directoryUrl, measured, options.quick, progress),
+      postgres: await measure(postgresUrl, measured, options.quick, progress),
     };
   } finally {
     await Promise.all(servers.map((server) => server.stop(5000)));
     await cluster.stop();
   }
+}
+
+function oneConversationData(options: PostgresBenchOptions, progress: (line: string) => void): { root: string; measured: Measured; data: string } {
+  const spec = options.quick ? { label: '10k', events: 10_000, seed: 'bench-10k' } : { label: '100k', events: 100_000, seed: 'bench-100k' };
+  // A root of its own, so the ingest reads this conversation only.
+  const root = path.join(options.dataDirectory, 'postgres', 'conversations');
+  mkdirSync(root, { recursive: true });
+  const dataset = ensureDataset(spec, root, path.join(options.dataDirectory, 'postgres', 'markers'), progress);
+  return {
+    root,
+    measured: { hex: dataset.conversationIdHex, deepPageId: dataset.facts.deepPageId },
+    data: `${spec.events} events in one conversation`,
+  };
+}
+
+const MANY = { count: 1000, eventsEach: 1000 };
+/** How far from the end of the measured conversation the deep page's cursor is: a full page and more after it. */
+const DEEP_PAGE_FROM_END = 150;
+
+function manyConversationsData(options: PostgresBenchOptions, progress: (line: string) => void): { root: string; measured: Measured; data: string } {
+  const many = ensureManyConversations(MANY, path.join(options.dataDirectory, 'postgres-many'), progress);
+  const hex = manyConversationHex(MANY.count / 2);
+  const ids = many.ids.get(hex)!;
+  return {
+    root: many.root,
+    measured: { hex, deepPageId: ids[ids.length - DEEP_PAGE_FROM_END]! },
+    data: `${MANY.count * MANY.eventsEach} events over ${MANY.count} conversations`,
+  };
 }
 
 async function startServer(servers: ScriptProcess[], args: string[]): Promise<string> {
@@ -92,11 +129,11 @@ async function startServer(servers: ScriptProcess[], args: string[]): Promise<st
   throw new Error(`The bench server ${args.join(' ')} did not answer within 60 s`);
 }
 
-function searchPath(dataset: Dataset, query: string): string {
-  return `/api/conversations/${dataset.conversationIdHex}/events/search?${query}`;
+function searchPath(measured: Measured, query: string): string {
+  return `/api/conversations/${measured.hex}/events/search?${query}`;
 }
 
-async function measure(url: string, dataset: Dataset, quick: boolean, progress: (line: string) => void): Promise<StoreFigures> {
+async function measure(url: string, measured: Measured, quick: boolean, progress: (line: string) => void): Promise<StoreFigures> {
   progress(`postgres: measuring ${url}`);
   const p50 = async (pathAndQuery: string) => {
     const agent = keepAliveAgent();
@@ -108,12 +145,12 @@ async function measure(url: string, dataset: Dataset, quick: boolean, progress: 
       0.5,
     );
   };
-  const firstPage = searchPath(dataset, 'limit=100');
+  const firstPage = searchPath(measured, 'limit=100');
   return {
     firstPageP50Ms: await p50(firstPage),
-    deepPageP50Ms: await p50(searchPath(dataset, `limit=100&page_id=${dataset.facts.deepPageId}`)),
-    bodyNoMatchP50Ms: await p50(searchPath(dataset, 'body=zqxjkvw%20no%20such%20text')),
-    countP50Ms: await p50(`/api/conversations/${dataset.conversationIdHex}/events/count`),
+    deepPageP50Ms: await p50(searchPath(measured, `limit=100&page_id=${measured.deepPageId}`)),
+    bodyNoMatchP50Ms: await p50(searchPath(measured, 'body=zqxjkvw%20no%20such%20text')),
+    countP50Ms: await p50(`/api/conversations/${measured.hex}/events/count`),
     firstPageRequestsPerSecond: (await runLoad({ url: url + firstPage, connections: 10, durationSeconds: quick ? 5 : 15 })).requestsPerSecond,
   };
 }
@@ -125,7 +162,7 @@ export function renderPostgresReport(results: PostgresBenchResults, when: Date):
   const throughputRatio = results.postgres.firstPageRequestsPerSecond / results.directory.firstPageRequestsPerSecond;
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   return [
-    `## PostgreSQL store, ${when.toISOString()} (${results.events} events)`,
+    `## PostgreSQL store, ${when.toISOString()} (${results.data}; requests to one conversation)`,
     '',
     `Ingest: ${Math.round(results.ingestEventsPerSecond)} events/s (${results.ingestSeconds.toFixed(1)} s, fsync on).`,
     '',

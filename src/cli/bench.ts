@@ -7,7 +7,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { renderPostgresReport, runPostgresBench } from '../bench/postgres-bench';
+import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from '../bench/postgres-bench';
 import { measureProxyOverhead, renderProxyOverhead } from '../bench/proxy-overhead';
 import { appendToResultsLog, renderReport, scalingSection } from '../bench/report';
 import { SCALING_RANDOM_SECONDS, runBenchmark } from '../bench/run';
@@ -24,7 +24,7 @@ const RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS.md');
 
 const POSTGRES_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-postgres.md');
 
-const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--proxy-only] [--profile] [--no-record] [--session-api-key KEY] [--store postgres]
+const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--proxy-only] [--profile] [--no-record] [--session-api-key KEY] [--store postgres [--many-conversations]]
   --quick      10k events only and shorter load runs (under two minutes)
   --scaling-only
                only how cost grows (1k to 100k events, 10 to 1000 conversations) and the
@@ -35,6 +35,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--proxy-only]
   --no-record  print the report without appending it to bench/RESULTS.md
   --store postgres
                the PostgreSQL store beside the directory store instead (bench/RESULTS-postgres.md)
+  --many-conversations
+               with --store postgres: 1M events over 1000 conversations instead of one of 100k
   --session-api-key KEY
                run our server with this session key (or set SESSION_API_KEY) and send it
 `;
@@ -52,6 +54,7 @@ async function main(): Promise<number> {
         'no-record': { type: 'boolean', default: false },
         'session-api-key': { type: 'string' },
         store: { type: 'string' },
+        'many-conversations': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -71,7 +74,10 @@ async function main(): Promise<number> {
       process.stderr.write(`bench: --store takes only postgres, got ${JSON.stringify(values.store)}\n\n${USAGE}`);
       return EXIT_BAD_ARGUMENTS;
     }
-    return benchPostgres(values.quick, !values['no-record']);
+    return benchPostgres(
+      { quick: values.quick, manyConversations: values['many-conversations'], dataDirectory: DATA_DIRECTORY },
+      !values['no-record'],
+    );
   }
 
   // Spawned servers inherit the environment, so this is how they learn the key.
@@ -115,9 +121,9 @@ async function main(): Promise<number> {
   }
 }
 
-async function benchPostgres(quick: boolean, record: boolean): Promise<number> {
+async function benchPostgres(options: PostgresBenchOptions, record: boolean): Promise<number> {
   try {
-    const results = await runPostgresBench({ quick, dataDirectory: DATA_DIRECTORY }, (line) => process.stderr.write(`${line}\n`));
+    const results = await runPostgresBench(options, (line) => process.stderr.write(`${line}\n`));
     const report = renderPostgresReport(results, new Date());
     process.stdout.write(`\n${report}`);
     if (record) {
