@@ -31,6 +31,11 @@ export interface PayloadColumn<Payload> {
   keep(slot: number, payload: Payload, id: string): void;
   release(slot: number): void;
   payload(slot: number): Payload;
+  /**
+   * The payloads of `slots`, in order, for a page. A column may hand over several
+   * consecutive ones as one payload where its layout already joins them (StoredPayloads).
+   */
+  payloadsOf(slots: readonly number[]): Payload[];
   id(slot: number): string;
   hasId(slot: number, id: string): boolean;
   /** Memory held for the payloads' bytes themselves, and for the column's own bookkeeping. */
@@ -52,6 +57,9 @@ export class HeldPayloads<Payload> implements PayloadColumn<Payload> {
   }
   payload(slot: number): Payload {
     return this.payloads[slot]!;
+  }
+  payloadsOf(slots: readonly number[]): Payload[] {
+    return slots.map((slot) => this.payloads[slot]!);
   }
   id(slot: number): string {
     return this.ids[slot]!;
@@ -243,6 +251,11 @@ export class EventIndex<Payload> {
 
   payloadAt(slot: number): Payload {
     return this.payloads.payload(slot);
+  }
+
+  /** A page's payloads (see PayloadColumn.payloadsOf: consecutive ones may come joined). */
+  payloadsOf(slots: readonly number[]): Payload[] {
+    return this.payloads.payloadsOf(slots);
   }
 
   idAt(slot: number): string {

@@ -20,9 +20,9 @@ export interface SearchCriteria extends EventFilters {
   limit: number;
 }
 
-export interface SearchPage<Payload> {
-  /** The page's events' payloads, in the page's order. */
-  payloads: Payload[];
+export interface SearchPage {
+  /** The page's events' slots, in the page's order: `index.payloadsOf(slots)` hands over their payloads. */
+  slots: number[];
   nextPageId: string | null;
 }
 
@@ -33,31 +33,31 @@ export interface SearchPage<Payload> {
  * page costs O(log n + events skipped by the remaining filters), not a pass from the start.
  * `nextPageId` is the id of the first match that did not fit.
  */
-export function searchEvents<Payload>(index: EventIndex<Payload>, criteria: SearchCriteria): SearchPage<Payload> {
-  if (criteria.kind === null) return { payloads: [], nextPageId: null };
+export function searchEvents(index: EventIndex<unknown>, criteria: SearchCriteria): SearchPage {
+  if (criteria.kind === null) return { slots: [], nextPageId: null };
   const list = candidateList(index, criteria);
   const window = timeWindow(index, list, criteria);
   const matches = (slot: number) => satisfies(index, slot, criteria);
   const cursor = usableCursor(index, criteria, matches);
-  const payloads: Payload[] = [];
+  const slots: number[] = [];
   if (criteria.sortOrder !== 'TIMESTAMP_DESC') {
     const start = cursor >= 0 ? index.placeOf(list, cursor) : window.start;
     for (let i = start; i < window.end; i++) {
       const slot = list.at(i);
       if (!matches(slot)) continue;
-      if (payloads.length === criteria.limit) return { payloads, nextPageId: index.idAt(slot) };
-      payloads.push(index.payloadAt(slot));
+      if (slots.length === criteria.limit) return { slots, nextPageId: index.idAt(slot) };
+      slots.push(slot);
     }
   } else {
     const end = cursor >= 0 ? afterPlaceOf(index, list, cursor) : window.end;
     for (let i = end - 1; i >= window.start; i--) {
       const slot = list.at(i);
       if (!matches(slot)) continue;
-      if (payloads.length === criteria.limit) return { payloads, nextPageId: index.idAt(slot) };
-      payloads.push(index.payloadAt(slot));
+      if (slots.length === criteria.limit) return { slots, nextPageId: index.idAt(slot) };
+      slots.push(slot);
     }
   }
-  return { payloads, nextPageId: null };
+  return { slots, nextPageId: null };
 }
 
 /**

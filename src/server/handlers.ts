@@ -16,7 +16,7 @@ export function operationHandlers(store: EventStore): OperationHandlers {
       const hex = conversationHex(path.conversation_id);
       const page = await store.search(hex, searchCriteriaOf(query));
       if (!page) return conversationNotFound(hex);
-      return { status: 200, body: eventPageBody(page.events, page.nextPageId) };
+      return { status: 200, body: eventPageBody(page.itemsJson, page.nextPageId) };
     },
 
     async countConversationEvents({ path, query }) {

@@ -152,7 +152,7 @@ class DirectoryStore implements DirectoryEventStore {
     const index = await this.open(hex);
     if (!index) return undefined;
     const page = searchEvents(index, criteria);
-    return { events: page.payloads, nextPageId: page.nextPageId };
+    return { itemsJson: index.payloadsOf(page.slots), nextPageId: page.nextPageId };
   }
 
   async count(hex: string, filters: EventFilters): Promise<number | undefined> {

@@ -40,7 +40,11 @@ export interface StoredConversationSummary {
 
 /** One page of a search: the matching events' stored bytes in order, and the cursor of the next page. */
 export interface StoredPage {
-  events: Buffer[];
+  /**
+   * The page's events as their stored JSON, in order, in pieces: each piece one event, or
+   * several consecutive ones already joined with commas where the store keeps them so.
+   */
+  itemsJson: Buffer[];
   nextPageId: string | null;
 }
 

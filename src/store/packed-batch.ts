@@ -16,7 +16,7 @@ export interface PackedBatch {
   unlisted: (string | undefined)[];
   /**
    * Per file: where its payload ends in `payloads`. Payloads lie in file order, each
-   * followed by a comma (see event-page.ts), so the next one starts one byte after.
+   * followed by a comma (see StoredPayloads.payloadsOf), so the next one starts one byte after.
    */
   payloadEnds: Float64Array;
   payloads: ArrayBuffer;

@@ -25,7 +25,7 @@ export class PayloadSlab implements PayloadKeeper {
   private slab: Buffer = Buffer.allocUnsafeSlow(0);
   private used = 0;
 
-  /** A copy of the first `length` bytes of `source`, kept in a slab and followed there by a comma (see event-page.ts). */
+  /** A copy of the first `length` bytes of `source`, kept in a slab and followed there by a comma, so a page of consecutive events is one view (StoredPayloads.payloadsOf). */
   copy(source: Uint8Array, length: number): Buffer {
     if (length >= OWN_ALLOCATION_BYTES) return Buffer.from(source.subarray(0, length));
     if (this.used + length + 1 > this.slab.length) {

@@ -14,6 +14,7 @@ import { resized, type PayloadColumn } from '../search';
 /** Where an id's offset does not fit a Uint16: kept in `otherIds`. */
 const ID_ELSEWHERE = 0xffff;
 const MAX_ID_BYTES = 0xff;
+const COMMA = 0x2c;
 
 export class StoredPayloads implements PayloadColumn<Buffer> {
   private chunkOf: Uint16Array | Uint32Array = new Uint16Array(0);
@@ -70,6 +71,31 @@ export class StoredPayloads implements PayloadColumn<Buffer> {
   payload(slot: number): Buffer {
     const start = this.offsets[slot]!;
     return this.chunks[this.chunkOf[slot]!]!.subarray(start, start + this.lengths[slot]!);
+  }
+
+  /**
+   * A page's payloads as JSON text: a load lays a conversation's events out in file order
+   * with a comma after each (payload-slab.ts, packed-batch.ts), so events that follow one
+   * another there are handed over as one view, `a,b,c`, rather than a view each.
+   */
+  payloadsOf(slots: readonly number[]): Buffer[] {
+    const pieces: Buffer[] = [];
+    let chunk = -1;
+    let start = 0;
+    let end = 0;
+    for (const slot of slots) {
+      const at = this.offsets[slot]!;
+      if (this.chunkOf[slot] === chunk && at === end + 1 && this.chunks[chunk]![end] === COMMA) {
+        end = at + this.lengths[slot]!;
+        continue;
+      }
+      if (chunk >= 0) pieces.push(this.chunks[chunk]!.subarray(start, end));
+      chunk = this.chunkOf[slot]!;
+      start = at;
+      end = at + this.lengths[slot]!;
+    }
+    if (chunk >= 0) pieces.push(this.chunks[chunk]!.subarray(start, end));
+    return pieces;
   }
 
   id(slot: number): string {

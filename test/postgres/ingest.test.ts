@@ -17,6 +17,7 @@ import { openPostgresStore } from '../../src/store/postgres/postgres-store';
 import { conversationId, eventId, message } from '../support/events';
 import { eventually } from '../support/eventually';
 import { CLUSTER_TIMEOUT_MS, conversationsDirectory, ingestOnce, startLocalCluster, type LocalCluster } from './support/database';
+import { storedItems } from '../support/stored-page';
 
 function runIngestCli(args: string[]): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; kill(): void } {
   const child = spawnScript('src/cli/ingest.ts', args, { label: 'ingest' });
@@ -113,7 +114,11 @@ describe('npm run ingest', () => {
       try {
         for (const conversation of conversations) {
           const page = await store.search(toConversationIdHex(conversation.id), { sortOrder: 'TIMESTAMP', limit: 5000 });
-          expect(page!.events.map((bytes) => JSON.parse(String(bytes)).id).sort()).toEqual(conversation.events.map((event) => event.id).sort());
+          expect(
+            storedItems(page!)
+              .map((item) => JSON.parse(item).id)
+              .sort(),
+          ).toEqual(conversation.events.map((event) => event.id).sort());
         }
       } finally {
         await store.close();
@@ -138,7 +143,9 @@ describe('npm run ingest', () => {
     })();
     const hex = toConversationIdHex(first);
     const idsOf = async (conversationHex: string) =>
-      (await store.search(conversationHex, { sortOrder: 'TIMESTAMP', limit: 1000 }))?.events.map((bytes) => JSON.parse(String(bytes)).id);
+      (await store.search(conversationHex, { sortOrder: 'TIMESTAMP', limit: 1000 }))?.itemsJson.flatMap((piece) =>
+        (JSON.parse(`[${piece}]`) as { id: string }[]).map((event) => event.id),
+      );
     try {
       const eventsDirectory = path.join(data.root, hex, 'events');
       const appended = events[20]!;

@@ -17,6 +17,7 @@ import type { EventStore } from '../../src/store/event-store';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store';
 import { action, conversationId, eventId, message } from '../support/events';
 import { CLUSTER_TIMEOUT_MS, conversationsDirectory, ingestOnce, startLocalCluster, type LocalCluster } from './support/database';
+import { storedItems } from '../support/stored-page';
 
 const GENERATED = conversationId(1);
 const ODD = conversationId(2);
@@ -75,13 +76,13 @@ describe('the PostgreSQL store against the directory store', () => {
     for (let pages = 0; pages < 1000; pages++) {
       const want = (await directory.search(hex, { ...criteria, pageId }))!;
       const got = await postgres.search(hex, { ...criteria, pageId });
-      expect({ criteria, pageId, events: got!.events.map(String), next: got!.nextPageId }).toEqual({
+      expect({ criteria, pageId, events: storedItems(got!), next: got!.nextPageId }).toEqual({
         criteria,
         pageId,
-        events: want.events.map(String),
+        events: storedItems(want),
         next: want.nextPageId,
       });
-      total += want.events.length;
+      total += storedItems(want).length;
       if (want.nextPageId === null || cursorsSeen.has(want.nextPageId)) return total;
       cursorsSeen.add(want.nextPageId);
       pageId = want.nextPageId;
@@ -138,7 +139,7 @@ describe('the PostgreSQL store against the directory store', () => {
     it(`${name}: counts equal the number of events a full walk returns`, async () => {
       const hex = toConversationIdHex(id);
       for (const filters of criteriaCases(events)) {
-        const walked = (await directory.search(hex, { ...filters, sortOrder: 'TIMESTAMP', limit: 1_000_000 }))!.events.length;
+        const walked = storedItems((await directory.search(hex, { ...filters, sortOrder: 'TIMESTAMP', limit: 1_000_000 }))!).length;
         expect(await directory.count(hex, filters)).toBe(walked);
         expect({ filters, count: await postgres.count(hex, filters) }).toEqual({ filters, count: walked });
       }
@@ -175,8 +176,8 @@ describe('the PostgreSQL store against the directory store', () => {
     expect(await postgres.count(unknown, {})).toBeUndefined();
     expect(await postgres.getEvent(unknown, eventId(1))).toBeUndefined();
     for (const hex of [toConversationIdHex(EMPTY), '0123456789abcdef0123456789abcdef']) {
-      expect(await directory.search(hex, { sortOrder: 'TIMESTAMP', limit: 5 })).toEqual({ events: [], nextPageId: null });
-      expect(await postgres.search(hex, { sortOrder: 'TIMESTAMP', limit: 5 })).toEqual({ events: [], nextPageId: null });
+      expect(await directory.search(hex, { sortOrder: 'TIMESTAMP', limit: 5 })).toEqual({ itemsJson: [], nextPageId: null });
+      expect(await postgres.search(hex, { sortOrder: 'TIMESTAMP', limit: 5 })).toEqual({ itemsJson: [], nextPageId: null });
       expect(await postgres.count(hex, {})).toBe(0);
     }
   });

@@ -63,7 +63,7 @@ describe('stored bytes that are not valid UTF-8, from the PostgreSQL store', () 
     for (const sortOrder of ['TIMESTAMP', 'TIMESTAMP_DESC'] as const) {
       const want = sortOrder === 'TIMESTAMP' ? stored : [...stored].reverse();
       const fromPostgres = (await postgres.search(HEX, { sortOrder, limit: 10 }))!;
-      expect(fromPostgres.events.map((bytes) => Buffer.from(bytes).toString('hex'))).toEqual(want.map((bytes) => bytes.toString('hex')));
+      expect(fromPostgres.itemsJson.map((bytes) => Buffer.from(bytes).toString('hex'))).toEqual(want.map((bytes) => bytes.toString('hex')));
     }
   });
 
@@ -71,7 +71,7 @@ describe('stored bytes that are not valid UTF-8, from the PostgreSQL store', () 
     const page = (await postgres.search(HEX, { sortOrder: 'TIMESTAMP', limit: 1 }))!;
     expect(page.nextPageId).toBe(eventId(2));
     const next = (await postgres.search(HEX, { sortOrder: 'TIMESTAMP', limit: 1, pageId: page.nextPageId! }))!;
-    expect(next.events.map((bytes) => Buffer.from(bytes).toString('hex'))).toEqual([stored[1]!.toString('hex')]);
+    expect(next.itemsJson.map((bytes) => Buffer.from(bytes).toString('hex'))).toEqual([stored[1]!.toString('hex')]);
     expect(next.nextPageId).toBe(eventId(3));
   });
 

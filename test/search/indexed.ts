@@ -32,7 +32,7 @@ export function indexOf(entries: readonly IndexedEvent<string>[]): EventIndex<st
 
 export function pageIds(index: EventIndex<string>, criteria: SearchCriteria): { ids: string[]; next: string | null } {
   const page = searchEvents(index, criteria);
-  return { ids: page.payloads, next: page.nextPageId };
+  return { ids: index.payloadsOf(page.slots), next: page.nextPageId };
 }
 
 /**
@@ -47,10 +47,10 @@ export function walkAll(index: EventIndex<string>, criteria: Omit<SearchCriteria
   for (;;) {
     const page = searchEvents(index, pageId === undefined ? criteria : { ...criteria, pageId });
     pages += 1;
-    expect(page.payloads.length).toBeLessThanOrEqual(criteria.limit);
-    ids.push(...page.payloads);
+    expect(page.slots.length).toBeLessThanOrEqual(criteria.limit);
+    ids.push(...index.payloadsOf(page.slots));
     if (page.nextPageId === null) return { ids, pages };
-    expect(page.payloads).toHaveLength(criteria.limit);
+    expect(page.slots).toHaveLength(criteria.limit);
     expect(cursors.has(page.nextPageId)).toBe(false);
     cursors.add(page.nextPageId);
     pageId = page.nextPageId;

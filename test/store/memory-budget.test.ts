@@ -32,7 +32,7 @@ function writeConversations(count: number): void {
 async function firstText(n: number): Promise<string> {
   const index = await t.store.open(hexOf(n));
   const page = searchEvents(index!, { sortOrder: 'TIMESTAMP', limit: 1 });
-  const event = JSON.parse(page.payloads[0]!.toString()) as { llm_message: { content: { text: string }[] } };
+  const event = JSON.parse(index!.payloadAt(page.slots[0]!).toString()) as { llm_message: { content: { text: string }[] } };
   return event.llm_message.content[0]!.text;
 }
 

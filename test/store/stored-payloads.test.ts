@@ -1,4 +1,6 @@
 import { EventIndex, searchEvents } from '../../src/search';
+import { type DecodedFile, isUnserved } from '../../src/store/event-file-batches';
+import { packBatch, unpackBatch } from '../../src/store/packed-batch';
 import { PayloadSlab } from '../../src/store/payload-slab';
 import { StoredPayloads } from '../../src/store/stored-payloads';
 
@@ -35,11 +37,26 @@ describe('StoredPayloads: payloads and ids as places in the stored bytes', () =>
     expect(index.findById('quo')).toBeUndefined();
   });
 
+  it('events in different buffers are never joined, though their offsets line up', () => {
+    const index = new EventIndex<Buffer>(new StoredPayloads());
+    // Memory of their own (not Node's shared pool), with b at the offset where a's run would continue.
+    const inOwnMemory = (text: string) => {
+      const buffer = Buffer.allocUnsafeSlow(text.length);
+      buffer.write(text);
+      return buffer;
+    };
+    const first = inOwnMemory('{"id":"a"},');
+    const second = inOwnMemory('xxxxxxxxxxx{"id":"b"}');
+    index.upsert({ id: 'a', kind: 'PauseEvent', source: 'user', micros: 0, position: 0, text: undefined, payload: first.subarray(0, 10) });
+    index.upsert({ id: 'b', kind: 'PauseEvent', source: 'user', micros: 1, position: 1, text: undefined, payload: second.subarray(11) });
+    expect(index.payloadsOf([index.slotOfId('a'), index.slotOfId('b')]).map(String)).toEqual(['{"id":"a"}', '{"id":"b"}']);
+  });
+
   it('pages hand out the stored bytes and name the next event by its id', () => {
     const events = Array.from({ length: 5 }, (_, i) => ({ id: `e${i}`, json: `{"id":"e${i}"}`, position: i }));
     const index = indexOfPayloads(events);
     const page = searchEvents(index, { sortOrder: 'TIMESTAMP', limit: 2, pageId: 'e1' });
-    expect(page.payloads.map(String)).toEqual(['{"id":"e1"}', '{"id":"e2"}']);
+    expect(page.slots.map((slot) => String(index.payloadAt(slot)))).toEqual(['{"id":"e1"}', '{"id":"e2"}']);
     expect(page.nextPageId).toBe('e3');
   });
 
@@ -77,5 +94,60 @@ describe('StoredPayloads: payloads and ids as places in the stored bytes', () =>
     index.trim();
     expect(index.memory().indexBytes / index.size).toBeLessThan(64);
     expect(index.findById(events[12_345]!.id)?.position).toBe(12_345);
+  });
+});
+
+const jsons = Array.from({ length: 6 }, (_, i) => JSON.stringify({ id: `e${i}`, pad: 'x'.repeat(i * 5) }));
+
+/** The six events as a main-thread load keeps them. */
+function keptInSlab(): Buffer[] {
+  const slab = new PayloadSlab();
+  return jsons.map((json) => slabbed(slab, json));
+}
+
+/** The six events as a decode worker hands them over, with a skipped file among them. */
+function keptInPackedBatch(): Buffer[] {
+  const files: DecodedFile[] = jsons.map((json, i) => ({
+    id: `e${i}`,
+    kind: 'MessageEvent',
+    source: 'user',
+    micros: i,
+    position: i,
+    text: undefined,
+    payload: Buffer.from(json),
+  }));
+  files.splice(2, 0, { unserved: 'skipped', reason: 'not JSON' });
+  const { batch } = packBatch({ files, unlisted: files.map(() => undefined) });
+  return unpackBatch(batch)
+    .files.filter((file) => !isUnserved(file))
+    .map((file) => (file as { payload: Buffer }).payload);
+}
+
+describe.each([
+  ['a payload slab', keptInSlab],
+  ['a packed batch', keptInPackedBatch],
+])('a page of events kept in %s', (_where, keep) => {
+  const pieces = (picked: number[]) => {
+    const index = new EventIndex<Buffer>(new StoredPayloads());
+    keep().forEach((payload, i) => {
+      index.upsert({ id: `e${i}`, kind: 'PauseEvent', source: 'user', micros: i, position: i, text: undefined, payload });
+    });
+    return index.payloadsOf(picked.map((i) => index.slotOfId(`e${i}`))).map(String);
+  };
+
+  it('is one piece when the events are consecutive', () => {
+    expect(pieces([0, 1, 2, 3, 4, 5])).toEqual([jsons.join(',')]);
+  });
+
+  it('starts a new piece wherever an event is left out, and never spans bytes outside the page', () => {
+    expect(pieces([0, 2, 3, 5])).toEqual([jsons[0], `${jsons[2]},${jsons[3]}`, jsons[5]]);
+  });
+
+  it('hands over events in descending order each on its own', () => {
+    expect(pieces([4, 3, 2])).toEqual([jsons[4], jsons[3], jsons[2]]);
+  });
+
+  it('hands over nothing for an empty page', () => {
+    expect(pieces([])).toEqual([]);
   });
 });

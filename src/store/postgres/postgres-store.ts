@@ -204,7 +204,7 @@ function isNotUtf8(error: unknown): boolean {
 
 function pageOf(rows: readonly { event_id: string; payload: Buffer }[], limit: number): StoredPage {
   const page = rows.slice(0, limit);
-  return { events: page.map((row) => row.payload), nextPageId: rows.length > limit ? rows[limit]!.event_id : null };
+  return { itemsJson: page.map((row) => row.payload), nextPageId: rows.length > limit ? rows[limit]!.event_id : null };
 }
 
 /** The `timestamp` of a stored event's JSON, or null. */
