@@ -66,6 +66,8 @@ const DEFAULT_PROGRESS_MS = 2000;
 /** How long a followed run waits before trying again after the database was unreachable. */
 const RETRY_MS = 1000;
 const NAMES_PER_SLICE_MS = 20;
+/** How long reading and decoding run before the statements of the batch being written get a turn. */
+const DECODE_SLICE_MS = 5;
 
 /** Runs the ingest; with `follow`, resolves only once `signal` aborts. Rejects when the root cannot be read. */
 export async function ingestConversations(options: IngestOptions): Promise<IngestSummary> {
@@ -313,10 +315,17 @@ class Ingester implements DirectoryIngester {
     state.scannedStamp = conversation.stamp;
   }
 
+  /**
+   * Reads and decodes a batch in slices: between them the event loop runs, so the previous
+   * batch's statements go on to the database while this one is read. Read in one synchronous
+   * stretch, the two took turns and the database sat idle while files were read.
+   */
   private async decodeBatch(conversation: PendingConversation, files: EventFileName[], realRoot: string): Promise<Batch> {
     const batch: Batch = { rows: [], skipped: [], read: files.length };
     const claimed = new Set<number>();
+    const slice = new TimeSlice(DECODE_SLICE_MS);
     for (const file of files) {
+      if (slice.isOver()) await slice.yield();
       const filePath = path.join(conversation.eventsDirectory, file.name);
       const storedName = conversation.state.stored.get(file.position);
       if ((storedName !== undefined && storedName !== file.name) || claimed.has(file.position)) {
