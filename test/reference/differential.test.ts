@@ -52,10 +52,12 @@ async function serveOurs(root: string, mode: StoredEventMode): Promise<OurServer
   };
 }
 
-/** Every finding of the compare suite, with the check that sent the request. */
+/** Every finding of the compare suite, with the check that sent the request; every request of the run went to both servers. */
 function compareFindings(result: RunResult): { check: string; message: string }[] {
   const compare = result.suites.find((suite) => suite.name === 'compare');
   if (!compare) throw new Error('the run has no compare section');
+  expect(result.requests.mirrored).toBeGreaterThanOrEqual(result.requests.sent);
+  expect(compare.checks.length).toBeGreaterThan(20);
   return compare.checks.flatMap((check) => check.findings.map((finding) => ({ check: check.id, message: finding.message })));
 }
 
@@ -154,5 +156,7 @@ describe(`our server beside the reference ${REFERENCE_VERSION} on a conversation
     ]);
     const findings = compareFindings(result);
     expect(findings.filter(({ check, message }) => !(check === GET_BY_ID_NULLS.check && GET_BY_ID_NULLS.message.test(message)))).toEqual([]);
+    // The one difference left is real, so docs/reference-behaviour.md still describes this reference.
+    expect(findings.length).toBeGreaterThan(0);
   });
 });
