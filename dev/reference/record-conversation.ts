@@ -24,7 +24,7 @@ export interface RecordedConversation {
   readonly modelRequests: ScriptedModel['requests'];
 }
 
-/** What the agent's model answers, turn by turn; comments name the event each reply leads to. */
+/** What the agent's model answers, in order; each turn is one run of the agent. */
 const AGENT_SCRIPT: readonly ScriptedReply[] = [
   // Turn 1 (the initial message): a task list, a command, a file, a thought, two broken calls, a text reply.
   {
@@ -54,7 +54,7 @@ const AGENT_SCRIPT: readonly ScriptedReply[] = [
   { text: 'Greeting and notes are written.' },
   // Turn 2 (after a pause and a resume): one command, then a text reply.
   { toolCalls: [{ name: 'terminal', arguments: { command: 'wc -c greeting.txt' } }] },
-  { text: 'The greeting has 26 bytes.' },
+  { text: 'The greeting has 24 bytes.' },
   // Turn 3 (confirmation mode): the command is rejected; the run stops there.
   { toolCalls: [{ name: 'terminal', arguments: { command: 'rm greeting.txt' } }] },
   // Turn 4: the model fails, which ends the run in error.
