@@ -10,6 +10,7 @@ const HEX32 = /^[0-9a-fA-F]{32}$/;
 const HYPHENATED = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const GROUP_STARTS = [0, 9, 14, 19, 24] as const;
 const GROUP_LENGTHS = [8, 4, 4, 4, 12] as const;
+const URN_PREFIX = 'urn:uuid:';
 
 /** Parses a UUID in any form pydantic accepts; `hex` is the 32 lower-case hex digits. */
 export function parseUuid(input: string): UuidParse {
@@ -48,8 +49,6 @@ function describeInvalid(input: string): string {
   if (input.startsWith(URN_PREFIX)) return describeBody(input.slice(URN_PREFIX.length), URN_PREFIX.length, false, length);
   return describeBody(input, 0, true, [...input].length);
 }
-
-const URN_PREFIX = 'urn:uuid:';
 
 function describeBody(body: string, offset: number, simple: boolean, inputLength: number): string {
   const hyphens: number[] = [];
