@@ -213,7 +213,11 @@ export interface components {
              * @enum {string}
              */
             kind: "Condensation";
-            /** @description Ids of the events removed from the view given to the model. */
+            /**
+             * @description Ids of the events removed from the view given to the model. A set: each id once,
+             *     in no particular order (the reference keeps them in a set and serves them in an
+             *     order of its own, not the stored one).
+             */
             forgotten_event_ids?: string[];
             /** @description Summary of the forgotten events. */
             summary?: string | null;

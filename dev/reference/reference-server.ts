@@ -41,7 +41,29 @@ const REFERENCE_ENVIRONMENT = {
   LOG_JSON: 'false',
 };
 
+/** Programs the reference runs beside Python: its terminal tool drives tmux, its workspaces are git repositories. */
+const REQUIRED_PROGRAMS = [
+  ['tmux', '-V'],
+  ['git', '--version'],
+] as const;
+
+async function missingPrograms(): Promise<string[]> {
+  const found = await Promise.all(
+    REQUIRED_PROGRAMS.map(
+      ([program, versionFlag]) =>
+        new Promise<boolean>((resolve) => execFile(program, [versionFlag], { timeout: 10_000 }, (error) => resolve(!error))),
+    ),
+  );
+  return REQUIRED_PROGRAMS.filter((_, index) => !found[index]).map(([program]) => program);
+}
+
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<ReferenceServer> {
+  const missing = await missingPrograms();
+  if (missing.length > 0) {
+    throw new Error(
+      `The reference agent server ${REFERENCE_VERSION} needs ${missing.join(' and ')}: install with apt-get install -y ${missing.join(' ')}`,
+    );
+  }
   const environment = await pythonEnvironment(REFERENCE_SERVER);
   const home = mkdtempSync(path.join(os.tmpdir(), 'reference-server-'));
   const logFile = path.join(home, 'server.log');

@@ -7,7 +7,7 @@
 import { loadOpenApiDocument, type OpenApiDocument } from '../contract';
 import type { AllowEntry } from './allow-list';
 import { allChecks } from './checks';
-import { createMirror, type Mirror } from './compare';
+import { createMirror, setValuedProperties, type Mirror } from './compare';
 import { createCheckContext, type RunSettings } from './context';
 import { uuidHex } from './conversation-id';
 import { discover } from './discovery';
@@ -105,7 +105,7 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   if (second) {
     const reachable = await second.get(`/api/conversations/${options.conversationId}/events/search?limit=1`);
     if (!reachable.ok) return giveUp(`Cannot reach the --compare server (${reachable.failure.message}) at ${reachable.failure.url}. Is it running?`);
-    mirror = createMirror(second);
+    mirror = createMirror(second, setValuedProperties(contractDocument()));
     transport.observe(mirror.observe);
   }
 

@@ -39,19 +39,19 @@ describe('answers by the contract (200, 404, 422) to hostile but well-formed req
       'found by fuzz: a broken escape in the conversation id (was 500) is read as the reference reads it, U+FFFD for the bad bytes',
       {
         target: '/api/conversations/%E0%A4%A/events/search',
-        want: { status: 422, body: uuidError(`${REPLACEMENT}%A`, `invalid character: found \`${REPLACEMENT}\` at 1`) },
+        want: { status: 422, body: uuidError(`${REPLACEMENT}%A`, `invalid character: found \`${REPLACEMENT}\` at 0`) },
       },
     ],
     [
       'found by fuzz: invalid UTF-8 in the conversation id (was 500)',
       {
         target: '/api/conversations/%FF%FE/events/search',
-        want: { status: 422, body: uuidError(REPLACEMENT.repeat(2), `invalid character: found \`${REPLACEMENT}\` at 1`) },
+        want: { status: 422, body: uuidError(REPLACEMENT.repeat(2), `invalid character: found \`${REPLACEMENT}\` at 0`) },
       },
     ],
     [
       'found by fuzz: a lone % as the conversation id (was 500)',
-      { target: '/api/conversations/%/events/search', want: { status: 422, body: uuidError('%', 'invalid character: found `%` at 1') } },
+      { target: '/api/conversations/%/events/search', want: { status: 422, body: uuidError('%', 'invalid character: found `%` at 0') } },
     ],
     [
       'found by fuzz: a raw # in the path (was 500): what follows is a fragment, so the path names no route',
@@ -95,21 +95,21 @@ describe('answers by the contract (200, 404, 422) to hostile but well-formed req
       'an encoded path traversal fails UUID parsing (the reference decodes %2F before routing and answers 404)',
       {
         target: '/api/conversations/..%2F..%2Fetc%2Fpasswd/events/search',
-        want: { status: 422, body: uuidError('../../etc/passwd', 'invalid character: found `.` at 1') },
+        want: { status: 422, body: uuidError('../../etc/passwd', 'invalid character: found `.` at 0') },
       },
     ],
     [
       'a 5000-character id',
       {
         target: `/api/conversations/${'a'.repeat(5000)}/events/search`,
-        want: { status: 422, body: uuidError('a'.repeat(5000), 'invalid length: expected length 32 for simple format, found 5000') },
+        want: { status: 422, body: uuidError('a'.repeat(5000), 'invalid length: found 5000') },
       },
     ],
     [
       'a Unicode id',
       {
         target: '/api/conversations/%F0%9F%98%80/events/search',
-        want: { status: 422, body: uuidError('\u{1F600}', 'invalid character: found `\u{1F600}` at 1') },
+        want: { status: 422, body: uuidError('\u{1F600}', 'invalid character: found `\u{1F600}` at 0') },
       },
     ],
     ['found by differential fuzzing against pydantic: limit=5_0 is 50', { target: `${SEARCH}?limit=5_0`, want: { status: 200, body: WHOLE_PAGE } }],

@@ -134,8 +134,8 @@ describe('a 422 never echoes a value that looks like a key', () => {
           {
             type: 'uuid_parsing',
             loc: ['path', 'conversation_id'],
-            msg: 'Input should be a valid UUID, invalid character: found `s` at 1',
-            ctx: { error: 'invalid character: found `s` at 1' },
+            msg: 'Input should be a valid UUID, invalid character: found `s` at 0',
+            ctx: { error: 'invalid character: found `s` at 0' },
           },
         ],
       },
@@ -149,8 +149,8 @@ describe('a 422 never echoes a value that looks like a key', () => {
           {
             type: 'uuid_parsing',
             loc: ['path', 'conversation_id'],
-            msg: 'Input should be a valid UUID, invalid character: found `s` at 1',
-            ctx: { error: 'invalid character: found `s` at 1' },
+            msg: 'Input should be a valid UUID, invalid character: found `s` at 0',
+            ctx: { error: 'invalid character: found `s` at 0' },
           },
         ],
       },

@@ -69,9 +69,9 @@ describe('count', () => {
           {
             type: 'uuid_parsing',
             loc: ['path', 'conversation_id'],
-            msg: 'Input should be a valid UUID, invalid character: found `n` at 1',
+            msg: 'Input should be a valid UUID, invalid character: found `n` at 0',
             input: 'not-a-uuid',
-            ctx: { error: 'invalid character: found `n` at 1' },
+            ctx: { error: 'invalid character: found `n` at 0' },
           },
           {
             type: 'datetime_from_date_parsing',

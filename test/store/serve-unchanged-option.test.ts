@@ -3,14 +3,15 @@
  * CLI in a child process over the bundled sample data.
  */
 import path from 'node:path';
-import { SAMPLE_CONVERSATIONS } from '../../src/fixture';
+import { RECORDED_SAMPLE } from '../../src/fixture';
 import { startServerProcess } from '../../src/soak/server-process';
 
 const SAMPLE = path.resolve(__dirname, '../../sample-data/conversations');
-const TODAY = SAMPLE_CONVERSATIONS.find((sample) => sample.shape === 'today')!.conversationId;
+// The conversation the reference recorded itself: parent_id on every event after the first.
+const RECORDED = RECORDED_SAMPLE.conversationId;
 
 async function firstEventsAndHealth(url: string): Promise<{ items: Record<string, unknown>[]; storedEvents: Record<string, unknown> }> {
-  const page = (await (await fetch(`${url}/api/conversations/${TODAY}/events/search?limit=3`)).json()) as { items: Record<string, unknown>[] };
+  const page = (await (await fetch(`${url}/api/conversations/${RECORDED}/events/search?limit=3`)).json()) as { items: Record<string, unknown>[] };
   const health = (await (await fetch(`${url}/health`)).json()) as { stored_events: Record<string, unknown> };
   return { items: page.items, storedEvents: health.stored_events };
 }

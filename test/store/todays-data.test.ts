@@ -2,14 +2,14 @@
  * The bundled conversation recorded as today's reference writes it, served by the real
  * server over HTTP: what is served under the contract and with stored events unchanged,
  * the counts on /health, the log, search, count and get-by-id agreeing, and the contract
- * kit passing against it.
+ * kit passing against it; and the conversation the reference recorded itself, served the same way.
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Event, EventPage } from '../../src/contract';
 import { readFixtureManifest } from '../../src/kit/fixture-manifest';
-import { SAMPLE_CONVERSATIONS, type StoredRecord } from '../../src/fixture';
+import { RECORDED_SAMPLE, SAMPLE_CONVERSATIONS, type StoredRecord } from '../../src/fixture';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
@@ -42,9 +42,9 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function serve(mode: StoredEventMode, decodeInWorkersFrom?: number): Promise<Served> {
+async function serve(mode: StoredEventMode, decodeInWorkersFrom?: number, conversationId = ID): Promise<Served> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'todays-data-'));
-  cpSync(path.join(SAMPLE_DATA, 'conversations', ID), path.join(root, ID), { recursive: true });
+  cpSync(path.join(SAMPLE_DATA, 'conversations', conversationId), path.join(root, conversationId), { recursive: true });
   const logger = createMemoryLogger();
   const store = createDirectoryStore(root, { logger, storedEvents: mode, ...(decodeInWorkersFrom === undefined ? {} : { decodeInWorkersFrom }) });
   // Under the contract every answer is checked against it; unchanged answers go beyond it by design.
@@ -66,13 +66,15 @@ async function serve(mode: StoredEventMode, decodeInWorkersFrom?: number): Promi
   };
 }
 
-const api = (suffix: string) => `/api/conversations/${ID}/events${suffix}`;
+const api = (suffix: string, conversationId = ID) => `/api/conversations/${conversationId}/events${suffix}`;
 
-async function walk(server: Served, query = ''): Promise<unknown[]> {
+async function walk(server: Served, query = '', conversationId = ID): Promise<unknown[]> {
   const items: unknown[] = [];
   let pageId: string | null = null;
   do {
-    const page: { status: number; body: EventPage } = await server.get(api(`/search?limit=7${query}${pageId ? `&page_id=${pageId}` : ''}`));
+    const page: { status: number; body: EventPage } = await server.get(
+      api(`/search?limit=7${query}${pageId ? `&page_id=${pageId}` : ''}`, conversationId),
+    );
     expect(page.status).toBe(200);
     items.push(...page.body.items);
     pageId = page.body.next_page_id ?? null;
@@ -194,6 +196,45 @@ describe("the contract kit against our server on today's recorded conversation",
     const read = readFixtureManifest(MANIFEST);
     if (!read.ok) throw new Error(read.message);
     const result = await runKit({ baseUrl: server.url, conversationId: ID, manifest: read.manifest });
+    expect(notPassed(result).filter((check) => check.status !== 'skipped')).toEqual([]);
+  }, 120_000);
+});
+
+describe('the conversation the reference recorded itself (sample-data, npm run record-reference), served under the contract', () => {
+  const RECORDED = RECORDED_SAMPLE.conversationId;
+  const directory = path.join(SAMPLE_DATA, 'conversations', RECORDED, 'events');
+  // Beside its event files the reference keeps a lock and a length marker there.
+  const stored = readdirSync(directory)
+    .filter((name) => name.startsWith('event-'))
+    .sort()
+    .map((name) => JSON.parse(readFileSync(path.join(directory, name), 'utf8')) as StoredRecord);
+  let server: Served;
+  beforeAll(async () => (server = await serve('contract', undefined, RECORDED)));
+  afterAll(() => server.stop());
+
+  it('serves every event it wrote, each without the properties the contract does not list, and counts them on /health', async () => {
+    const items = (await walk(server, '', RECORDED)) as StoredRecord[];
+    expect(items.map((item) => item.id).sort()).toEqual(stored.map((record) => record.id).sort());
+    expect(items.filter((item) => 'parent_id' in item || 'classification' in item)).toEqual([]);
+    const having = (property: string) => stored.filter((record) => property in record).length;
+    const { body } = await server.get('/health');
+    expect(body.stored_events).toEqual({
+      unlisted_properties: 'removed',
+      served_as_stored: stored.length - having('parent_id'),
+      served_with_unlisted_properties: having('parent_id'),
+      unlisted_property_counts: {
+        parent_id: having('parent_id'),
+        extended_content: stored.filter((record) => record.kind === 'ObservationEvent' && 'extended_content' in record).length,
+        classification: having('classification'),
+      },
+      not_served_by_kind: {},
+      not_served_by_value: {},
+      broken_files: 0,
+    });
+  });
+
+  it('passes every check of the contract kit at both levels', async () => {
+    const result = await runKit({ baseUrl: server.url, conversationId: RECORDED });
     expect(notPassed(result).filter((check) => check.status !== 'skipped')).toEqual([]);
   }, 120_000);
 });

@@ -14,6 +14,8 @@ const SMALL_SAMPLE_ID = '5d0f8e2a-7c3b-41a9-b6e4-d2c0f8a7b5e3';
 const EMPTY_SAMPLE_ID = 'c0ffee00-d15c-4e5a-8b7c-6d5e4f3a2b1c';
 /** The sample recorded as today's reference writes it: the same task as SAMPLE_ID, later. */
 const TODAYS_SAMPLE_ID = '7d0da7e0-c4a2-4b1e-9f3c-5a6b7c8d9e0f';
+/** The conversation the reference recorded itself (npm run record-reference), the newest of all. */
+const RECORDED_SAMPLE_ID = '1058b2ad-0e0c-4f2e-8a5b-3c7d9e1f2a3b';
 const HOSTILE_ID = 'c0000000-0000-4000-8000-000000000001';
 const LIVE_ID = 'c0000000-0000-4000-8000-000000000002';
 const LIVE = [eventId(201), eventId(202), eventId(203)] as const;
@@ -62,7 +64,7 @@ describe('the list of conversations', () => {
     const rows = page.locator('.conversation-list li');
     const ids = await rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-conversation-id')));
     // The two written for this test have 2026-01 timestamps, older than the samples; the empty one is last.
-    expect(ids).toEqual([TODAYS_SAMPLE_ID, SMALL_SAMPLE_ID, SAMPLE_ID, LIVE_ID, HOSTILE_ID, EMPTY_SAMPLE_ID]);
+    expect(ids).toEqual([RECORDED_SAMPLE_ID, TODAYS_SAMPLE_ID, SMALL_SAMPLE_ID, SAMPLE_ID, LIVE_ID, HOSTILE_ID, EMPTY_SAMPLE_ID]);
     const sampleRow = rows.nth(2);
     await expect(sampleRow.textContent()).resolves.toContain('The orders table skips the first row');
     await expect(sampleRow.textContent()).resolves.toContain('320 events');
@@ -81,7 +83,7 @@ describe('the list of conversations', () => {
     await expect(
       page.locator('.conversation-list li').evaluateAll((items) => items.map((item) => item.getAttribute('data-conversation-id'))),
     ).resolves.toEqual([SAMPLE_ID]);
-    await expect(page.locator('.list-summary').textContent()).resolves.toContain('1 of 6 conversations');
+    await expect(page.locator('.list-summary').textContent()).resolves.toContain('1 of 7 conversations');
   });
 
   it('opens a conversation from the list; the address names it and Back returns to the list', async () => {
