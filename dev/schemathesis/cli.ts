@@ -5,6 +5,7 @@
  * finds something, 2 when it could not run.
  * `npm run schemathesis -- --write-dictionaries` rewrites dev/schemathesis/dictionaries from the sample data.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,11 +58,14 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`Wrote ${DICTIONARIES_FOLDER} from ${SAMPLE_CONVERSATIONS}\n`);
     return 0;
   }
-  const server: ServerUnderTest = args.reference ? await startReferenceUnderTest() : await startOurServer();
+  // The reference's own document declares its session key as required, so that run starts it with one and sends it.
+  const sessionApiKey = args.ownDocument ? randomUUID() : undefined;
+  const server: ServerUnderTest = args.reference ? await startReferenceUnderTest({ sessionApiKey }) : await startOurServer();
   const workDirectory = mkdtempSync(path.join(os.tmpdir(), 'schemathesis-run-'));
   try {
     const extraArguments = args.ownDocument
-      ? ['--include-method', 'GET', ...REFERENCE_EVENT_PATHS.flatMap((eventPath) => ['--include-path', eventPath])]
+      ? // Schemathesis ORs its include filters; each of these paths has only GET in the reference.
+        [...REFERENCE_EVENT_PATHS.flatMap((eventPath) => ['--include-path', eventPath]), '--header', `X-Session-API-Key: ${sessionApiKey}`]
       : // Our own operation, not one of the reference's (openapi.yaml says so): the reference has no such path.
         args.reference
         ? ['--exclude-operation-id', 'listStoredConversations']
@@ -80,7 +84,9 @@ async function main(argv: readonly string[]): Promise<number> {
       for (const code of finding.codes) codes.add(code);
       byOperation.set(finding.operation, codes);
     }
-    process.stdout.write(`\nAgainst ${server.name}, ${(run.durationMs / 1000).toFixed(1)} s:\n  ${run.command.join(' ')}\n`);
+    const command = run.command.join(' ');
+    const printed = sessionApiKey === undefined ? command : command.replaceAll(sessionApiKey, '[session key]');
+    process.stdout.write(`\nAgainst ${server.name}, ${(run.durationMs / 1000).toFixed(1)} s:\n  ${printed}\n`);
     process.stdout.write(`  ${run.findings.length} finding(s); ${run.droppedByHooks} dropped by dev/schemathesis/hooks.py\n`);
     for (const [operation, codes] of byOperation) process.stdout.write(`  ${operation}: ${[...codes].join(', ')}\n`);
     return run.findings.length === 0 && run.exitCode === 0 ? 0 : 1;

@@ -53,10 +53,11 @@ export async function startOurServer(): Promise<ServerUnderTest> {
 }
 
 /** The pinned reference agent server, over the sample data with the state files it needs. */
-export async function startReferenceUnderTest(): Promise<ServerUnderTest> {
+export async function startReferenceUnderTest(options: { sessionApiKey?: string } = {}): Promise<ServerUnderTest> {
   const conversations = copyOfSampleData();
   addReferenceState(conversations);
-  const reference = await startReferenceServer({ conversationsPath: conversations });
+  const sessionApiKeys = options.sessionApiKey === undefined ? [] : [options.sessionApiKey];
+  const reference = await startReferenceServer({ conversationsPath: conversations, sessionApiKeys });
   return {
     name: `the reference agent server ${reference.version}`,
     url: reference.url,
