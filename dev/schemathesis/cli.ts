@@ -62,6 +62,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const sessionApiKey = args.ownDocument ? randomUUID() : undefined;
   const server: ServerUnderTest = args.reference ? await startReferenceUnderTest({ sessionApiKey }) : await startOurServer();
   const workDirectory = mkdtempSync(path.join(os.tmpdir(), 'schemathesis-run-'));
+  let keepReport = false;
   try {
     const extraArguments = args.ownDocument
       ? // Schemathesis ORs its include filters; each of these paths has only GET in the reference.
@@ -89,10 +90,13 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`\nAgainst ${server.name}, ${(run.durationMs / 1000).toFixed(1)} s:\n  ${printed}\n`);
     process.stdout.write(`  ${run.findings.length} finding(s); ${run.droppedByHooks} dropped by dev/schemathesis/hooks.py\n`);
     for (const [operation, codes] of byOperation) process.stdout.write(`  ${operation}: ${[...codes].join(', ')}\n`);
-    return run.findings.length === 0 && run.exitCode === 0 ? 0 : 1;
+    const clean = run.findings.length === 0 && run.exitCode === 0;
+    if (!clean) process.stdout.write(`  The JUnit report stays in ${workDirectory}\n`);
+    keepReport = !clean;
+    return clean ? 0 : 1;
   } finally {
     await server.stop();
-    rmSync(workDirectory, { recursive: true, force: true });
+    if (!keepReport) rmSync(workDirectory, { recursive: true, force: true });
   }
 }
 
