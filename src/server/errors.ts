@@ -23,6 +23,8 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly body: ErrorBody,
+    /** Headers HTTP requires with the status, such as `Allow` with a 405. */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(typeof body.detail === 'string' ? body.detail : 'validation failed');
   }
@@ -33,6 +35,8 @@ type AnnotatedRequest = Request & { openapi?: { pathParams?: Record<string, stri
 interface ValidatorError {
   status?: number;
   errors?: { path?: string; message?: string }[];
+  /** The validator's 405 carries `Allow`: the methods the contract has for the path. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -46,7 +50,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return next(error);
     const known = toHttpError(error, req);
     if (known) {
-      res.status(known.status).json(known.body);
+      res.status(known.status).set(known.headers).json(known.body);
       return;
     }
     const correlationId = randomUUID();
@@ -80,9 +84,15 @@ function toHttpError(error: unknown, req: Request): HttpError | undefined {
     if (matched.segments.some((segment) => !decodes(segment))) return new HttpError(404, { detail: 'Not Found' });
   }
   if (status === 404) return new HttpError(404, { detail: 'Not Found' });
-  if (status === 405) return new HttpError(405, { detail: 'Method Not Allowed' });
+  // RFC 9110 requires a 405 to say in `Allow` which methods the resource has, as FastAPI does.
+  if (status === 405) return new HttpError(405, { detail: 'Method Not Allowed' }, allowHeader(error as ValidatorError));
   if (status === 413 || status === 414 || status === 431) return new HttpError(status, { detail: 'Request Too Large' });
   return undefined;
+}
+
+function allowHeader(error: ValidatorError): Record<string, string> {
+  const allow = error.headers?.Allow;
+  return allow ? { Allow: allow } : {};
 }
 
 /** One item per failing parameter: path first, then query parameters in declaration order. */

@@ -350,4 +350,15 @@ describe('404', () => {
     const response = await fetch(`${server.url}${searchPath(CONVERSATION)}`, { method: 'POST' });
     expect({ status: response.status, body: await response.json() }).toEqual({ status: 405, body: { detail: 'Method Not Allowed' } });
   });
+
+  // RFC 9110 requires a 405 to list the resource's methods in `Allow` (Schemathesis' unsupported_method check found it missing).
+  it.each([
+    ['PATCH', `/api/conversations/${CONVERSATION}/events/search`],
+    ['DELETE', `/api/conversations/${CONVERSATION}/events/count`],
+    ['PUT', `/api/conversations/${CONVERSATION}/events/${eventId(1)}`],
+    ['OPTIONS', '/api/stored-conversations'],
+  ])('%s %s is a 405 whose Allow header names GET, the one method the contract has there', async (method, given) => {
+    const response = await fetch(`${server.url}${given}`, { method });
+    expect({ status: response.status, allow: response.headers.get('allow') }).toEqual({ status: 405, allow: 'GET' });
+  });
 });
