@@ -67,10 +67,9 @@ export interface paths {
          *
          *     Not in the seed specification; the reference server has it and its clients call it.
          *     The reference serves this event through its response model, so keys whose value is
-         *     null or a default may appear here that the stored event and the search leave out;
-         *     for an unknown event id it answers 500, although it declares 404. This server
-         *     answers the stored event, and 404 for an id that is not one of the conversation's
-         *     served events.
+         *     null or a default may appear here that the stored event and the search leave out
+         *     (older releases also answered an unknown event id with 500). This server answers the
+         *     stored event, and 404 for an id that is not one of the conversation's served events.
          */
         get: operations["getConversationEvent"];
         put?: never;
