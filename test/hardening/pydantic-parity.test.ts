@@ -2,10 +2,13 @@
  * Differential fuzzing against the reference's own validator: generated `limit` strings and
  * conversation ids are judged by pydantic (run in python3) and by our parsers, and the 422
  * items must be the same. This is how the integer parsing bugs in hostile-cases.test.ts
- * were found. It runs only where python3 has pydantic installed; elsewhere it is skipped.
+ * were found. pydantic is the one the pinned reference agent server runs with (its environment
+ * from dev/python), so the words compared are the words the reference answers with.
  */
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
+import { pythonEnvironment } from '../../dev/python/environment';
+import { REFERENCE_SERVER } from '../../dev/python/toolsets';
 import { loadOpenApiDocument } from '../../src/contract';
 import { parseUuid } from '../../src/search';
 import { operationRoutes } from '../../src/server/operation-routes';
@@ -29,19 +32,16 @@ for kind, value in json.load(sys.stdin):
 print(json.dumps(out))
 `;
 
-function hasPydantic(): boolean {
-  try {
-    execFileSync('python3', ['-c', 'import pydantic'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+let referencePython: string;
+
+beforeAll(async () => {
+  referencePython = (await pythonEnvironment(REFERENCE_SERVER)).python;
+}, 900_000);
 
 /** pydantic's verdict on each value: null when valid, else the first error's type and message. */
 function pydanticVerdicts(values: Array<['limit' | 'uuid', string]>): Array<{ type: string; msg: string } | null> {
   return JSON.parse(
-    execFileSync('python3', ['-c', PYDANTIC_JUDGE], { input: JSON.stringify(values), maxBuffer: 64 * 1024 * 1024 }).toString(),
+    execFileSync(referencePython, ['-c', PYDANTIC_JUDGE], { input: JSON.stringify(values), maxBuffer: 64 * 1024 * 1024 }).toString(),
   ) as Array<{ type: string; msg: string } | null>;
 }
 
@@ -103,7 +103,7 @@ const uuidStrings = fc.oneof(
   fc.uuid().map((uuid) => `urn:uuid:${uuid.toUpperCase()}`),
 );
 
-(hasPydantic() ? describe : describe.skip)('our 422 items are pydantic 2 items', () => {
+describe('our 422 items are pydantic 2 items', () => {
   it.each([
     ['limit', limitStrings.filter(notAKnownQuirk), ourLimitVerdict],
     ['conversation_id', uuidStrings, ourUuidVerdict],
