@@ -8,6 +8,7 @@
  * servers; one removed breaks the clients that call it.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { followReferences } from '../contract';
 
 export type Party = 'clients' | 'servers';
 
@@ -170,14 +171,13 @@ function jsonSchemaOf(document: Json, response: Json): unknown {
   return ((resolved['content'] as Record<string, Json> | undefined)?.['application/json'] as Json | undefined)?.['schema'];
 }
 
+/** A reference that leads nowhere reads as an empty object: the diff reports what it can of a broken document. */
 function resolveRef(document: Json, node: Json): Json {
-  let current = node;
-  for (let hops = 0; typeof current['$ref'] === 'string' && hops < 20; hops++) {
-    const pointer = (current['$ref'] as string).replace(/^#\//, '').split('/');
-    current = (pointer.reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replaceAll('~1', '/').replaceAll('~0', '~')], document) ??
-      {}) as Json;
+  try {
+    return followReferences(document, node);
+  } catch {
+    return {};
   }
-  return current;
 }
 
 /** Compares two schemas in the direction their data flows, once per pair of `$ref`s (the event unions are recursive). */

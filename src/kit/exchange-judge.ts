@@ -4,8 +4,7 @@
  * it, the body valid for that status (each event against its own kind's schema), a page's
  * `next_page_id` usable by a client, and no 5xx for anything a client sends.
  */
-import type { OpenApiDocument } from '../contract';
-import { contractOperations, declaresStatus, matchOperation, type ContractOperation } from './contract-operations';
+import { type ContractOperation, type OpenApiDocument, declaresStatus, operationTable } from '../contract';
 import { parseJson } from './http';
 import type { ResponseValidator } from './schema-validator';
 
@@ -29,10 +28,10 @@ export interface ExchangeVerdict {
 const DEFAULT_LIMIT = 100;
 
 export function createExchangeJudge(document: OpenApiDocument, validator: ResponseValidator): (exchange: JudgedExchange) => ExchangeVerdict {
-  const operations = contractOperations(document);
+  const table = operationTable(document);
   return (exchange) => {
     const url = new URL(exchange.target, 'http://judge.invalid');
-    const match = matchOperation(operations, exchange.method, url.pathname);
+    const match = table.match(exchange.method, url.pathname);
     const parsed = exchange.body === undefined ? undefined : parseJson(exchange.body);
     const json = parsed?.ok ? parsed.value : undefined;
     const violations: string[] = [];

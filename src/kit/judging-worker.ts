@@ -5,8 +5,7 @@
  * coverage, and answers every exchange with its verdict, so the proxy knows when all are in.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { OpenApiDocument } from '../contract';
-import { contractOperations } from './contract-operations';
+import { type OpenApiDocument, operationTable } from '../contract';
 import { createCoverageRecorder } from './coverage';
 import { createExchangeJudge } from './exchange-judge';
 import type { JudgingReply, JudgingRequest } from './judging-messages';
@@ -16,7 +15,7 @@ if (!parentPort) throw new Error('judging-worker.ts runs as a worker thread; jud
 const port = parentPort;
 const document = workerData as OpenApiDocument;
 const judge = createExchangeJudge(document, createResponseValidator(document));
-const coverage = createCoverageRecorder(document, contractOperations(document));
+const coverage = createCoverageRecorder(operationTable(document));
 
 port.on('message', (request: JudgingRequest) => {
   if (request.kind === 'coverage') {

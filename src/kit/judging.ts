@@ -4,9 +4,8 @@
  * answers still due and collects the session's coverage.
  */
 import path from 'node:path';
-import type { OpenApiDocument } from '../contract';
+import { type OpenApiDocument, operationTable } from '../contract';
 import { startModuleWorker } from '../worker-thread';
-import { contractOperations } from './contract-operations';
 import { createCoverageRecorder, type Coverage } from './coverage';
 import type { JudgingReply, JudgingRequest } from './judging-messages';
 
@@ -44,7 +43,7 @@ export function startJudging(
   const waiting = new Map<number, { exchange: ForwardedExchange; bytes: number }>();
   let waitingBytes = 0;
   let unjudged = 0;
-  let coverage = createCoverageRecorder(document, contractOperations(document)).summary();
+  let coverage = createCoverageRecorder(operationTable(document)).summary();
   let failed = false;
   let whenDrained: (() => void) | undefined;
   let whenCoverage: (() => void) | undefined;

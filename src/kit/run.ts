@@ -4,7 +4,7 @@
  * bounded), then the audits, then the `--compare` verdicts. Returns plain data; deciding
  * the exit code and printing are the CLI's job.
  */
-import { loadOpenApiDocument, type OpenApiDocument } from '../contract';
+import { loadOpenApiDocument, type OpenApiDocument, operationTable } from '../contract';
 import type { AllowEntry } from './allow-list';
 import { allChecks } from './checks';
 import { createMirror, type Mirror } from './compare';
@@ -90,7 +90,7 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   const argumentProblem = checkTarget(options);
   if (argumentProblem) return giveUp(argumentProblem);
 
-  const audit = createTrafficAudit(responseValidator(), contractDocument());
+  const audit = createTrafficAudit(responseValidator(), operationTable(contractDocument()));
   transport.observe(audit.observe);
   second = options.compareUrl
     ? createTransport({

@@ -4,8 +4,7 @@
  * as a fault (seed section 7 names no 5xx). It also records the run's coverage of the
  * contract. The audit checks report what it saw.
  */
-import type { OpenApiDocument } from '../contract';
-import { contractOperations, matchOperation } from './contract-operations';
+import type { OperationTable } from '../contract';
 import { createCoverageRecorder, type CoverageRecorder } from './coverage';
 import { slim, type Exchange } from './http';
 import type { ResponseValidator } from './schema-validator';
@@ -27,9 +26,8 @@ export interface TrafficAudit {
 /** Only the first few offenders are kept; the counts stay exact. */
 const KEPT_PER_KIND = 20;
 
-export function createTrafficAudit(validator: ResponseValidator, document: OpenApiDocument): TrafficAudit {
-  const operations = contractOperations(document);
-  const coverage = createCoverageRecorder(document, operations);
+export function createTrafficAudit(validator: ResponseValidator, table: OperationTable): TrafficAudit {
+  const coverage = createCoverageRecorder(table);
   const validatedByStatus = new Map<number, number>();
   const schemaViolations: SchemaViolation[] = [];
   const serverErrors: Exchange[] = [];
@@ -40,7 +38,7 @@ export function createTrafficAudit(validator: ResponseValidator, document: OpenA
         if (serverErrors.length < KEPT_PER_KIND) serverErrors.push(slim(exchange));
         return;
       }
-      const match = matchOperation(operations, 'GET', new URL(exchange.path, 'http://audit.invalid').pathname);
+      const match = table.match('GET', new URL(exchange.path, 'http://audit.invalid').pathname);
       if (!match || !validator.statusesOf(match.operation.operationId).includes(exchange.status)) return;
       validatedByStatus.set(exchange.status, (validatedByStatus.get(exchange.status) ?? 0) + 1);
       const verdict = exchange.json.ok
