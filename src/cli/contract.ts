@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/arguments';
+import { loadContract } from '../kit/contract-source';
 import { runDiffCommand } from '../kit/diff-command';
 import { runProxyCommand } from '../kit/proxy-command';
 import { renderJson, renderJunit, renderText } from '../kit/report';
@@ -53,8 +54,13 @@ async function main(): Promise<number> {
     process.stderr.write(`contract: ${interpreted.message}\n\nRun with --help for usage.\n`);
     return EXIT_CANNOT_RUN;
   }
-  const { run, junitFile, jsonFile } = interpreted.invocation;
-  const result = await runContract(run);
+  const { run, junitFile, jsonFile, contractSource } = interpreted.invocation;
+  const contract = await loadContract(contractSource);
+  if (!contract.ok) {
+    process.stderr.write(`contract: ${contract.message}\n`);
+    return EXIT_CANNOT_RUN;
+  }
+  const result = await runContract({ ...run, document: contract.document });
   process.stdout.write(renderText(result));
   const written = writeReportFile(junitFile, () => renderJunit(result)) ?? writeReportFile(jsonFile, () => renderJson(result));
   if (written !== undefined) {

@@ -24,6 +24,7 @@ export const CONTRACT_FLAGS = {
   'max-requests': { type: 'string' },
   'timeout-ms': { type: 'string' },
   only: { type: 'string', multiple: true },
+  contract: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -49,6 +50,8 @@ Options:
   --max-requests N          request budget of the run (default ${DEFAULT_RUN_OPTIONS.maxRequests})
   --timeout-ms N            per-request timeout (default ${DEFAULT_RUN_OPTIONS.timeoutMs})
   --only PREFIX             only checks whose id starts with PREFIX (repeatable)
+  --contract FILE|URL       judge with this OpenAPI document (YAML or JSON) instead of the
+                            bundled openapi.yaml: test an edited contract without rebuilding
   -h, --help                show this help
 
 Exit status: 0 every required check passed; 1 a check failed; 2 the kit could not run
@@ -63,6 +66,8 @@ export type ContractFlagValues = Partial<Record<Exclude<keyof typeof CONTRACT_FL
 
 export interface ContractInvocation {
   run: RunOptions;
+  /** `--contract`: read (and fetched) by the CLI before the run; the bundled contract when absent. */
+  contractSource?: string;
   junitFile?: string;
   jsonFile?: string;
 }
@@ -134,6 +139,7 @@ export function interpretContractFlags(
     kind: 'run',
     invocation: {
       run,
+      ...(values.contract !== undefined ? { contractSource: values.contract } : {}),
       ...(values.junit !== undefined ? { junitFile: values.junit } : {}),
       ...(values.json !== undefined ? { jsonFile: values.json } : {}),
     },

@@ -6,6 +6,7 @@
 import type { GetResult, Transport } from './http';
 import type { Discovered } from './discovery';
 import type { FixtureManifest } from './fixture-manifest';
+import type { SearchContract } from './search-contract';
 import type { Search } from './search-request';
 import type { TrafficAudit } from './traffic-audit';
 import { walkPages, type Walk, type WalkQuery } from './walk';
@@ -41,6 +42,10 @@ export interface CheckContext {
   requestsLeft(): number;
   settings: RunSettings;
   audit: TrafficAudit;
+  /** The contract's values the checks use: page-size bounds, enums, filter names. */
+  contract: SearchContract;
+  /** The number of pages a walk with `limit` (the contract's default when absent) takes, plus a few. */
+  pagesFor(limit: number | undefined): number;
   /** Present with `--fixture`: the events the conversation is known to hold. */
   manifest?: FixtureManifest;
 }
@@ -52,14 +57,17 @@ export interface ContextParts {
   search: Search;
   settings: RunSettings;
   audit: TrafficAudit;
+  contract: SearchContract;
   manifest?: FixtureManifest;
 }
 
 export function createCheckContext(parts: ContextParts): CheckContext {
   const walks = new Map<string, Promise<Walk>>();
-  const { transport, data } = parts;
-  // The discovery walk is the plain limit=100 walk; no need to send it twice.
-  walks.set(`${canonicalKey({ limit: 100 })}|${pagesFor(data.events.length, 100)}`, Promise.resolve(data.walk));
+  const { transport, data, contract } = parts;
+  const pagesOf = (limit: number | undefined) => pagesFor(data.events.length, limit ?? contract.pageSize.default);
+  // The discovery walk is the plain walk with the largest page; no need to send it twice.
+  const largest = contract.pageSize.maximum;
+  walks.set(`${canonicalKey({ limit: largest })}|${pagesOf(largest)}`, Promise.resolve(data.walk));
   return {
     conversationId: parts.conversationId,
     data,
@@ -67,7 +75,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     get: (path) => transport.get(path),
     searchPath: (conversationId = parts.conversationId, query) => eventsPath('search', conversationId, query),
     eventsPath: (tail, conversationId = parts.conversationId, query) => eventsPath(tail, conversationId, query),
-    walk(query, maxPages = pagesFor(data.events.length, query.limit)) {
+    walk(query, maxPages = pagesOf(query.limit)) {
       const key = `${canonicalKey(query)}|${maxPages}`;
       const walk = walks.get(key) ?? walkPages(parts.search, query, maxPages);
       walks.set(key, walk);
@@ -76,6 +84,8 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     requestsLeft: () => transport.maxRequests - transport.sent,
     settings: parts.settings,
     audit: parts.audit,
+    contract,
+    pagesFor: pagesOf,
     ...(parts.manifest ? { manifest: parts.manifest } : {}),
   };
 }
@@ -85,7 +95,7 @@ function eventsPath(tail: string, conversationId: string, query: string | undefi
 }
 
 /** Enough pages for every event plus a few, so a server that under-fills pages is still walked to its end. */
-export function pagesFor(eventCount: number, limit = 100): number {
+export function pagesFor(eventCount: number, limit: number): number {
   return Math.min(MAX_PAGES_PER_WALK, Math.ceil(eventCount / limit) + 3);
 }
 

@@ -3,8 +3,7 @@
  * contract (YAML or JSON files) as breaking for clients, for servers, or compatible.
  * Exit 0 nothing breaking, 1 something breaking, 2 a file could not be read.
  */
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { readContractFile } from './contract-source';
 import { diffContracts, isBreaking, renderChanges } from './contract-diff';
 import type { CommandIo } from './proxy-command';
 
@@ -42,19 +41,6 @@ export function runDiffCommand(args: string[], io: CommandIo): number {
 }
 
 function readContract(file: string): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    return { ok: false, message: `cannot read ${file}: ${(error as Error).message}` };
-  }
-  try {
-    const value = parse(text) as unknown;
-    if (typeof value !== 'object' || value === null || typeof (value as { paths?: unknown }).paths !== 'object') {
-      return { ok: false, message: `${file} is not an OpenAPI document (no paths); pass openapi.yaml or its JSON form` };
-    }
-    return { ok: true, value: value as Record<string, unknown> };
-  } catch (error) {
-    return { ok: false, message: `${file} is neither YAML nor JSON: ${(error as Error).message}` };
-  }
+  const read = readContractFile(file);
+  return read.ok ? { ok: true, value: read.document } : read;
 }

@@ -11,7 +11,6 @@ import { walkPages, type Walk, isComplete } from './walk';
 
 /** The largest conversation the kit reads: every check's traffic is bounded by it. */
 export const MAX_EVENTS = 1000;
-export const DISCOVERY_PAGE_SIZE = 100;
 
 export interface Discovered {
   walk: Walk;
@@ -34,8 +33,9 @@ export type DiscoveryResult =
   /** The server answered, but not with pages: a failure of the contract, nothing else can be judged. */
   | { ok: false; findings: Finding[] };
 
-export async function discover(search: Search, describeTarget: string): Promise<DiscoveryResult> {
-  const walk = await walkPages(search, { limit: DISCOVERY_PAGE_SIZE }, MAX_EVENTS / DISCOVERY_PAGE_SIZE + 1);
+/** Walks the conversation with the largest page the contract allows (`pageSize`). */
+export async function discover(search: Search, describeTarget: string, pageSize: number): Promise<DiscoveryResult> {
+  const walk = await walkPages(search, { limit: pageSize }, Math.ceil(MAX_EVENTS / pageSize) + 1);
   const first = walk.pages[0]?.exchange ?? walk.stoppedAt;
   if (walk.end === 'request-failed' && walk.pages.length === 0) {
     return { ok: false, cannotRun: `Cannot reach the server (${walk.failure?.message}) at ${walk.failure?.url}. Is it running? Check --base-url.` };

@@ -24,9 +24,6 @@ export interface ExchangeVerdict {
   json: unknown;
 }
 
-/** The page size a search answers with when the request gives none (openapi.yaml, `limit` default). */
-const DEFAULT_LIMIT = 100;
-
 export function createExchangeJudge(document: OpenApiDocument, validator: ResponseValidator): (exchange: JudgedExchange) => ExchangeVerdict {
   const table = operationTable(document);
   return (exchange) => {
@@ -67,7 +64,9 @@ function pagingViolations(operation: ContractOperation, query: URLSearchParams, 
   if (typeof page.next_page_id === 'string' && page.next_page_id !== '' && page.next_page_id === requested) {
     violations.push(`next_page_id ${JSON.stringify(page.next_page_id)} is the page_id this page was asked with: following it loops forever`);
   }
-  const limit = Number(query.get('limit') ?? DEFAULT_LIMIT);
+  // Without `limit`, the page size is the one the contract gives as its default.
+  const declaredDefault = operation.parameters.find((parameter) => parameter.in === 'query' && parameter.name === 'limit')?.schema.default;
+  const limit = Number(query.get('limit') ?? declaredDefault);
   if (Number.isInteger(limit) && limit > 0 && page.items.length > limit)
     violations.push(`the page holds ${page.items.length} events, more than limit ${limit}`);
   return violations;

@@ -1,14 +1,15 @@
 /** Notes at the end of a report: stale or mistyped allow entries, and a likely time-zone mismatch. */
 import { allChecks } from './checks';
+import type { SearchContract } from './search-contract';
 import type { SuiteResult } from './result';
 import { localOffsetAt } from './timestamp-values';
 
-export function allowNotes(allow: Map<string, string>, suites: SuiteResult[]): string[] {
+export function allowNotes(allow: Map<string, string>, suites: SuiteResult[], contract: SearchContract): string[] {
   const byId = new Map(suites.flatMap((suite) => suite.checks.map((check) => [check.id, check] as const)));
   const notes: string[] = [];
   for (const id of allow.keys()) {
     const check = byId.get(id);
-    if (!check && !isKnownCheckId(id)) notes.push(`the allow file names ${id}, which is not a check of this kit: a typo?`);
+    if (!check && !isKnownCheckId(id, contract)) notes.push(`the allow file names ${id}, which is not a check of this kit: a typo?`);
     else if (check?.status === 'passed') notes.push(`${id} is allowed to fail but passed: remove it from the allow file`);
   }
   return notes;
@@ -24,6 +25,7 @@ export function timeZoneNotes(suites: SuiteResult[]): string[] {
   ];
 }
 
-function isKnownCheckId(id: string): boolean {
-  return id.startsWith('compare.') || id === 'discovery' || allChecks().some((check) => check.id === id);
+/** Ids with a prefix are families of generated checks (`operations.<operationId>...`). */
+function isKnownCheckId(id: string, contract: SearchContract): boolean {
+  return id.startsWith('compare.') || id.startsWith('operations.') || id === 'discovery' || allChecks(contract).some((check) => check.id === id);
 }

@@ -4,7 +4,7 @@
  * bounded), then the audits, then the `--compare` verdicts. Returns plain data; deciding
  * the exit code and printing are the CLI's job.
  */
-import { loadOpenApiDocument, type OpenApiDocument, operationTable } from '../contract';
+import { loadOpenApiDocument, type OpenApiDocument } from '../contract';
 import type { AllowEntry } from './allow-list';
 import { allChecks } from './checks';
 import { createMirror, type Mirror } from './compare';
@@ -16,6 +16,7 @@ import { createTransport, type Transport } from './http';
 import { allowNotes, timeZoneNotes } from './notes';
 import { compareResults, toResult, type CheckResult, type RunResult } from './result';
 import { createResponseValidator, type ResponseValidator } from './schema-validator';
+import { readSearchContract, type SearchContract } from './search-contract';
 import { createSearch } from './search-request';
 import { createTrafficAudit } from './traffic-audit';
 import type { Check, CheckOutcome, Level } from './types';
@@ -38,6 +39,8 @@ export interface RunOptions {
   /** Only checks whose id starts with one of these prefixes (all when absent). */
   only?: readonly string[];
   fetch?: typeof fetch;
+  /** The contract to judge with (`--contract`); the bundled one when absent. */
+  document?: OpenApiDocument;
 }
 
 export const DEFAULT_RUN_OPTIONS = {
@@ -89,8 +92,12 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
 
   const argumentProblem = checkTarget(options);
   if (argumentProblem) return giveUp(argumentProblem);
+  const document = options.document ?? bundledDocument();
+  const read = readSearchContract(document);
+  if (!read.ok) return giveUp(`The kit cannot judge with this contract: ${read.problem}.`);
+  const { contract } = read;
 
-  const audit = createTrafficAudit(responseValidator(), operationTable(contractDocument()));
+  const audit = createTrafficAudit(responseValidator(document), contract.table);
   transport.observe(audit.observe);
   second = options.compareUrl
     ? createTransport({
@@ -103,14 +110,14 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
     : undefined;
   let mirror: Mirror | undefined;
   if (second) {
-    const reachable = await second.get(`/api/conversations/${options.conversationId}/events/search?limit=1`);
+    const reachable = await second.get(`/api/conversations/${options.conversationId}/events/search?limit=${contract.pageSize.minimum}`);
     if (!reachable.ok) return giveUp(`Cannot reach the --compare server (${reachable.failure.message}) at ${reachable.failure.url}. Is it running?`);
     mirror = createMirror(second);
     transport.observe(mirror.observe);
   }
 
   const search = createSearch(transport, options.conversationId);
-  const discovery = await discover(search, `Conversation ${options.conversationId} on ${transport.baseUrl}`);
+  const discovery = await discover(search, `Conversation ${options.conversationId} on ${transport.baseUrl}`, contract.pageSize.maximum);
   if (!discovery.ok && 'cannotRun' in discovery) return giveUp(discovery.cannotRun);
 
   const withKey = options.sessionApiKey !== undefined;
@@ -136,9 +143,10 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
       search,
       settings,
       audit,
+      contract,
       ...(options.manifest ? { manifest: options.manifest } : {}),
     });
-    const selected = selectChecks(options);
+    const selected = selectChecks(options, contract);
     for (const check of [...selected.filter((candidate) => !candidate.audit), ...selected.filter((candidate) => candidate.audit)]) {
       transport.setCheck(check.id);
       const sentBefore = transport.sent;
@@ -150,24 +158,28 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
 
   result.suites = options.levels.map((level) => ({ name: level, checks: results.filter((check) => check.suite === level) }));
   if (mirror) result.suites.push({ name: 'compare', checks: compareResults(mirror, allow, withKey) });
-  result.notes.push(...allowNotes(allow, result.suites), ...timeZoneNotes(result.suites));
+  result.notes.push(...allowNotes(allow, result.suites, contract), ...timeZoneNotes(result.suites));
   result.coverage = audit.coverage.summary();
   result.outcome = result.suites.some((suite) => suite.checks.some((check) => check.status === 'failed')) ? 'failed' : 'passed';
   return finish();
 }
 
-let compiledValidator: ResponseValidator | undefined;
-let document: OpenApiDocument | undefined;
+let bundled: OpenApiDocument | undefined;
+const validators = new WeakMap<OpenApiDocument, ResponseValidator>();
 
-function contractDocument(): OpenApiDocument {
-  document ??= loadOpenApiDocument();
-  return document;
+function bundledDocument(): OpenApiDocument {
+  bundled ??= loadOpenApiDocument();
+  return bundled;
 }
 
-/** Compiling the contract's schemas takes a few hundred milliseconds; the document does not change while the process runs. */
-export function responseValidator(): ResponseValidator {
-  compiledValidator ??= createResponseValidator(contractDocument());
-  return compiledValidator;
+/** Compiling the contract's schemas takes a few hundred milliseconds: once per document a process judges with. */
+export function responseValidator(document: OpenApiDocument = bundledDocument()): ResponseValidator {
+  let validator = validators.get(document);
+  if (!validator) {
+    validator = createResponseValidator(document);
+    validators.set(document, validator);
+  }
+  return validator;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
@@ -185,8 +197,8 @@ function checkTarget(options: RunOptions): string | undefined {
   return undefined;
 }
 
-function selectChecks(options: RunOptions): Check[] {
-  return allChecks().filter(
+function selectChecks(options: RunOptions, contract: SearchContract): Check[] {
+  return allChecks(contract).filter(
     (check) =>
       options.levels.includes(check.level) &&
       (!check.needsManifest || options.manifest !== undefined) &&

@@ -29,7 +29,7 @@ export type CheckOutcome =
   | { status: 'not-implemented'; details: string };
 
 export interface Check {
-  /** Stable id, used by `--allow` and in reports: `paging.exactly-once`, `ref.errors.limit-zero`. */
+  /** Stable id, used by `--allow` and in reports: `paging.exactly-once`, `ref.errors.limit-below-min`. */
   id: string;
   level: Level;
   /** What the server must do, as a sentence. */

@@ -17,7 +17,7 @@ beforeAll(async () => {
     baseUrl: ours.url,
     conversationId: ours.conversationId,
     levels: ['seed'],
-    only: ['errors.not-found', 'errors.limit-zero'],
+    only: ['errors.not-found', 'errors.limit-below-min'],
   });
 });
 afterAll(() => ours.stop());

@@ -4,6 +4,7 @@
  * 500. Malformed values are sent raw, since the typed client cannot express them.
  */
 import { randomUUID } from 'node:crypto';
+import { queryParameter, type SearchContract } from '../search-contract';
 import { verdict, type Check, type Finding } from '../types';
 import { exchangeOrOutcome, outcomeOfFailure, statusAndBody, validationItems } from './support';
 
@@ -17,12 +18,24 @@ interface RejectionCase {
   parameter: string;
 }
 
+/** The page-size cases one step outside each bound the contract gives `limit`. */
+function limitRejections({ pageSize }: SearchContract): RejectionCase[] {
+  const rejected = (id: string, value: number | string): RejectionCase => ({
+    id,
+    title: `limit=${value} is rejected with 422 naming limit`,
+    query: `limit=${value}`,
+    parameter: 'limit',
+  });
+  return [
+    ...(pageSize.minimumKeyword ? [rejected('errors.limit-below-min', pageSize.minimum - 1)] : []),
+    ...(Number.isFinite(pageSize.maximum) ? [rejected('errors.limit-above-max', pageSize.maximum + 1)] : []),
+    ...(pageSize.minimum - 1 > -1 ? [rejected('errors.limit-negative', -1)] : []),
+    rejected('errors.limit-fraction', `${pageSize.minimum}.5`),
+    rejected('errors.limit-not-a-number', 'abc'),
+  ];
+}
+
 const REJECTIONS: RejectionCase[] = [
-  { id: 'errors.limit-zero', title: 'limit=0 is rejected with 422 naming limit', query: 'limit=0', parameter: 'limit' },
-  { id: 'errors.limit-above-max', title: 'limit=101 is rejected with 422 naming limit', query: 'limit=101', parameter: 'limit' },
-  { id: 'errors.limit-negative', title: 'limit=-1 is rejected with 422 naming limit', query: 'limit=-1', parameter: 'limit' },
-  { id: 'errors.limit-fraction', title: 'limit=1.5 is rejected with 422 naming limit', query: 'limit=1.5', parameter: 'limit' },
-  { id: 'errors.limit-not-a-number', title: 'limit=abc is rejected with 422 naming limit', query: 'limit=abc', parameter: 'limit' },
   {
     id: 'errors.sort-order-invalid',
     title: 'sort_order=BAD is rejected with 422 naming sort_order',
@@ -97,13 +110,13 @@ const notFound: Check = {
   },
 };
 
-const limitBoundsAccepted: Check = {
+const limitBoundsAccepted = ({ pageSize }: SearchContract): Check => ({
   id: 'errors.limit-bounds-accepted',
   level: 'seed',
-  title: 'limit=1 and limit=100 are accepted and respected',
+  title: `limit=${pageSize.minimum} and limit=${pageSize.maximum} (the contract's bounds) are accepted and respected`,
   async run(context) {
     const findings: Finding[] = [];
-    for (const limit of [1, 100]) {
+    for (const limit of [pageSize.minimum, pageSize.maximum]) {
       const outcome = await context.search({ limit });
       if (!outcome.ok) return outcomeOfFailure(outcome.failure, `limit=${limit}`);
       const { exchange, page } = outcome;
@@ -114,8 +127,11 @@ const limitBoundsAccepted: Check = {
     }
     return verdict(findings);
   },
-};
+});
 
-export function errorChecks(): Check[] {
-  return [notFound, ...REJECTIONS.map(rejectionCheck), limitBoundsAccepted];
+export function errorChecks(contract: SearchContract): Check[] {
+  const declared = REJECTIONS.filter(
+    (rejection) => rejection.parameter === 'conversation_id' || queryParameter(contract.search, rejection.parameter),
+  );
+  return [notFound, ...limitRejections(contract).map(rejectionCheck), ...declared.map(rejectionCheck), limitBoundsAccepted(contract)];
 }

@@ -11,11 +11,11 @@ import { withLocalOffset } from '../timestamp-values';
 import { skipped, verdict, type Check, type CheckOutcome, type Finding } from '../types';
 import { exchangeField, resultFindings, unfinishedWalk } from './support';
 
-/** Walks each filter set with limit 100 and compares with what the data predicts. */
+/** Walks each filter set with the largest page and compares with what the data predicts. */
 export async function judgeFilterCases(context: CheckContext, cases: Filters[]): Promise<CheckOutcome> {
   const findings: Finding[] = [];
   for (const filters of cases) {
-    const walk = await context.walk({ ...filters, limit: 100 });
+    const walk = await context.walk({ ...filters, limit: context.contract.pageSize.maximum });
     const unfinished = unfinishedWalk(walk, describeFilters(filters));
     if (unfinished?.status === 'skipped') return unfinished;
     if (unfinished?.status === 'failed') {
@@ -39,7 +39,7 @@ export function timestampValue(event: ObservedEvent): string {
 
 const kindCases = (context: CheckContext): Filters[] => context.data.kinds.map((kind) => ({ kind }));
 const sourceCases = (context: CheckContext): Filters[] =>
-  [...new Set([...context.data.sources, 'agent', 'user', 'environment'])].map((source) => ({ source }));
+  [...new Set([...context.data.sources, ...context.contract.sources])].map((source) => ({ source }));
 const bodyCases = (context: CheckContext): Filters[] => context.data.words.slice(0, 3).map((body) => ({ body }));
 const bodyCaseVariants = (context: CheckContext): Filters[] =>
   context.data.words
@@ -146,7 +146,7 @@ async function withBoundaryHint(
   included: boolean,
 ): Promise<CheckOutcome> {
   if (outcome.status !== 'failed') return outcome;
-  const walk = await context.walk({ ...filters, limit: 100 });
+  const walk = await context.walk({ ...filters, limit: context.contract.pageSize.maximum });
   const returned = walk.events.some((event) => event.key === boundary.key);
   if (returned === included) return outcome;
   const [name, value] = Object.entries(filters)[0]!;

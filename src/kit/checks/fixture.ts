@@ -27,7 +27,7 @@ const eventsAsStored: Check = {
   level: 'seed',
   title: "the conversation returns exactly the manifest's events, each equal to the manifest's copy",
   run: withManifest(async (context, manifest) => {
-    const walk = await context.walk({ limit: 100 });
+    const walk = await context.walk({ limit: context.contract.pageSize.maximum });
     const unfinished = unfinishedWalk(walk, 'the unfiltered walk');
     if (unfinished) return unfinished;
     const findings: Finding[] = [];
@@ -57,13 +57,13 @@ const eventsAsStored: Check = {
 };
 
 /** Filter values from the manifest: every kind, every source, and a few time windows. */
-function manifestFilterCases(ordered: ObservedEvent[]): Filters[] {
+function manifestFilterCases(ordered: ObservedEvent[], sources: readonly string[]): Filters[] {
   const kinds = [...new Set(ordered.flatMap((event) => (event.kind ? [event.kind] : [])))];
   const timed = ordered.filter((event) => event.timestamp !== undefined && event.micros !== undefined);
   const at = (fraction: number) => withLocalOffset(timed[Math.floor((timed.length - 1) * fraction)]!.timestamp!);
   const windows: Filters[] =
     timed.length === 0 ? [] : [{ timestamp__gte: at(0.2) }, { timestamp__lt: at(0.8) }, { timestamp__gte: at(0.4), timestamp__lt: at(0.6) }];
-  return [...kinds.map((kind) => ({ kind })), ...['agent', 'user', 'environment'].map((source) => ({ source })), ...windows];
+  return [...kinds.map((kind) => ({ kind })), ...sources.map((source) => ({ source })), ...windows];
 }
 
 /** Set comparison, per filter, against the manifest. */
@@ -75,7 +75,7 @@ async function judgeAgainstManifest(
 ): Promise<CheckOutcome> {
   const findings: Finding[] = [];
   for (const filters of cases) {
-    const walk = await context.walk({ ...filters, limit: 100, ...(sortOrder ? { sort_order: sortOrder } : {}) });
+    const walk = await context.walk({ ...filters, limit: context.contract.pageSize.maximum, ...(sortOrder ? { sort_order: sortOrder } : {}) });
     const unfinished = unfinishedWalk(walk, describeFilters(filters));
     if (unfinished?.status === 'skipped') return unfinished;
     if (unfinished?.status === 'failed') {
@@ -100,7 +100,7 @@ const filtersExact: Check = {
   needsManifest: true,
   level: 'seed',
   title: "each kind, each source and several time windows return exactly the manifest's matching events",
-  run: withManifest((context, _manifest, ordered) => judgeAgainstManifest(context, ordered, manifestFilterCases(ordered))),
+  run: withManifest((context, _manifest, ordered) => judgeAgainstManifest(context, ordered, manifestFilterCases(ordered, context.contract.sources))),
 };
 
 const orderExact: Check = {
@@ -111,7 +111,7 @@ const orderExact: Check = {
   run: withManifest(async (context, _manifest, ordered) => {
     const findings: Finding[] = [];
     for (const sortOrder of ['TIMESTAMP', 'TIMESTAMP_DESC'] as const) {
-      const walk = await context.walk({ limit: 100, sort_order: sortOrder });
+      const walk = await context.walk({ limit: context.contract.pageSize.maximum, sort_order: sortOrder });
       const unfinished = unfinishedWalk(walk, `the ${sortOrder} walk`);
       if (unfinished) return unfinished;
       const expected = sortOrder === 'TIMESTAMP' ? ordered : [...ordered].reverse();
@@ -122,7 +122,7 @@ const orderExact: Check = {
       findings.push({
         message: `${sortOrder}: event ${at + 1} is ${got ? describeEvent(got) : 'missing'}`,
         expected: want ? `${describeEvent(want)} (stored at position ${want.position})` : 'no more events',
-        ...exchangeField(walk.pages[Math.floor(at / 100)]?.exchange),
+        ...exchangeField(walk.pages[Math.floor(at / context.contract.pageSize.maximum)]?.exchange),
       });
     }
     return verdict(findings);

@@ -1,4 +1,5 @@
 /** The catalogue: every check, seed level first, in the order they run. Audits run last whatever their place here. */
+import type { SearchContract } from '../search-contract';
 import type { Check } from '../types';
 import { auditChecks } from './audit';
 import { errorChecks } from './errors';
@@ -11,17 +12,18 @@ import { referenceErrorChecks } from './reference-errors';
 import { referenceOperationChecks } from './reference-operations';
 import { referenceSortChecks, sortChecks } from './sort';
 
-export function allChecks(): Check[] {
+/** The checks for one contract: the values they send and expect are the document's. */
+export function allChecks(contract: SearchContract): Check[] {
   return [
-    ...errorChecks(),
+    ...errorChecks(contract),
     ...pagingChecks(),
     ...filterChecks(),
     ...sortChecks(),
     ...propertyChecks(),
     ...fixtureChecks(),
     ...auditChecks(),
-    ...referenceErrorChecks(),
-    ...referenceAcceptChecks(),
+    ...referenceErrorChecks(contract),
+    ...referenceAcceptChecks(contract),
     ...referencePagingChecks(),
     ...referenceSortChecks(),
     ...referencePropertyChecks(),

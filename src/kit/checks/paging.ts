@@ -1,7 +1,7 @@
 /**
  * Paging (seed section 4.1 rule 4, docs/reference-behaviour.md, "Search"): walking every page returns
  * every event exactly once, ends, and does not depend on the page size; a cursor replays.
- * The walks are shared: limit 100 is the discovery walk, limit 7 puts seams everywhere,
+ * The walks are shared: the largest page is the discovery walk, limit 7 puts seams everywhere,
  * limit 1 makes every event a seam (skipped when the budget cannot afford it).
  */
 import { randomUUID } from 'node:crypto';
@@ -25,7 +25,7 @@ interface NamedWalk {
 async function pagingWalks(context: CheckContext): Promise<NamedWalk[]> {
   const count = context.data.events.length;
   const walks: NamedWalk[] = [
-    { label: 'limit=100', walk: await context.walk({ limit: 100 }), truncated: false },
+    { label: `limit=${context.contract.pageSize.maximum}`, walk: await context.walk({ limit: context.contract.pageSize.maximum }), truncated: false },
     { label: `limit=${SEAM_PAGE_SIZE}`, walk: await context.walk({ limit: SEAM_PAGE_SIZE }), truncated: false },
   ];
   // One request per event: only when the budget leaves room for the other checks.
@@ -39,7 +39,7 @@ async function pagingWalks(context: CheckContext): Promise<NamedWalk[]> {
 const exactlyOnce: Check = {
   id: 'paging.exactly-once',
   level: 'seed',
-  title: 'walking all pages returns every event exactly once, for page sizes 100, 7 and 1',
+  title: 'walking all pages returns every event exactly once, for the largest page size the contract allows, 7 and 1',
   async run(context) {
     const walks = await pagingWalks(context);
     const universe = new Map(context.data.events.map((event) => [event.key, event]));
@@ -134,7 +134,7 @@ const endsWithNull: Check = {
 const sameAcrossLimits: Check = {
   id: 'paging.same-across-limits',
   level: 'seed',
-  title: 'the concatenated pages are identical for limits 1, 7 and 100',
+  title: 'the concatenated pages are identical for limits 1, 7 and the largest',
   async run(context) {
     const walks = await pagingWalks(context);
     const [reference, ...others] = walks;
@@ -209,11 +209,11 @@ function keyOf(item: unknown): string {
 const limitRespected: Check = {
   id: 'paging.limit-respected',
   level: 'seed',
-  title: 'no page holds more events than limit, and without limit no more than 100',
+  title: "no page holds more events than limit, and without limit no more than limit's default",
   async run(context) {
     const findings: Finding[] = [];
     for (const { label, walk } of await pagingWalks(context)) {
-      const limit = walk.query.limit ?? 100;
+      const limit = walk.query.limit ?? context.contract.pageSize.default;
       const over = walk.pages.findIndex((page) => page.items.length > limit);
       if (over >= 0)
         findings.push({
@@ -225,10 +225,11 @@ const limitRespected: Check = {
     const outcome = await context.search({});
     if (!outcome.ok) return outcomeOfFailure(outcome.failure, 'the request without limit');
     const count = outcome.page?.items.length ?? 0;
-    if (count > 100)
+    const pageSizeDefault = context.contract.pageSize.default;
+    if (count > pageSizeDefault)
       findings.push({
         message: `without limit, the page has ${count} events`,
-        expected: 'at most 100 (the default limit)',
+        expected: `at most ${pageSizeDefault} (limit's default)`,
         exchange: outcome.exchange,
       });
     return verdict(findings);
@@ -245,7 +246,7 @@ const fullPages: Check = {
     const findings: Finding[] = [];
     for (const { label, walk } of await pagingWalks(context)) {
       if (!isComplete(walk)) continue;
-      const limit = walk.query.limit ?? 100;
+      const limit = walk.query.limit ?? context.contract.pageSize.default;
       walk.pages.forEach((page, index) => {
         const isLast = index === walk.pages.length - 1;
         if (!isLast && page.items.length !== limit) {

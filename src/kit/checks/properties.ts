@@ -107,24 +107,25 @@ function queryArbitrary(context: CheckContext, qualifiedKinds: boolean): fc.Arbi
   const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined, freq: 2 });
   const kindValues = qualifiedKinds ? kinds.flatMap((kind) => (isContractKind(kind) ? [kind, classPathOf(kind)] : [kind])) : kinds;
   const instant = timed.length > 0 ? maybe(fc.nat({ max: timed.length - 1 }).map((index) => timestampValue(timed[index]!))) : fc.constant(undefined);
+  const { pageSize, sources, sortOrders } = context.contract;
   const body =
     words.length > 0 ? maybe(fc.constantFrom(...words).chain((word) => fc.constantFrom(word, word.toUpperCase()))) : fc.constant(undefined);
   return fc
     .record({
       kind: kindValues.length > 0 ? maybe(fc.constantFrom(...kindValues)) : fc.constant(undefined),
-      source: maybe(fc.constantFrom('agent', 'user', 'environment')),
+      source: sources.length > 0 ? maybe(fc.constantFrom(...sources)) : fc.constant(undefined),
       body,
       timestamp__gte: instant,
       timestamp__lt: instant,
-      limit: fc.integer({ min: 1, max: 100 }),
-      sort_order: fc.constantFrom(undefined, 'TIMESTAMP' as const, 'TIMESTAMP_DESC' as const),
+      limit: fc.integer({ min: pageSize.minimum, max: pageSize.maximum }),
+      sort_order: fc.constantFrom(undefined, ...(sortOrders as EventSortOrder[])),
     })
-    .map((query) => withoutUndefined(fitLimit(query, expectedEvents(events, query).length)));
+    .map((query) => withoutUndefined(fitLimit(query, expectedEvents(events, query).length, pageSize.maximum)));
 }
 
 /** Raises the page size so the walk fits in MAX_PAGES_PER_RUN pages. */
-function fitLimit(query: GeneratedQuery, expectedCount: number): GeneratedQuery {
-  return { ...query, limit: Math.min(100, Math.max(query.limit, Math.ceil(expectedCount / (MAX_PAGES_PER_RUN - 1)))) };
+function fitLimit(query: GeneratedQuery, expectedCount: number, largest: number): GeneratedQuery {
+  return { ...query, limit: Math.min(largest, Math.max(query.limit, Math.ceil(expectedCount / (MAX_PAGES_PER_RUN - 1)))) };
 }
 
 function withoutUndefined(query: GeneratedQuery): GeneratedQuery {

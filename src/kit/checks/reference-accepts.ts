@@ -4,6 +4,7 @@
  * forms, unencoded `:`, unknown parameters, and fully qualified kind names. Each must
  * give the same answer as the plain form.
  */
+import type { SearchContract } from '../search-contract';
 import type { CheckContext } from '../context';
 import { hyphenated, uuidHex } from '../conversation-id';
 import { classPathOf, isContractKind } from '../event-kinds';
@@ -81,13 +82,18 @@ function idFormCheck(form: string): Check {
   };
 }
 
-function rawQueryCheck(id: string, title: string, query: string, count: number): Check {
+function rawQueryCheck(id: string, title: string, query: string, count: number | ((context: CheckContext) => number)): Check {
   return {
     id,
     level: 'reference',
     title,
     async run(context) {
-      const result = await sameFirstPage(context, context.searchPath(undefined, query), firstKeys(context, count), `?${query}`);
+      const result = await sameFirstPage(
+        context,
+        context.searchPath(undefined, query),
+        firstKeys(context, typeof count === 'number' ? count : count(context)),
+        `?${query}`,
+      );
       return 'skip' in result ? skipped(result.skip) : verdict(result);
     },
   };
@@ -102,11 +108,16 @@ const unencodedColon: Check = {
     if (!boundary?.timestamp) return skipped('no event with a readable timestamp');
     const value = boundary.timestamp;
     const want = expectedEvents(context.data.events, { timestamp__gte: value })
-      .slice(0, 100)
+      .slice(0, context.contract.pageSize.maximum)
       .map((event) => event.key);
     // Only characters that need no encoding besides ':' are left raw, so the request is otherwise ordinary.
     const raw = encodeURIComponent(value).replaceAll('%3A', ':');
-    const result = await sameFirstPage(context, context.searchPath(undefined, `limit=100&timestamp__gte=${raw}`), want, `timestamp__gte=${raw}`);
+    const result = await sameFirstPage(
+      context,
+      context.searchPath(undefined, `limit=${context.contract.pageSize.maximum}&timestamp__gte=${raw}`),
+      want,
+      `timestamp__gte=${raw}`,
+    );
     return 'skip' in result ? skipped(result.skip) : verdict(result);
   },
 };
@@ -164,7 +175,7 @@ const naiveEqualsZoned: Check = {
     const forms = [naive, withLocalOffset(naive), utcForm(boundary.micros)];
     const findings: Finding[] = [];
     for (const name of ['timestamp__gte', 'timestamp__lt'] as const) {
-      const walks = await Promise.all(forms.map((value) => context.walk({ [name]: value, limit: 100 })));
+      const walks = await Promise.all(forms.map((value) => context.walk({ [name]: value, limit: context.contract.pageSize.maximum })));
       for (const walk of walks) {
         const unfinished = unfinishedWalk(walk, describeFilters(walk.query as Filters));
         if (unfinished) return unfinished;
@@ -197,11 +208,16 @@ const qualifiedKind: Check = {
   },
 };
 
-export function referenceAcceptChecks(): Check[] {
+export function referenceAcceptChecks({ pageSize }: SearchContract): Check[] {
   return [
     ...Object.keys(ID_FORM_TITLES).map(idFormCheck),
     rawQueryCheck('ref.accepts.limit-leading-space', 'limit=" 5" (a leading space) is accepted as 5', 'limit=%205', FIRST_PAGE),
-    rawQueryCheck('ref.accepts.limit-decimal-zero', 'limit=100.0 is accepted as 100', 'limit=100.0', 100),
+    rawQueryCheck(
+      'ref.accepts.limit-decimal-zero',
+      `limit=${pageSize.maximum}.0 is accepted as ${pageSize.maximum}`,
+      `limit=${pageSize.maximum}.0`,
+      pageSize.maximum,
+    ),
     rawQueryCheck('ref.accepts.unknown-parameter', 'an unknown query parameter is ignored', `limit=${FIRST_PAGE}&no_such_parameter=1`, FIRST_PAGE),
     unencodedColon,
     timestampFormsAccepted,

@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import type { CheckContext } from '../context';
+import { queryParameter, type SearchContract } from '../search-contract';
 import { verdict, type Check, type CheckOutcome, type Finding } from '../types';
 import type { Exchange } from '../http';
 import { whenAvailable, type OptionalOperation } from './availability';
@@ -35,14 +36,30 @@ function onOperation(context: CheckContext, operation: OptionalOperation | undef
   return operation === undefined ? judge() : whenAvailable(context, [operation], judge);
 }
 
-const GREATER_THAN = { type: 'greater_than', loc: ['query', 'limit'], msg: 'Input should be greater than 0', ctx: { gt: 0 } };
 const INT_PARSING = { type: 'int_parsing', loc: ['query', 'limit'], msg: 'Input should be a valid integer, unable to parse string as an integer' };
-const SORT_ENUM = {
-  type: 'enum',
-  loc: ['query', 'sort_order'],
-  msg: "Input should be 'TIMESTAMP' or 'TIMESTAMP_DESC'",
-  ctx: { expected: "'TIMESTAMP' or 'TIMESTAMP_DESC'" },
-};
+
+/** pydantic's words for each bound keyword of the contract. */
+const BOUND_ERRORS = {
+  exclusiveMinimum: { type: 'greater_than', words: 'greater than', ctx: 'gt' },
+  minimum: { type: 'greater_than_equal', words: 'greater than or equal to', ctx: 'ge' },
+  maximum: { type: 'less_than_equal', words: 'less than or equal to', ctx: 'le' },
+  exclusiveMaximum: { type: 'less_than', words: 'less than', ctx: 'lt' },
+} as const;
+
+/** The 422 item pydantic gives for a value outside the bound `keyword` of `limit`'s schema. */
+function boundError(contract: SearchContract, keyword: keyof typeof BOUND_ERRORS): WantedItem {
+  const bound = queryParameter(contract.search, 'limit')?.schema[keyword];
+  const { type, words, ctx } = BOUND_ERRORS[keyword];
+  return { type, loc: ['query', 'limit'], msg: `Input should be ${words} ${String(bound)}`, ctx: { [ctx]: bound } };
+}
+
+/** pydantic lists an enum's values as `'A', 'B' or 'C'`. */
+function sortEnumError(contract: SearchContract): WantedItem {
+  const quoted = contract.sortOrders.map((value) => `'${value}'`);
+  const expected = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : (quoted[0] ?? '');
+  return { type: 'enum', loc: ['query', 'sort_order'], msg: `Input should be ${expected}`, ctx: { expected } };
+}
+
 const datetimeError = (parameter: string, error: string): WantedItem => ({
   type: 'datetime_from_date_parsing',
   loc: ['query', parameter],
@@ -54,105 +71,126 @@ const uuidError = (error: string): WantedItem => ({
   msg: `Input should be a valid UUID, ${error}`,
 });
 
-const REFERENCE_REJECTIONS: ReferenceRejection[] = [
-  {
-    id: 'ref.errors.uuid-invalid-character',
-    title: 'conversation id not-a-uuid: uuid_parsing, invalid character',
-    conversationId: 'not-a-uuid',
-    want: [uuidError('invalid character: found `n` at 1')],
-  },
-  {
-    id: 'ref.errors.uuid-invalid-length',
-    title: 'conversation id 123: uuid_parsing, invalid length',
-    conversationId: '123',
-    want: [uuidError('invalid length: expected length 32 for simple format, found 3')],
-  },
-  { id: 'ref.errors.limit-zero', title: 'limit=0: greater_than with ctx {gt: 0}', query: 'limit=0', want: [GREATER_THAN] },
-  { id: 'ref.errors.limit-negative', title: 'limit=-1: greater_than with ctx {gt: 0}', query: 'limit=-1', want: [GREATER_THAN] },
-  {
-    id: 'ref.errors.limit-above-max',
-    title: 'limit=101: less_than_equal with ctx {le: 100}',
-    query: 'limit=101',
-    want: [{ type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100', ctx: { le: 100 } }],
-  },
-  { id: 'ref.errors.limit-not-a-number', title: 'limit=abc: int_parsing', query: 'limit=abc', want: [INT_PARSING] },
-  { id: 'ref.errors.limit-fraction', title: 'limit=1.5: int_parsing', query: 'limit=1.5', want: [INT_PARSING] },
-  { id: 'ref.errors.limit-exponent', title: 'limit=1e2: int_parsing', query: 'limit=1e2', want: [INT_PARSING] },
-  { id: 'ref.errors.limit-empty', title: 'limit= (empty): int_parsing', query: 'limit=', want: [INT_PARSING] },
-  { id: 'ref.errors.sort-order-invalid', title: 'sort_order=BAD: enum with ctx expected', query: 'sort_order=BAD', want: [SORT_ENUM] },
-  {
-    id: 'ref.errors.sort-order-lower-case',
-    title: 'sort_order=timestamp: enum (values are case-sensitive)',
-    query: 'sort_order=timestamp',
-    want: [SORT_ENUM],
-  },
-  {
-    id: 'ref.errors.timestamp-garbage',
-    title: 'timestamp__gte=garbage: datetime_from_date_parsing, input is too short',
-    query: 'timestamp__gte=garbage',
-    want: [datetimeError('timestamp__gte', 'input is too short')],
-  },
-  {
-    id: 'ref.errors.timestamp-empty',
-    title: 'timestamp__lt= (empty): datetime_from_date_parsing, input is too short',
-    query: 'timestamp__lt=',
-    want: [datetimeError('timestamp__lt', 'input is too short')],
-  },
-  {
-    id: 'ref.errors.timestamp-impossible-date',
-    title: 'timestamp__gte=2024-02-30T00:00:00: datetime_from_date_parsing, day value is outside expected range',
-    query: 'timestamp__gte=2024-02-30T00%3A00%3A00',
-    want: [datetimeError('timestamp__gte', 'day value is outside expected range')],
-  },
-  {
-    id: 'ref.errors.order-of-items',
-    title: 'several invalid parameters: one item each, path first, then query parameters in declaration order',
-    conversationId: 'not-a-uuid',
-    // Sent in an order that differs from the declaration order on purpose.
-    query: 'timestamp__lt=garbage&sort_order=BAD&limit=0',
-    want: [uuidError('invalid character: found `n` at 1'), GREATER_THAN, SORT_ENUM, datetimeError('timestamp__lt', 'input is too short')],
-  },
-  {
-    id: 'ref.errors.count-uuid',
-    title: 'count, conversation id not-a-uuid: uuid_parsing',
-    operation: 'count',
-    conversationId: 'not-a-uuid',
-    want: [uuidError('invalid character: found `n` at 1')],
-  },
-  {
-    id: 'ref.errors.count-timestamp-garbage',
-    title: 'count, timestamp__gte=garbage: datetime_from_date_parsing',
-    operation: 'count',
-    query: 'timestamp__gte=garbage',
-    want: [datetimeError('timestamp__gte', 'input is too short')],
-  },
-  {
-    id: 'ref.errors.count-timestamp-impossible-date',
-    title: 'count, timestamp__lt=2024-02-30T00:00:00: datetime_from_date_parsing, day value is outside expected range',
-    operation: 'count',
-    query: 'timestamp__lt=2024-02-30T00%3A00%3A00',
-    want: [datetimeError('timestamp__lt', 'day value is outside expected range')],
-  },
-  {
-    id: 'ref.errors.count-order-of-items',
-    title: 'count, several invalid parameters: path first, then timestamp__gte, then timestamp__lt',
-    operation: 'count',
-    conversationId: 'not-a-uuid',
-    query: 'timestamp__lt=garbage&timestamp__gte=',
-    want: [
-      uuidError('invalid character: found `n` at 1'),
-      datetimeError('timestamp__gte', 'input is too short'),
-      datetimeError('timestamp__lt', 'input is too short'),
-    ],
-  },
-  {
-    id: 'ref.errors.get-event-uuid',
-    title: 'get-by-id, conversation id 123: uuid_parsing, invalid length',
-    operation: 'get-event',
-    conversationId: '123',
-    want: [uuidError('invalid length: expected length 32 for simple format, found 3')],
-  },
-];
+/** The reference's answers, with the bounds and enums of the contract the kit judges with. */
+const referenceRejections = (contract: SearchContract): ReferenceRejection[] => {
+  const { pageSize } = contract;
+  const belowMin: WantedItem[] = pageSize.minimumKeyword ? [boundError(contract, pageSize.minimumKeyword)] : [];
+  const SORT_ENUM = sortEnumError(contract);
+  return [
+    {
+      id: 'ref.errors.uuid-invalid-character',
+      title: 'conversation id not-a-uuid: uuid_parsing, invalid character',
+      conversationId: 'not-a-uuid',
+      want: [uuidError('invalid character: found `n` at 1')],
+    },
+    {
+      id: 'ref.errors.uuid-invalid-length',
+      title: 'conversation id 123: uuid_parsing, invalid length',
+      conversationId: '123',
+      want: [uuidError('invalid length: expected length 32 for simple format, found 3')],
+    },
+    ...(pageSize.minimumKeyword
+      ? [
+          {
+            id: 'ref.errors.limit-below-min',
+            title: `limit=${pageSize.minimum - 1}: ${belowMin[0]?.type} with ctx ${JSON.stringify(belowMin[0]?.ctx)}`,
+            query: `limit=${pageSize.minimum - 1}`,
+            want: belowMin,
+          },
+        ]
+      : []),
+    ...(pageSize.minimumKeyword && pageSize.minimum - 1 > -1
+      ? [{ id: 'ref.errors.limit-negative', title: `limit=-1: ${belowMin[0]?.type}`, query: 'limit=-1', want: belowMin }]
+      : []),
+    ...(pageSize.maximumKeyword
+      ? [
+          {
+            id: 'ref.errors.limit-above-max',
+            title: `limit=${pageSize.maximum + 1}: ${BOUND_ERRORS[pageSize.maximumKeyword].type} with ctx ${JSON.stringify(boundError(contract, pageSize.maximumKeyword).ctx)}`,
+            query: `limit=${pageSize.maximum + 1}`,
+            want: [boundError(contract, pageSize.maximumKeyword)],
+          },
+        ]
+      : []),
+    { id: 'ref.errors.limit-not-a-number', title: 'limit=abc: int_parsing', query: 'limit=abc', want: [INT_PARSING] },
+    { id: 'ref.errors.limit-fraction', title: 'limit=1.5: int_parsing', query: 'limit=1.5', want: [INT_PARSING] },
+    { id: 'ref.errors.limit-exponent', title: 'limit=1e2: int_parsing', query: 'limit=1e2', want: [INT_PARSING] },
+    { id: 'ref.errors.limit-empty', title: 'limit= (empty): int_parsing', query: 'limit=', want: [INT_PARSING] },
+    { id: 'ref.errors.sort-order-invalid', title: 'sort_order=BAD: enum with ctx expected', query: 'sort_order=BAD', want: [SORT_ENUM] },
+    {
+      id: 'ref.errors.sort-order-lower-case',
+      title: 'sort_order=timestamp: enum (values are case-sensitive)',
+      query: 'sort_order=timestamp',
+      want: [SORT_ENUM],
+    },
+    {
+      id: 'ref.errors.timestamp-garbage',
+      title: 'timestamp__gte=garbage: datetime_from_date_parsing, input is too short',
+      query: 'timestamp__gte=garbage',
+      want: [datetimeError('timestamp__gte', 'input is too short')],
+    },
+    {
+      id: 'ref.errors.timestamp-empty',
+      title: 'timestamp__lt= (empty): datetime_from_date_parsing, input is too short',
+      query: 'timestamp__lt=',
+      want: [datetimeError('timestamp__lt', 'input is too short')],
+    },
+    {
+      id: 'ref.errors.timestamp-impossible-date',
+      title: 'timestamp__gte=2024-02-30T00:00:00: datetime_from_date_parsing, day value is outside expected range',
+      query: 'timestamp__gte=2024-02-30T00%3A00%3A00',
+      want: [datetimeError('timestamp__gte', 'day value is outside expected range')],
+    },
+    {
+      id: 'ref.errors.order-of-items',
+      title: 'several invalid parameters: one item each, path first, then query parameters in declaration order',
+      conversationId: 'not-a-uuid',
+      // Sent in an order that differs from the declaration order on purpose.
+      query: `timestamp__lt=garbage&sort_order=BAD&limit=${pageSize.minimum - 1}`,
+      want: [uuidError('invalid character: found `n` at 1'), ...belowMin, SORT_ENUM, datetimeError('timestamp__lt', 'input is too short')],
+    },
+    {
+      id: 'ref.errors.count-uuid',
+      title: 'count, conversation id not-a-uuid: uuid_parsing',
+      operation: 'count',
+      conversationId: 'not-a-uuid',
+      want: [uuidError('invalid character: found `n` at 1')],
+    },
+    {
+      id: 'ref.errors.count-timestamp-garbage',
+      title: 'count, timestamp__gte=garbage: datetime_from_date_parsing',
+      operation: 'count',
+      query: 'timestamp__gte=garbage',
+      want: [datetimeError('timestamp__gte', 'input is too short')],
+    },
+    {
+      id: 'ref.errors.count-timestamp-impossible-date',
+      title: 'count, timestamp__lt=2024-02-30T00:00:00: datetime_from_date_parsing, day value is outside expected range',
+      operation: 'count',
+      query: 'timestamp__lt=2024-02-30T00%3A00%3A00',
+      want: [datetimeError('timestamp__lt', 'day value is outside expected range')],
+    },
+    {
+      id: 'ref.errors.count-order-of-items',
+      title: 'count, several invalid parameters: path first, then timestamp__gte, then timestamp__lt',
+      operation: 'count',
+      conversationId: 'not-a-uuid',
+      query: 'timestamp__lt=garbage&timestamp__gte=',
+      want: [
+        uuidError('invalid character: found `n` at 1'),
+        datetimeError('timestamp__gte', 'input is too short'),
+        datetimeError('timestamp__lt', 'input is too short'),
+      ],
+    },
+    {
+      id: 'ref.errors.get-event-uuid',
+      title: 'get-by-id, conversation id 123: uuid_parsing, invalid length',
+      operation: 'get-event',
+      conversationId: '123',
+      want: [uuidError('invalid length: expected length 32 for simple format, found 3')],
+    },
+  ];
+};
 
 function referenceRejectionCheck(rejection: ReferenceRejection): Check {
   return {
@@ -214,9 +252,9 @@ function notFoundBody(id: string, operation?: OptionalOperation): Check {
   };
 }
 
-export function referenceErrorChecks(): Check[] {
+export function referenceErrorChecks(contract: SearchContract): Check[] {
   return [
-    ...REFERENCE_REJECTIONS.map(referenceRejectionCheck),
+    ...referenceRejections(contract).map(referenceRejectionCheck),
     notFoundBody('ref.errors.not-found-body'),
     notFoundBody('ref.errors.count-not-found-body', 'count'),
     notFoundBody('ref.errors.get-event-not-found-body', 'get-event'),

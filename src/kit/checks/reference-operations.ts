@@ -54,7 +54,7 @@ const countMatchesWalk: Check = {
       const cases: Filters[] = [{}, ...seedFilterSets(context), ...referenceFilterSets(context)];
       const findings: Finding[] = [];
       for (const filters of cases) {
-        const walk = await context.walk({ ...filters, limit: 100 });
+        const walk = await context.walk({ ...filters, limit: context.contract.pageSize.maximum });
         const unfinished = unfinishedWalk(walk, describeFilters(filters));
         if (unfinished?.status === 'skipped') return unfinished;
         if (unfinished) continue;
