@@ -3,7 +3,8 @@
  * client for well-formed searches, a raw GET for what it cannot express), and walks that
  * are shared between checks, so that five checks about one walk cost one walk.
  */
-import type { GetResult, Transport } from './http';
+import type { ExchangeVerdict } from './exchange-judge';
+import type { Exchange, GetResult, Transport } from './http';
 import type { Discovered } from './discovery';
 import type { FixtureManifest } from './fixture-manifest';
 import type { SearchContract } from './search-contract';
@@ -30,6 +31,14 @@ export interface CheckContext {
   search: Search;
   /** A raw GET of a path and query relative to the base URL, encoded exactly as given. */
   get(path: string): Promise<GetResult>;
+  /** Another method, without a body: only for what the contract does not declare. */
+  request(method: string, path: string): Promise<GetResult>;
+  /** The contract's verdict on one exchange: operation, status, content type, body (the proxy's rules). */
+  judge(exchange: Exchange): ExchangeVerdict;
+  /** The operations the contract-driven checks exercise (all, or those `--changed-since` names). */
+  operationsInScope: ReadonlySet<string>;
+  /** `--require-implemented`: an operation the server does not have fails instead of being reported as not implemented. */
+  requireImplemented: boolean;
   /**
    * `/api/conversations/<id>/events/search`, then `?` and `query` when one is given; the id
    * and the query are inserted as given (not encoded).
@@ -58,6 +67,9 @@ export interface ContextParts {
   settings: RunSettings;
   audit: TrafficAudit;
   contract: SearchContract;
+  judge(exchange: Exchange): ExchangeVerdict;
+  operationsInScope: ReadonlySet<string>;
+  requireImplemented: boolean;
   manifest?: FixtureManifest;
 }
 
@@ -73,6 +85,10 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     data,
     search: parts.search,
     get: (path) => transport.get(path),
+    request: (method, path) => transport.request(method, path),
+    judge: parts.judge,
+    operationsInScope: parts.operationsInScope,
+    requireImplemented: parts.requireImplemented,
     searchPath: (conversationId = parts.conversationId, query) => eventsPath('search', conversationId, query),
     eventsPath: (tail, conversationId = parts.conversationId, query) => eventsPath(tail, conversationId, query),
     walk(query, maxPages = pagesOf(query.limit)) {

@@ -4,7 +4,7 @@
  * it, the body valid for that status (each event against its own kind's schema), a page's
  * `next_page_id` usable by a client, and no 5xx for anything a client sends.
  */
-import { type ContractOperation, type OpenApiDocument, declaresStatus, operationTable } from '../contract';
+import { type ContractOperation, type OpenApiDocument, declaresStatus, operationTable, responseFor } from '../contract';
 import { parseJson } from './http';
 import type { ResponseValidator } from './schema-validator';
 
@@ -13,6 +13,8 @@ export interface JudgedExchange {
   /** Path and query as the client sent them. */
   target: string;
   status: number;
+  /** The response's Content-Type header, null when it had none; undefined when not known (not judged then). */
+  contentType?: string | null;
   /** The response body, or undefined when it was too large to keep. */
   body: string | undefined;
 }
@@ -38,6 +40,8 @@ export function createExchangeJudge(document: OpenApiDocument, validator: Respon
       return { operationId: undefined, violations, json };
     }
     const { operation } = match;
+    const contentTypeProblem = contentTypeViolation(operation, exchange);
+    if (contentTypeProblem) violations.push(contentTypeProblem);
     if (!declaresStatus(operation, exchange.status)) {
       violations.push(`status ${exchange.status} is not declared for ${operation.operationId} (declared: ${operation.statuses.join(', ')})`);
     } else if (parsed && validator.statusesOf(operation.operationId).includes(exchange.status)) {
@@ -50,6 +54,23 @@ export function createExchangeJudge(document: OpenApiDocument, validator: Respon
     if (exchange.status === 200) violations.push(...pagingViolations(operation, url.searchParams, json));
     return { operationId: operation.operationId, violations, json };
   };
+}
+
+/** A response whose declared body has media types must carry one of them. */
+function contentTypeViolation(operation: ContractOperation, exchange: JudgedExchange): string | undefined {
+  if (exchange.contentType === undefined) return undefined;
+  const declared = responseFor(operation, exchange.status)?.mediaTypes ?? [];
+  if (declared.length === 0) return undefined;
+  const received = (exchange.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (declared.some((mediaType) => mediaTypeCovers(mediaType.toLowerCase(), received))) return undefined;
+  const shown = exchange.contentType === null ? 'no Content-Type' : `Content-Type ${JSON.stringify(exchange.contentType)}`;
+  return `the ${exchange.status} answer has ${shown}; ${operation.operationId} declares ${declared.join(', ')} for it`;
+}
+
+/** `application/json` covers itself; `application/*` and `*\/*` cover a family. */
+function mediaTypeCovers(declared: string, received: string): boolean {
+  if (declared === received || declared === '*/*') return true;
+  return declared.endsWith('/*') && received.startsWith(declared.slice(0, -1));
 }
 
 /** `next_page_id` rules of a page: a client can follow it and stops at its end. */

@@ -3,7 +3,7 @@ import type { Coverage } from './coverage';
 
 /** Judge this exchange; or send the coverage so far. The body's buffer is transferred, not copied. */
 export type JudgingRequest =
-  | { kind: 'exchange'; seq: number; method: string; target: string; status: number; body: Uint8Array | undefined }
+  | { kind: 'exchange'; seq: number; method: string; target: string; status: number; contentType: string | null; body: Uint8Array | undefined }
   | { kind: 'coverage' };
 
 export type JudgingReply =

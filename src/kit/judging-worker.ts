@@ -22,9 +22,9 @@ port.on('message', (request: JudgingRequest) => {
     reply({ kind: 'coverage', coverage: coverage.summary() });
     return;
   }
-  const { seq, method, target, status } = request;
+  const { seq, method, target, status, contentType } = request;
   const body = request.body === undefined ? undefined : Buffer.from(request.body).toString('utf8');
-  const verdict = judge({ method, target, status, body });
+  const verdict = judge({ method, target, status, contentType, body });
   coverage.record(method, target, status, verdict.json);
   reply({ kind: 'verdict', seq, operationId: verdict.operationId, violations: verdict.violations });
 });

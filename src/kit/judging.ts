@@ -22,6 +22,8 @@ export interface ForwardedExchange {
   method: string;
   target: string;
   status: number;
+  /** The response's Content-Type header; null when it had none. */
+  contentType: string | null;
   withKey: boolean;
 }
 
@@ -81,8 +83,8 @@ export function startJudging(
       }
       waiting.set(exchange.seq, { exchange, bytes });
       waitingBytes += bytes;
-      const { seq, method, target, status } = exchange;
-      send({ kind: 'exchange', seq, method, target, status, body }, body ? [body.buffer as ArrayBuffer] : []);
+      const { seq, method, target, status, contentType } = exchange;
+      send({ kind: 'exchange', seq, method, target, status, contentType, body }, body ? [body.buffer as ArrayBuffer] : []);
     },
     get unjudged() {
       return unjudged;

@@ -114,7 +114,14 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
         answer.pipe(response);
         answer.on('end', () => {
           judging.judge(
-            { seq, method, target: clientTarget, status: answer.statusCode ?? 0, withKey },
+            {
+              seq,
+              method,
+              target: clientTarget,
+              status: answer.statusCode ?? 0,
+              contentType: contentTypeOf(answer.headers['content-type']),
+              withKey,
+            },
             size <= MAX_JUDGED_BODY_BYTES ? ownBuffer(chunks, size) : undefined,
           );
         });
@@ -178,4 +185,8 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
 
 function maskSessionKey(target: string): string {
   return target.replace(/([?&]session_api_key=)[^&]*/gi, '$1$SESSION_API_KEY');
+}
+
+function contentTypeOf(header: string | string[] | undefined): string | null {
+  return (Array.isArray(header) ? header[0] : header) ?? null;
 }

@@ -12,7 +12,8 @@ import { createCheckContext, type RunSettings } from './context';
 import { uuidHex } from './conversation-id';
 import { discover } from './discovery';
 import type { FixtureManifest } from './fixture-manifest';
-import { createTransport, type Transport } from './http';
+import { createExchangeJudge, type ExchangeVerdict } from './exchange-judge';
+import { createTransport, type Exchange, type Transport } from './http';
 import { allowNotes, timeZoneNotes } from './notes';
 import { compareResults, toResult, type CheckResult, type RunResult } from './result';
 import { createResponseValidator, type ResponseValidator } from './schema-validator';
@@ -41,6 +42,10 @@ export interface RunOptions {
   fetch?: typeof fetch;
   /** The contract to judge with (`--contract`); the bundled one when absent. */
   document?: OpenApiDocument;
+  /** Only these operations get contract-driven requests (`--changed-since`); all when absent. */
+  operations?: readonly string[];
+  /** `--require-implemented`: an operation the server lacks fails the run. */
+  requireImplemented?: boolean;
 }
 
 export const DEFAULT_RUN_OPTIONS = {
@@ -144,6 +149,9 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
       settings,
       audit,
       contract,
+      judge: judgeOf(document),
+      operationsInScope: new Set(options.operations ?? contract.table.operations.map((operation) => operation.operationId)),
+      requireImplemented: options.requireImplemented === true,
       ...(options.manifest ? { manifest: options.manifest } : {}),
     });
     const selected = selectChecks(options, contract);
@@ -166,6 +174,12 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
 
 let bundled: OpenApiDocument | undefined;
 const validators = new WeakMap<OpenApiDocument, ResponseValidator>();
+
+function judgeOf(document: OpenApiDocument): (exchange: Exchange) => ExchangeVerdict {
+  const judge = createExchangeJudge(document, responseValidator(document));
+  return (exchange) =>
+    judge({ method: exchange.method, target: exchange.path, status: exchange.status, contentType: exchange.contentType, body: exchange.bodyText });
+}
 
 function bundledDocument(): OpenApiDocument {
   bundled ??= loadOpenApiDocument();

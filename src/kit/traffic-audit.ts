@@ -33,12 +33,12 @@ export function createTrafficAudit(validator: ResponseValidator, table: Operatio
   const serverErrors: Exchange[] = [];
   return {
     observe(exchange) {
-      coverage.record('GET', exchange.path, exchange.status, exchange.json.ok ? exchange.json.value : undefined);
+      coverage.record(exchange.method, exchange.path, exchange.status, exchange.json.ok ? exchange.json.value : undefined);
       if (exchange.status >= 500) {
         if (serverErrors.length < KEPT_PER_KIND) serverErrors.push(slim(exchange));
         return;
       }
-      const match = table.match('GET', new URL(exchange.path, 'http://audit.invalid').pathname);
+      const match = table.match(exchange.method, new URL(exchange.path, 'http://audit.invalid').pathname);
       if (!match || !validator.statusesOf(match.operation.operationId).includes(exchange.status)) return;
       validatedByStatus.set(exchange.status, (validatedByStatus.get(exchange.status) ?? 0) + 1);
       const verdict = exchange.json.ok

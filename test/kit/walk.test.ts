@@ -18,6 +18,7 @@ function scripted(script: Script): Search & { calls: (string | undefined)[] } {
     const bodyText = JSON.stringify(body);
     const exchange: Exchange = {
       seq: calls.length,
+      method: 'GET',
       checkId: 'test',
       path: `/?page_id=${key}`,
       url: `http://x/?page_id=${key}`,

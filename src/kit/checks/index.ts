@@ -4,6 +4,7 @@ import type { Check } from '../types';
 import { auditChecks } from './audit';
 import { errorChecks } from './errors';
 import { filterChecks } from './filters';
+import { operationChecks } from './operations';
 import { fixtureChecks, referenceFixtureChecks } from './fixture';
 import { pagingChecks, referencePagingChecks } from './paging';
 import { propertyChecks, referencePropertyChecks } from './properties';
@@ -21,6 +22,7 @@ export function allChecks(contract: SearchContract): Check[] {
     ...sortChecks(),
     ...propertyChecks(),
     ...fixtureChecks(),
+    ...operationChecks(contract),
     ...auditChecks(),
     ...referenceErrorChecks(contract),
     ...referenceAcceptChecks(contract),
