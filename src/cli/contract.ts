@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/arguments';
-import { loadContract } from '../kit/contract-source';
+import { loadContract, readContractFile } from '../kit/contract-source';
 import { runDiffCommand } from '../kit/diff-command';
 import { runProxyCommand } from '../kit/proxy-command';
 import { renderJson, renderJunit, renderText } from '../kit/report';
@@ -54,13 +54,20 @@ async function main(): Promise<number> {
     process.stderr.write(`contract: ${interpreted.message}\n\nRun with --help for usage.\n`);
     return EXIT_CANNOT_RUN;
   }
-  const { run, junitFile, jsonFile, contractSource } = interpreted.invocation;
+  const { run, junitFile, jsonFile, contractSource, changedSince } = interpreted.invocation;
   const contract = await loadContract(contractSource);
-  if (!contract.ok) {
-    process.stderr.write(`contract: ${contract.message}\n`);
-    return EXIT_CANNOT_RUN;
+  const old = changedSince === undefined ? undefined : readContractFile(changedSince, `--changed-since ${changedSince}`);
+  for (const read of [contract, old]) {
+    if (read && !read.ok) {
+      process.stderr.write(`contract: ${read.message}\n`);
+      return EXIT_CANNOT_RUN;
+    }
   }
-  const result = await runContract({ ...run, document: contract.document });
+  const result = await runContract({
+    ...run,
+    ...(contract.ok ? { document: contract.document } : {}),
+    ...(old?.ok ? { changedSince: old.document } : {}),
+  });
   process.stdout.write(renderText(result));
   const written = writeReportFile(junitFile, () => renderJunit(result)) ?? writeReportFile(jsonFile, () => renderJson(result));
   if (written !== undefined) {

@@ -25,6 +25,9 @@ export const CONTRACT_FLAGS = {
   'timeout-ms': { type: 'string' },
   only: { type: 'string', multiple: true },
   contract: { type: 'string' },
+  'changed-since': { type: 'string' },
+  'require-coverage': { type: 'boolean' },
+  'require-implemented': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -52,6 +55,11 @@ Options:
   --only PREFIX             only checks whose id starts with PREFIX (repeatable)
   --contract FILE|URL       judge with this OpenAPI document (YAML or JSON) instead of the
                             bundled openapi.yaml: test an edited contract without rebuilding
+  --changed-since OLD       only what touches the operations diff OLD reports changed
+  --require-coverage        fail when a declared status (not 5xx), parameter or event kind
+                            was never exercised
+  --require-implemented     an operation the server does not have fails the run instead of
+                            being reported as not implemented
   -h, --help                show this help
 
 Exit status: 0 every required check passed; 1 a check failed; 2 the kit could not run
@@ -62,12 +70,17 @@ Other commands (each with --help):
   diff OLD NEW                    what changed between two versions of the contract, and whom it breaks
 `;
 
-export type ContractFlagValues = Partial<Record<Exclude<keyof typeof CONTRACT_FLAGS, 'help' | 'only'>, string>> & { help?: boolean; only?: string[] };
+type BooleanFlag = 'help' | 'require-coverage' | 'require-implemented';
+
+export type ContractFlagValues = Partial<Record<Exclude<keyof typeof CONTRACT_FLAGS, BooleanFlag | 'only'>, string>> &
+  Partial<Record<BooleanFlag, boolean>> & { only?: string[] };
 
 export interface ContractInvocation {
   run: RunOptions;
   /** `--contract`: read (and fetched) by the CLI before the run; the bundled contract when absent. */
   contractSource?: string;
+  /** `--changed-since`: the old contract's file, read with the contract. */
+  changedSince?: string;
   junitFile?: string;
   jsonFile?: string;
 }
@@ -134,12 +147,15 @@ export function interpretContractFlags(
     ...(sessionApiKey !== undefined ? { sessionApiKey } : {}),
     ...(values.compare !== undefined ? { compareUrl: values.compare } : {}),
     ...(values.only ? { only: values.only } : {}),
+    ...(values['require-coverage'] ? { requireCoverage: true } : {}),
+    ...(values['require-implemented'] ? { requireImplemented: true } : {}),
   };
   return {
     kind: 'run',
     invocation: {
       run,
       ...(values.contract !== undefined ? { contractSource: values.contract } : {}),
+      ...(values['changed-since'] !== undefined ? { changedSince: values['changed-since'] } : {}),
       ...(values.junit !== undefined ? { junitFile: values.junit } : {}),
       ...(values.json !== undefined ? { jsonFile: values.json } : {}),
     },

@@ -17,7 +17,10 @@ import { createTransport, type Exchange, type Transport } from './http';
 import { allowNotes, timeZoneNotes } from './notes';
 import { compareResults, toResult, type CheckResult, type RunResult } from './result';
 import { createResponseValidator, type ResponseValidator } from './schema-validator';
-import { readSearchContract, type SearchContract } from './search-contract';
+import { changedOperationIds } from './changed-operations';
+import { COVERAGE_GATE, coverageGate } from './coverage-gate';
+import { operationOfCheck } from './checks/operations';
+import { KNOWN_OPERATIONS, readSearchContract, type SearchContract } from './search-contract';
 import { createSearch } from './search-request';
 import { createTrafficAudit } from './traffic-audit';
 import type { Check, CheckOutcome, Level } from './types';
@@ -46,6 +49,10 @@ export interface RunOptions {
   operations?: readonly string[];
   /** `--require-implemented`: an operation the server lacks fails the run. */
   requireImplemented?: boolean;
+  /** `--require-coverage`: a declared status, parameter or event kind the run did not exercise fails it. */
+  requireCoverage?: boolean;
+  /** `--changed-since OLD`: the old contract; only what touches the operations changed since then runs. */
+  changedSince?: OpenApiDocument;
 }
 
 export const DEFAULT_RUN_OPTIONS = {
@@ -101,6 +108,11 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   const read = readSearchContract(document);
   if (!read.ok) return giveUp(`The kit cannot judge with this contract: ${read.problem}.`);
   const { contract } = read;
+  const inScope = options.changedSince ? changedOperationIds(options.changedSince, contract.table) : undefined;
+  if (inScope?.length === 0) {
+    result.notes.push('no operation changed since the old contract (--changed-since): nothing to run');
+    return finish();
+  }
 
   const audit = createTrafficAudit(responseValidator(document), contract.table);
   transport.observe(audit.observe);
@@ -150,11 +162,11 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
       audit,
       contract,
       judge: judgeOf(document),
-      operationsInScope: new Set(options.operations ?? contract.table.operations.map((operation) => operation.operationId)),
+      operationsInScope: new Set(inScope ?? contract.table.operations.map((operation) => operation.operationId)),
       requireImplemented: options.requireImplemented === true,
       ...(options.manifest ? { manifest: options.manifest } : {}),
     });
-    const selected = selectChecks(options, contract);
+    const selected = selectChecks(options, contract, inScope);
     for (const check of [...selected.filter((candidate) => !candidate.audit), ...selected.filter((candidate) => candidate.audit)]) {
       transport.setCheck(check.id);
       const sentBefore = transport.sent;
@@ -164,6 +176,10 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
     }
   }
 
+  if (options.requireCoverage && discovery.ok) {
+    const outcome = coverageGate(audit.coverage.summary(), results, { withKey, inScope });
+    results.push(toResult(COVERAGE_GATE, outcome, 0, 0, allow, withKey));
+  }
   result.suites = options.levels.map((level) => ({ name: level, checks: results.filter((check) => check.suite === level) }));
   if (mirror) result.suites.push({ name: 'compare', checks: compareResults(mirror, allow, withKey) });
   result.notes.push(...allowNotes(allow, result.suites, contract), ...timeZoneNotes(result.suites));
@@ -211,9 +227,16 @@ function checkTarget(options: RunOptions): string | undefined {
   return undefined;
 }
 
-function selectChecks(options: RunOptions, contract: SearchContract): Check[] {
+/**
+ * With `--changed-since`, the contract-driven checks of the changed operations, and the
+ * semantic checks when an operation they are written for changed.
+ */
+function selectChecks(options: RunOptions, contract: SearchContract, inScope: readonly string[] | undefined): Check[] {
+  const changed = (operationId: string) => inScope === undefined || inScope.includes(operationId);
+  const knownChanged = Object.values(KNOWN_OPERATIONS).some(changed);
   return allChecks(contract).filter(
     (check) =>
+      (operationOfCheck(check.id) === undefined ? check.audit || knownChanged : changed(operationOfCheck(check.id)!)) &&
       options.levels.includes(check.level) &&
       (!check.needsManifest || options.manifest !== undefined) &&
       (!options.only || options.only.some((prefix) => check.id.startsWith(prefix))),

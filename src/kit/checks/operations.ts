@@ -32,6 +32,11 @@ const UNDECLARED_METHODS_TRIED = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const BUDGET_SHARE = 0.1;
 const ROUTE_NOT_FOUND = { detail: 'Not Found' };
 
+/** The operationId a contract-driven check is about, from its id; undefined for any other check. */
+export function operationOfCheck(checkId: string): string | undefined {
+  return /^operations\.(.+)\.(valid|invalid|undeclared-methods)$/.exec(checkId)?.[1];
+}
+
 export function operationChecks(contract: SearchContract): Check[] {
   const checks: Check[] = [];
   for (const operation of contract.table.operations) {
