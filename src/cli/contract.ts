@@ -4,16 +4,16 @@
  * kit against a server, prints the report, writes --junit/--json, and exits 0 (all
  * required checks passed), 1 (a check failed) or 2 (could not run).
  * `npm run contract -- proxy ...` and `npm run contract -- diff ...` are the validating
- * proxy and the contract diff (src/kit/proxy-command.ts, src/kit/diff-command.ts).
+ * proxy and the contract diff (src/kit/proxy/proxy-command.ts, src/kit/diff/diff-command.ts).
  */
 import { parseArgs } from 'node:util';
-import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/arguments';
+import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/run/arguments';
 import { loadContract, readContractFile } from '../kit/contract-source';
-import { runDiffCommand } from '../kit/diff-command';
-import { runProxyCommand } from '../kit/proxy-command';
-import { renderJson, renderJunit, renderText } from '../kit/report';
+import { runDiffCommand } from '../kit/diff/diff-command';
+import { runProxyCommand } from '../kit/proxy/proxy-command';
+import { renderJson, renderJunit, renderText } from '../kit/run/report';
 import { writeReportFile } from '../kit/report-file';
-import { runContract } from '../kit/run';
+import { runContract } from '../kit/run/run';
 import { asksForVersion, packageVersion } from './package-info';
 
 const EXIT_PASSED = 0;

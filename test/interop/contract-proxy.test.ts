@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createAgentServerClient } from '../../src/client';
 import type { Event } from '../../src/contract';
-import type { ProxySummary } from '../../src/kit/proxy';
+import type { ProxySummary } from '../../src/kit/proxy/proxy';
 import { FAULTS, startFaultInjector, type Fault, type FaultInjector, type UpstreamResponse } from '../kit/support/fault-injector';
 import { startOurServer, type OurServer } from '../kit/support/our-server';
 import { elementsNamed, parseXml } from '../kit/support/xml';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { RunResult } from '../../src/kit/run';
+import type { RunResult } from '../../src/kit/run/run';
 import { FAULTS, startFaultInjector, type FaultInjector } from './support/fault-injector';
 import { startOurServer, type OurServer } from './support/our-server';
 import { elementsNamed, parseXml } from './support/xml';

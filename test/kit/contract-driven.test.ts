@@ -83,7 +83,9 @@ it('--require-coverage fails a run that left declared statuses unexercised, nami
   expect(failedIds(result)).toEqual(['coverage.required']);
   const gate = allChecksOf(result).find((check) => check.id === 'coverage.required')!;
   expect(gate.findings.map((finding) => finding.message)).toContainEqual(
-    expect.stringMatching(/^searchConversationEvents \(GET \/api\/conversations\/\{conversation_id\}\/events\/search\): never exercised statuses 404/),
+    expect.stringMatching(
+      /^searchConversationEvents \(GET \/api\/conversations\/\{conversation_id\}\/events\/search\): never exercised statuses 404/,
+    ),
   );
   // 5xx are never required, nor 401 without a session key.
   expect(gate.findings.map((finding) => finding.message).join('\n')).not.toMatch(/statuses [^;]*(401|500|503)/);
