@@ -91,6 +91,18 @@ it('--require-coverage fails a run that left declared statuses unexercised, nami
   expect(gate.findings.map((finding) => finding.message).join('\n')).not.toMatch(/statuses [^;]*(401|500|503)/);
 }, 60_000);
 
+it('a contract without count: the checks written for it say so, and the run notes it', async () => {
+  const document = loadOpenApiDocument();
+  delete document.paths['/api/conversations/{conversation_id}/events/count'];
+  const result = await runKit({ ...target(), levels: ['reference'], document, only: ['ref.count.'] });
+  const checks = allChecksOf(result);
+  expect(checks.length).toBeGreaterThan(0);
+  expect(checks.map((check) => [check.status, check.details])).toEqual(
+    checks.map(() => ['skipped', 'the contract declares no countConversationEvents: its checks do not apply']),
+  );
+  expect(result.notes).toContain('the contract declares no countConversationEvents (count equals the walk): its checks are skipped');
+}, 60_000);
+
 describe('--contract', () => {
   it('reads YAML and JSON files, and says what is wrong with one that is not a contract', async () => {
     const document = loadOpenApiDocument();

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { parseArgs } from 'node:util';
-import { loadOpenApiDocument } from '../../contract';
+import { loadContract } from '../contract-source';
 import { isHttpUrl } from '../run/arguments';
 import { startContractProxy } from './proxy';
 import { renderProxyJson, renderProxyJunit, renderProxySummary, violationLines } from './proxy-report';
@@ -27,6 +27,7 @@ Options:
   --port P         where the proxy listens (default 8001; 0 picks a free port)
   --junit FILE     write JUnit XML (a testcase per operation)
   --json FILE      write the summary, violations and coverage as JSON
+  --contract FILE|URL  judge with this OpenAPI document (YAML or JSON) instead of the bundled one
   -h, --help       show this help
 
 Exit status: 0 nothing violated; 1 a violation; 2 could not run (bad target, port in use).
@@ -37,6 +38,7 @@ const FLAGS = {
   port: { type: 'string' },
   junit: { type: 'string' },
   json: { type: 'string' },
+  contract: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 const DEFAULT_PORT = 8001;
@@ -78,7 +80,9 @@ export async function runProxyCommand(args: string[], io: ProxyCommandIo): Promi
     io.err(`contract proxy: cannot reach the target ${target} (${reachable}). Is the implementation running? Check --target.\n`);
     return 2;
   }
-  const document = loadOpenApiDocument();
+  const contract = await loadContract(values.contract);
+  if (!contract.ok) return usageError(io, contract.message);
+  const { document } = contract;
   const started = await startContractProxy({
     target,
     port,

@@ -108,6 +108,7 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
   const read = readSearchContract(document);
   if (!read.ok) return giveUp(`The kit cannot judge with this contract: ${read.problem}.`);
   const { contract } = read;
+  result.notes.push(...contract.absent.map((operation) => `the contract declares no ${operation}: its checks are skipped`));
   const inScope = options.changedSince ? changedOperationIds(options.changedSince, contract.table) : undefined;
   if (inScope?.length === 0) {
     result.notes.push('no operation changed since the old contract (--changed-since): nothing to run');

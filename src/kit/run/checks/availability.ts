@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { CheckContext } from '../context';
-import { notImplemented, type CheckOutcome } from '../types';
+import { KNOWN_OPERATIONS, type SearchContract } from '../../search-contract';
+import { notImplemented, skipped, type CheckOutcome } from '../types';
 import { exchangeOrOutcome, statusAndBody } from './support';
 
 export type OptionalOperation = 'count' | 'get-event';
@@ -24,7 +25,17 @@ const DESCRIPTION: Record<OptionalOperation, string> = {
 
 const probes = new WeakMap<CheckContext, Map<OptionalOperation, Promise<Availability>>>();
 
+/** The operation in the contract the kit judges with; absent, its checks say so rather than probe. */
+const DECLARED: Record<OptionalOperation, (contract: SearchContract) => unknown> = {
+  count: (contract) => contract.count,
+  'get-event': (contract) => contract.getEvent,
+};
+
 export function availabilityOf(context: CheckContext, operation: OptionalOperation): Promise<Availability> {
+  if (!DECLARED[operation](context.contract)) {
+    const id = operation === 'count' ? KNOWN_OPERATIONS.count : KNOWN_OPERATIONS.getEvent;
+    return Promise.resolve({ available: false, outcome: skipped(`the contract declares no ${id}: its checks do not apply`) });
+  }
   const perContext = probes.get(context) ?? new Map<OptionalOperation, Promise<Availability>>();
   probes.set(context, perContext);
   const probe = perContext.get(operation) ?? sendProbe(context, operation);
