@@ -40,11 +40,14 @@ export interface CheckContext {
   /** `--require-implemented`: an operation the server does not have fails instead of being reported as not implemented. */
   requireImplemented: boolean;
   /**
-   * `/api/conversations/<id>/events/search`, then `?` and `query` when one is given; the id
-   * and the query are inserted as given (not encoded).
+   * The search's path as the contract writes it (`/api/conversations/<id>/events/search`),
+   * then `?` and `query` when one is given; the id and the query are inserted as given (not encoded).
    */
   searchPath(conversationId?: string, query?: string): string;
-  /** `/api/conversations/<id>/events/<tail>`, then `?` and `query`; everything inserted as given. */
+  /**
+   * The path of the search (`tail` `search`), the count (`count`) or get-by-id (any other
+   * `tail`, the event id) as the contract writes it, then `?` and `query`; everything inserted as given.
+   */
   eventsPath(tail: string, conversationId?: string, query?: string): string;
   /** Walks every page of a query; shared by every check that asks for the same walk. */
   walk(query: WalkQuery, maxPages?: number): Promise<Walk>;
@@ -89,8 +92,8 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     judge: parts.judge,
     operationsInScope: parts.operationsInScope,
     requireImplemented: parts.requireImplemented,
-    searchPath: (conversationId = parts.conversationId, query) => eventsPath('search', conversationId, query),
-    eventsPath: (tail, conversationId = parts.conversationId, query) => eventsPath(tail, conversationId, query),
+    searchPath: (conversationId = parts.conversationId, query) => eventsPath(contract, 'search', conversationId, query),
+    eventsPath: (tail, conversationId = parts.conversationId, query) => eventsPath(contract, tail, conversationId, query),
     walk(query, maxPages = pagesOf(query.limit)) {
       const key = `${canonicalKey(query)}|${maxPages}`;
       const walk = walks.get(key) ?? walkPages(parts.search, query, maxPages);
@@ -106,8 +109,18 @@ export function createCheckContext(parts: ContextParts): CheckContext {
   };
 }
 
-function eventsPath(tail: string, conversationId: string, query: string | undefined): string {
-  return `/api/conversations/${conversationId}/events/${tail}${query === undefined ? '' : `?${query}`}`;
+function eventsPath(contract: SearchContract, tail: string, conversationId: string, query: string | undefined): string {
+  const operation = tail === 'search' ? contract.search : tail === 'count' ? contract.count : contract.getEvent;
+  // Without the operation in the contract its checks do not run; the path is only for a message then.
+  const template =
+    operation?.template ?? `/api/conversations/{conversation_id}/events/${tail === 'search' || tail === 'count' ? tail : '{event_id}'}`;
+  const path = fillTemplate(template, { conversation_id: conversationId, event_id: tail });
+  return `${path}${query === undefined ? '' : `?${query}`}`;
+}
+
+/** A path template with each `{name}` replaced by its value as given. */
+export function fillTemplate(template: string, values: Record<string, string>): string {
+  return template.replace(/\{([^}]+)\}/g, (whole, name: string) => values[name] ?? whole);
 }
 
 /** Enough pages for every event plus a few, so a server that under-fills pages is still walked to its end. */

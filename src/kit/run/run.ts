@@ -8,7 +8,7 @@ import { loadOpenApiDocument, type OpenApiDocument } from '../../contract';
 import type { AllowEntry } from './allow-list';
 import { allChecks } from './checks';
 import { createMirror, type Mirror } from './compare';
-import { createCheckContext, type RunSettings } from './context';
+import { createCheckContext, fillTemplate, type RunSettings } from './context';
 import { uuidHex } from './conversation-id';
 import { discover } from './discovery';
 import type { FixtureManifest } from './fixture-manifest';
@@ -128,7 +128,9 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
     : undefined;
   let mirror: Mirror | undefined;
   if (second) {
-    const reachable = await second.get(`/api/conversations/${options.conversationId}/events/search?limit=${contract.pageSize.minimum}`);
+    const reachable = await second.get(
+      `${fillTemplate(contract.search.template, { conversation_id: options.conversationId })}?limit=${contract.pageSize.minimum}`,
+    );
     if (!reachable.ok) return giveUp(`Cannot reach the --compare server (${reachable.failure.message}) at ${reachable.failure.url}. Is it running?`);
     mirror = createMirror(second);
     transport.observe(mirror.observe);
