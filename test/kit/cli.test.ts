@@ -193,6 +193,21 @@ describe('exit 2 when it cannot run, with what to do', () => {
     expect(outcome.stdout).toMatch(message);
   });
 
+  it('a --contract or --changed-since file that cannot be read, naming it', async () => {
+    const target = ['--base-url', ours.url, '--conversation-id', ours.conversationId];
+    const missing = await contract([...target, '--contract', file('absent.yaml')]);
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining(`contract: cannot read --contract ${file('absent.yaml')}`),
+    });
+    writeFileSync(file('not-a-contract.json'), '{"hello": 1}');
+    const old = await contract([...target, '--changed-since', file('not-a-contract.json')]);
+    expect({ code: old.code, stderr: old.stderr }).toEqual({
+      code: 2,
+      stderr: `contract: --changed-since ${file('not-a-contract.json')} is not an OpenAPI document (no paths); pass openapi.yaml or its JSON form\n`,
+    });
+  });
+
   // Each bad-argument message is covered in arguments.test.ts; here, that one reaches the exit code.
   it('bad arguments', async () => {
     const outcome = await contract(['--base-url', 'http://127.0.0.1:9', '--conversation-id', 'x', '--level', 'strict'], NPX);
