@@ -57,7 +57,7 @@ export function createExchangeJudge(document: OpenApiDocument, validator: Respon
 }
 
 /** A response whose declared body has media types must carry one of them. */
-function contentTypeViolation(operation: ContractOperation, exchange: JudgedExchange): string | undefined {
+export function contentTypeViolation(operation: ContractOperation, exchange: Pick<JudgedExchange, 'status' | 'contentType'>): string | undefined {
   if (exchange.contentType === undefined) return undefined;
   const declared = responseFor(operation, exchange.status)?.mediaTypes ?? [];
   if (declared.length === 0) return undefined;

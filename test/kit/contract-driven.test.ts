@@ -69,6 +69,7 @@ it('--changed-since runs only the checks of the operations the diff reports chan
     'operations.listStoredConversations.invalid',
     'operations.listStoredConversations.undeclared-methods',
     'schema.responses',
+    'responses.declared',
     'errors.no-server-errors',
   ]);
   const unchanged = await runKit({ ...target(), changedSince: loadOpenApiDocument() });

@@ -4,7 +4,8 @@
  * as a fault (seed section 7 names no 5xx). It also records the run's coverage of the
  * contract. The audit checks report what it saw.
  */
-import type { OperationTable } from '../../contract';
+import { declaresStatus, type OperationTable } from '../../contract';
+import { contentTypeViolation } from '../exchange-judge';
 import { createCoverageRecorder, type CoverageRecorder } from '../coverage';
 import { slim, type Exchange } from '../http';
 import type { ResponseValidator } from '../schema-validator';
@@ -20,6 +21,8 @@ export interface TrafficAudit {
   readonly validatedByStatus: ReadonlyMap<number, number>;
   readonly schemaViolations: readonly SchemaViolation[];
   readonly serverErrors: readonly Exchange[];
+  /** Answers of an operation with a status it does not declare, or a content type it does not declare for that status. */
+  readonly undeclaredAnswers: readonly SchemaViolation[];
   readonly coverage: CoverageRecorder;
 }
 
@@ -31,6 +34,7 @@ export function createTrafficAudit(validator: ResponseValidator, table: Operatio
   const validatedByStatus = new Map<number, number>();
   const schemaViolations: SchemaViolation[] = [];
   const serverErrors: Exchange[] = [];
+  const undeclaredAnswers: SchemaViolation[] = [];
   return {
     observe(exchange) {
       coverage.record(exchange.method, exchange.path, exchange.status, exchange.json.ok ? exchange.json.value : undefined);
@@ -39,6 +43,16 @@ export function createTrafficAudit(validator: ResponseValidator, table: Operatio
         return;
       }
       const match = table.match(exchange.method, new URL(exchange.path, 'http://audit.invalid').pathname);
+      if (match) {
+        const { operation } = match;
+        const problems = [
+          ...(declaresStatus(operation, exchange.status)
+            ? []
+            : [`status ${exchange.status} is not declared for ${operation.operationId} (declared: ${operation.statuses.join(', ')})`]),
+          ...[contentTypeViolation(operation, exchange)].filter((problem): problem is string => problem !== undefined),
+        ];
+        if (problems.length > 0 && undeclaredAnswers.length < KEPT_PER_KIND) undeclaredAnswers.push({ exchange: slim(exchange), errors: problems });
+      }
       if (!match || !validator.statusesOf(match.operation.operationId).includes(exchange.status)) return;
       validatedByStatus.set(exchange.status, (validatedByStatus.get(exchange.status) ?? 0) + 1);
       const verdict = exchange.json.ok
@@ -50,6 +64,7 @@ export function createTrafficAudit(validator: ResponseValidator, table: Operatio
     validatedByStatus,
     schemaViolations,
     serverErrors,
+    undeclaredAnswers,
     coverage,
   };
 }

@@ -174,6 +174,11 @@ export const FAULTS = {
     ),
   },
 
+  /** Pages are sent as text/plain, bodies unchanged. */
+  pagesAsText: {
+    response: (_url: URL, response: UpstreamResponse) => (isPage(response) ? { ...response, contentType: 'text/plain; charset=utf-8' } : response),
+  },
+
   /** An event carries a property the contract does not allow. */
   extraPropertyOnEvent: {
     response: onPages((_url, page) =>

@@ -39,6 +39,22 @@ const noServerErrors: Check = {
   },
 };
 
+const answersDeclared: Check = {
+  id: 'responses.declared',
+  level: 'seed',
+  title: 'every answer of the run has a status its operation declares and the content type declared for that status',
+  audit: true,
+  async run(context) {
+    return verdict(
+      context.audit.undeclaredAnswers.map(({ exchange, errors }) => ({
+        message: `${errors.join('; ')} (sent by ${exchange.checkId})`,
+        expected: 'a status and a content type openapi.yaml declares for the operation',
+        exchange,
+      })),
+    );
+  },
+};
+
 export function auditChecks(): Check[] {
-  return [responsesMatchSchema, noServerErrors];
+  return [responsesMatchSchema, answersDeclared, noServerErrors];
 }
