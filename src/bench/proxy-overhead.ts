@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --proxy-only`: what the contract proxy (src/kit/proxy.ts) adds to a
+ * `npm run bench -- --proxy-only`: what the contract proxy (src/kit/proxy/proxy.ts) adds to a
  * request. Our compiled server serves a 300-event conversation; the compiled kit's proxy
  * forwards to it. One client asks for the same page directly and through the proxy in
  * turn, one request at a time, so both see the same machine; the figure is the difference

@@ -4,15 +4,16 @@
  * kit against a server, prints the report, writes --junit/--json, and exits 0 (all
  * required checks passed), 1 (a check failed) or 2 (could not run).
  * `npm run contract -- proxy ...` and `npm run contract -- diff ...` are the validating
- * proxy and the contract diff (src/kit/proxy-command.ts, src/kit/diff-command.ts).
+ * proxy and the contract diff (src/kit/proxy/proxy-command.ts, src/kit/diff/diff-command.ts).
  */
 import { parseArgs } from 'node:util';
-import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/arguments';
-import { runDiffCommand } from '../kit/diff-command';
-import { runProxyCommand } from '../kit/proxy-command';
-import { renderJson, renderJunit, renderText } from '../kit/report';
+import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/run/arguments';
+import { loadContract, readContractFile } from '../kit/contract-source';
+import { runDiffCommand } from '../kit/diff/diff-command';
+import { runProxyCommand } from '../kit/proxy/proxy-command';
+import { renderJson, renderJunit, renderText } from '../kit/run/report';
 import { writeReportFile } from '../kit/report-file';
-import { runContract } from '../kit/run';
+import { runContract } from '../kit/run/run';
 import { asksForVersion, packageVersion } from './package-info';
 
 const EXIT_PASSED = 0;
@@ -53,8 +54,20 @@ async function main(): Promise<number> {
     process.stderr.write(`contract: ${interpreted.message}\n\nRun with --help for usage.\n`);
     return EXIT_CANNOT_RUN;
   }
-  const { run, junitFile, jsonFile } = interpreted.invocation;
-  const result = await runContract(run);
+  const { run, junitFile, jsonFile, contractSource, changedSince } = interpreted.invocation;
+  const contract = await loadContract(contractSource);
+  const old = changedSince === undefined ? undefined : readContractFile(changedSince, `--changed-since ${changedSince}`);
+  for (const read of [contract, old]) {
+    if (read && !read.ok) {
+      process.stderr.write(`contract: ${read.message}\n`);
+      return EXIT_CANNOT_RUN;
+    }
+  }
+  const result = await runContract({
+    ...run,
+    ...(contract.ok ? { document: contract.document } : {}),
+    ...(old?.ok ? { changedSince: old.document } : {}),
+  });
   process.stdout.write(renderText(result));
   const written = writeReportFile(junitFile, () => renderJunit(result)) ?? writeReportFile(jsonFile, () => renderJson(result));
   if (written !== undefined) {

@@ -32,7 +32,10 @@ export type EventResult = { ok: true; event: Event; response: Response } | { ok:
 /**
  * Creates a typed client of the contract's operations. `searchEvents`, `countEvents` and
  * `getEvent` return errors as values; `iterateEvents` walks every page and throws an
- * `AgentServerError` when a request fails.
+ * `AgentServerError` when a request fails. `api` is openapi-fetch's client typed from the
+ * contract's `paths`: every operation of the contract, a new one included, is callable there
+ * (`client.api.GET('/api/...', { params })`) with its parameters and answers typed, before
+ * any convenience function is written for it.
  */
 export function createAgentServerClient(options: AgentServerClientOptions) {
   const http = createClient<paths>({
@@ -94,7 +97,7 @@ export function createAgentServerClient(options: AgentServerClientOptions) {
     return failed(response, error);
   }
 
-  return { searchEvents, countEvents, getEvent, iterateEvents, listEvents, listStoredConversations };
+  return { api: http, searchEvents, countEvents, getEvent, iterateEvents, listEvents, listStoredConversations };
 }
 
 function failed(response: Response, body: unknown): { ok: false; error: AgentServerError; response: Response } {

@@ -1,2 +1,4 @@
 export * from './types';
 export * from './document';
+export * from './references';
+export * from './operation-table';

@@ -3,8 +3,7 @@
  * statuses seen and not seen, the parameters exercised and not, and the event kinds met
  * in responses. What was never exercised is listed, so a green run says what it did not prove.
  */
-import { eventKindNames, type OpenApiDocument } from '../contract';
-import { matchOperation, statusCovers, type ContractOperation } from './contract-operations';
+import { eventKindNames, statusCovers, type OperationTable } from '../contract';
 
 export interface OperationCoverage {
   operationId: string;
@@ -43,8 +42,9 @@ interface Tally {
 
 const EVENT_SCHEMA_REF = /"#\/components\/schemas\/Event(?:Page)?"/;
 
-export function createCoverageRecorder(document: OpenApiDocument, operations: readonly ContractOperation[]): CoverageRecorder {
-  const allKinds = eventKindNames(document);
+export function createCoverageRecorder(table: OperationTable): CoverageRecorder {
+  const { operations } = table;
+  const allKinds = eventKindNames(table.document);
   const tallies = new Map<string, Tally>(
     operations.map((operation) => [operation.operationId, { requests: 0, statuses: new Set(), parameters: new Set(), kinds: new Set() }]),
   );
@@ -52,7 +52,7 @@ export function createCoverageRecorder(document: OpenApiDocument, operations: re
   return {
     record(method, target, status, body) {
       const url = new URL(target, 'http://coverage.invalid');
-      const match = matchOperation(operations, method, url.pathname);
+      const match = table.match(method, url.pathname);
       if (!match) {
         unmatched += 1;
         return;
@@ -75,7 +75,7 @@ export function createCoverageRecorder(document: OpenApiDocument, operations: re
           return {
             operationId: operation.operationId,
             method: operation.method,
-            path: operation.pathTemplate,
+            path: operation.template,
             requests: tally.requests,
             statusesSeen: seen,
             statusesNotSeen: operation.statuses.filter((status) => !seen.includes(status)),

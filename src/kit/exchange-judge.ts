@@ -4,8 +4,8 @@
  * it, the body valid for that status (each event against its own kind's schema), a page's
  * `next_page_id` usable by a client, and no 5xx for anything a client sends.
  */
-import type { OpenApiDocument } from '../contract';
-import { contractOperations, declaresStatus, matchOperation, type ContractOperation } from './contract-operations';
+import { isDeepStrictEqual } from 'node:util';
+import { type ContractOperation, type OpenApiDocument, declaresStatus, operationTable, responseFor } from '../contract';
 import { parseJson } from './http';
 import type { ResponseValidator } from './schema-validator';
 
@@ -14,6 +14,8 @@ export interface JudgedExchange {
   /** Path and query as the client sent them. */
   target: string;
   status: number;
+  /** The response's Content-Type header, null when it had none; undefined when not known (not judged then). */
+  contentType?: string | null;
   /** The response body, or undefined when it was too large to keep. */
   body: string | undefined;
 }
@@ -25,14 +27,11 @@ export interface ExchangeVerdict {
   json: unknown;
 }
 
-/** The page size a search answers with when the request gives none (openapi.yaml, `limit` default). */
-const DEFAULT_LIMIT = 100;
-
 export function createExchangeJudge(document: OpenApiDocument, validator: ResponseValidator): (exchange: JudgedExchange) => ExchangeVerdict {
-  const operations = contractOperations(document);
+  const table = operationTable(document);
   return (exchange) => {
     const url = new URL(exchange.target, 'http://judge.invalid');
-    const match = matchOperation(operations, exchange.method, url.pathname);
+    const match = table.match(exchange.method, url.pathname);
     const parsed = exchange.body === undefined ? undefined : parseJson(exchange.body);
     const json = parsed?.ok ? parsed.value : undefined;
     const violations: string[] = [];
@@ -42,6 +41,8 @@ export function createExchangeJudge(document: OpenApiDocument, validator: Respon
       return { operationId: undefined, violations, json };
     }
     const { operation } = match;
+    const contentTypeProblem = contentTypeViolation(operation, exchange);
+    if (contentTypeProblem) violations.push(contentTypeProblem);
     if (!declaresStatus(operation, exchange.status)) {
       violations.push(`status ${exchange.status} is not declared for ${operation.operationId} (declared: ${operation.statuses.join(', ')})`);
     } else if (parsed && validator.statusesOf(operation.operationId).includes(exchange.status)) {
@@ -56,6 +57,32 @@ export function createExchangeJudge(document: OpenApiDocument, validator: Respon
   };
 }
 
+/** A response whose declared body has media types must carry one of them. */
+/**
+ * The answer a server gives for a route it does not have at all: FastAPI's, and ours, is
+ * `404 {"detail":"Not Found"}`. The kit reports such an operation as not implemented rather
+ * than as answering with an undeclared status.
+ */
+export function answersUnknownRoute(exchange: { status: number; json: { ok: true; value: unknown } | { ok: false } }): boolean {
+  return exchange.status === 404 && exchange.json.ok && isDeepStrictEqual(exchange.json.value, { detail: 'Not Found' });
+}
+
+export function contentTypeViolation(operation: ContractOperation, exchange: Pick<JudgedExchange, 'status' | 'contentType'>): string | undefined {
+  if (exchange.contentType === undefined) return undefined;
+  const declared = responseFor(operation, exchange.status)?.mediaTypes ?? [];
+  if (declared.length === 0) return undefined;
+  const received = (exchange.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (declared.some((mediaType) => mediaTypeCovers(mediaType.toLowerCase(), received))) return undefined;
+  const shown = exchange.contentType === null ? 'no Content-Type' : `Content-Type ${JSON.stringify(exchange.contentType)}`;
+  return `the ${exchange.status} answer has ${shown}; ${operation.operationId} declares ${declared.join(', ')} for it`;
+}
+
+/** `application/json` covers itself; `application/*` and `*\/*` cover a family. */
+function mediaTypeCovers(declared: string, received: string): boolean {
+  if (declared === received || declared === '*/*') return true;
+  return declared.endsWith('/*') && received.startsWith(declared.slice(0, -1));
+}
+
 /** `next_page_id` rules of a page: a client can follow it and stops at its end. */
 function pagingViolations(operation: ContractOperation, query: URLSearchParams, body: unknown): string[] {
   if (!operation.parameters.some((parameter) => parameter.name === 'page_id')) return [];
@@ -68,7 +95,9 @@ function pagingViolations(operation: ContractOperation, query: URLSearchParams, 
   if (typeof page.next_page_id === 'string' && page.next_page_id !== '' && page.next_page_id === requested) {
     violations.push(`next_page_id ${JSON.stringify(page.next_page_id)} is the page_id this page was asked with: following it loops forever`);
   }
-  const limit = Number(query.get('limit') ?? DEFAULT_LIMIT);
+  // Without `limit`, the page size is the one the contract gives as its default.
+  const declaredDefault = operation.parameters.find((parameter) => parameter.in === 'query' && parameter.name === 'limit')?.schema.default;
+  const limit = Number(query.get('limit') ?? declaredDefault);
   if (Number.isInteger(limit) && limit > 0 && page.items.length > limit)
     violations.push(`the page holds ${page.items.length} events, more than limit ${limit}`);
   return violations;

@@ -21,6 +21,8 @@ export type JsonBody = { ok: true; value: unknown } | { ok: false; error: string
 /** One request and its response, as received. */
 export interface Exchange {
   seq: number;
+  /** GET unless a check asked for another method. */
+  method: string;
   /** The check that sent it (`discovery` before the checks run). */
   checkId: string;
   /** Path and query, relative to the base URL, exactly as sent. */
@@ -57,6 +59,11 @@ export interface Transport {
   get(path: string): Promise<GetResult>;
   /** Sends a GET of an absolute URL built by someone else (the typed client), with its headers. */
   getUrl(url: string, headers?: Headers): Promise<GetResult>;
+  /**
+   * Sends another method, without a body, to `path` relative to the base URL: only to ask for
+   * what the contract does not declare (a method a path does not have), never to change a server.
+   */
+  request(method: string, path: string): Promise<GetResult>;
   /** Names the check whose requests follow. */
   setCheck(checkId: string): void;
   /** Called after every exchange, in order. */
@@ -72,7 +79,7 @@ export function createTransport(options: TransportOptions): Transport {
   let sent = 0;
   let checkId = 'discovery';
 
-  async function getUrl(url: string, headers: Headers = new Headers()): Promise<GetResult> {
+  async function getUrl(url: string, headers: Headers = new Headers(), method = 'GET'): Promise<GetResult> {
     const path = url.startsWith(baseUrl) ? url.slice(baseUrl.length) : url;
     if (sent >= options.maxRequests) {
       return { ok: false, failure: { reason: 'budget', path, url, message: `request budget of ${options.maxRequests} used up` } };
@@ -81,10 +88,11 @@ export function createTransport(options: TransportOptions): Transport {
     if (options.sessionApiKey !== undefined) headers.set(SESSION_KEY_HEADER, options.sessionApiKey);
     const started = performance.now();
     try {
-      const response = await doFetch(url, { method: 'GET', headers, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) });
+      const response = await doFetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) });
       const bodyText = await response.text();
       const exchange: Exchange = {
         seq: sent,
+        method,
         checkId,
         path,
         url,
@@ -105,7 +113,8 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     baseUrl,
     get: (path) => getUrl(baseUrl + path),
-    getUrl,
+    getUrl: (url, headers) => getUrl(url, headers),
+    request: (method, path) => getUrl(baseUrl + path, new Headers(), method.toUpperCase()),
     setCheck: (id) => {
       checkId = id;
     },

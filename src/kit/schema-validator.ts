@@ -5,8 +5,7 @@
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { OpenApiDocument } from '../contract';
-import { contractOperations } from './contract-operations';
+import { type OpenApiDocument, operationTable } from '../contract';
 
 export type SchemaVerdict = { valid: true } | { valid: false; errors: string[] } | { valid: 'no-schema' };
 
@@ -26,7 +25,7 @@ export function createResponseValidator(document: OpenApiDocument): ResponseVali
   ajv.addSchema({ $id: DOCUMENT_ID, components: document.components });
 
   const byOperation = new Map<string, Map<number, ValidateFunction>>();
-  for (const operation of contractOperations(document)) {
+  for (const operation of operationTable(document).operations) {
     const byStatus = new Map<number, ValidateFunction>();
     for (const [status, schema] of operation.responseSchemas) byStatus.set(status, ajv.compile(rebase(schema)));
     byOperation.set(operation.operationId, byStatus);

@@ -6,7 +6,7 @@ import { docsPage } from './docs-page';
 import { storedEventCountsBody } from '../store/stored-event-counts';
 import { HttpError, errorHandler } from './errors';
 import { operationHandlers } from './handlers';
-import { type OperationRoute, operationRoutes } from './operation-routes';
+import { type OperationRoute, type RouteTable, operationRoutes } from './operation-routes';
 import type { OperationHandlers } from './operations';
 import { dropFragment, inSequence, matchedRequest, normalizeQuery, openApiValidator } from './request-validation';
 import { sendResult } from './send-result';
@@ -78,8 +78,7 @@ type RoutedHandler = (input: never) => Promise<{ status: number; body: unknown }
 function handlerFor(handlers: OperationHandlers, route: OperationRoute): RoutedHandler {
   const handler: RoutedHandler | undefined = handlers[route.operationId as OperationId];
   // The compiler sees the generated types; this guards a generated/openapi.json that drifted from them.
-  if (!handler)
-    throw new Error(`No handler for operation ${route.operationId} (${route.method.toUpperCase()} ${route.template}): run npm run generate`);
+  if (!handler) throw new Error(`No handler for operation ${route.operationId} (${route.method} ${route.template}): run npm run generate`);
   return handler;
 }
 
@@ -91,12 +90,12 @@ function handlerFor(handlers: OperationHandlers, route: OperationRoute): RoutedH
  * /alive, /health, /openapi.json and /docs stay open: they hold no conversation data.
  */
 function operationRequests(
-  routes: readonly OperationRoute[],
+  table: RouteTable,
   store: EventStore,
   options: { document: OpenApiDocument; validateResponses: boolean; sessionApiKeys: readonly string[] },
 ): express.RequestHandler {
   const handlers = operationHandlers(store);
-  const routed = new Map(routes.map((route) => [route, handlerFor(handlers, route)]));
+  const routed = new Map(table.routes.map((route) => [route, handlerFor(handlers, route)]));
   const endpoint: express.RequestHandler = (req, res, next) => {
     const matched = matchedRequest(req);
     const handler = matched && routed.get(matched.route);
@@ -107,7 +106,7 @@ function operationRequests(
   };
   const api = inSequence([
     ...(options.sessionApiKeys.length > 0 ? [requireSessionKey(options.sessionApiKeys)] : []),
-    normalizeQuery(routes),
+    normalizeQuery(table),
     openApiValidator(options.document, options.validateResponses),
     endpoint,
   ]);

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from '../contract';
 import { parseFilterTimestamp } from '../search/timestamps';
 import { parseUuid } from '../search/uuid';
-import { type OperationRoute, matchRoute } from './operation-routes';
+import type { OperationRoute, RouteTable } from './operation-routes';
 import { type ParameterSpec, isIntegerParameter } from './parameters';
 import { parsePydanticInteger } from './pydantic-errors';
 
@@ -147,10 +147,10 @@ export function dropFragment(): RequestHandler {
  * them. Express 5 re-parses `req.query` on every read, so the result is pinned as an
  * own property.
  */
-export function normalizeQuery(routes: readonly OperationRoute[]): RequestHandler {
-  const names = new Map(routes.map((route) => [route, queryParameterNames(route.parameters)]));
+export function normalizeQuery(table: RouteTable): RequestHandler {
+  const names = new Map(table.routes.map((route) => [route, queryParameterNames(route.parameters)]));
   return (req: Request, _res: Response, next: NextFunction) => {
-    const matched = matchRoute(routes, req.method, req.path);
+    const matched = table.match(req.method, req.path);
     if (!matched) return next();
     const { integers, query: declared } = names.get(matched.route)!;
     const raw: Record<string, string> = {};

@@ -13,7 +13,7 @@
  * that leads to a closed object, is left as stored (the validator then judges the event
  * as it is); `ambiguousUnions` names any such place, and a test keeps the list empty.
  */
-import { loadOpenApiDocument, type OpenApiDocument } from '../contract';
+import { followReferences, loadOpenApiDocument, type OpenApiDocument } from '../contract';
 
 type Schema = Record<string, unknown>;
 type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
@@ -155,22 +155,7 @@ class RuleCompiler {
   }
 
   private resolve(schema: Schema): Schema {
-    let current = schema;
-    for (let hops = 0; typeof current['$ref'] === 'string'; hops++) {
-      if (hops > 32) throw new Error(`The contract's $ref chain at ${String(schema['$ref'])} does not end`);
-      current = this.lookUp(current['$ref']);
-    }
-    return current;
-  }
-
-  private lookUp(ref: string): Schema {
-    if (!ref.startsWith('#/')) throw new Error(`The contract refers outside itself (${ref}); only local references are supported`);
-    let node: unknown = this.document;
-    for (const segment of ref.slice(2).split('/')) {
-      node = isSchema(node) ? node[segment.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-    }
-    if (!isSchema(node)) throw new Error(`The contract's reference ${ref} leads nowhere`);
-    return node;
+    return followReferences(this.document, schema);
   }
 }
 

@@ -9,11 +9,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SEARCH_PATH, type OpenApiDocument } from '../../src/contract';
+import { DEFAULT_START_TIME, runFixture } from '../../src/fixture';
+import { spawnScript } from '../../src/server-process';
+import { startFaultInjector, type Fault } from '../kit/support/fault-injector';
+import { failedIds, runKit } from '../kit/support/run-kit';
+import { eventually } from '../support/eventually';
 
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLES = 'test/contract/examples.ts';
 /** What generation and type-checking need; tsconfig.json is written, not copied. */
-const COPIED = ['openapi.yaml', 'redocly.yaml', 'package.json', 'scripts', 'generated', 'src', EXAMPLES];
+const COPIED = ['openapi.yaml', 'redocly.yaml', 'package.json', 'tsconfig.build.json', 'scripts', 'generated', 'src', EXAMPLES];
 // Covers the shared preparation too, and four compilers at once on a busy machine.
 /** What `npm run generate` says when it rewrote generated/; the copy is not a git checkout, so there is no committed contract to diff against. */
 const WROTE_GENERATED = { status: 0, stdout: expect.stringMatching(/^wrote generated\/openapi\.ts, generated\/openapi\.json\n/), stderr: '' };
@@ -187,6 +192,217 @@ test.concurrent(
   },
   TIMEOUT_MS,
 );
+
+const LATEST_PATH = '/api/conversations/{conversation_id}/events/latest';
+
+/** The handler a developer writes for the new operation: the `count` latest events, newest first. */
+const LATEST_HANDLER = `
+    async getLatestConversationEvents({ path, query }) {
+      const hex = conversationHex(path.conversation_id);
+      const page = await store.search(hex, searchCriteriaOf({ limit: query.count, sort_order: 'TIMESTAMP_DESC' }));
+      if (!page) return conversationNotFound(hex);
+      return { status: 200, body: eventPageBody(page.itemsJson, null) };
+    },
+`;
+
+/** A caller of the new operation through the client, with no client code written for it; a wrongly typed call must not compile. */
+const LATEST_CALLER = `import { createAgentServerClient } from './client';
+
+export async function latestEventIds(baseUrl: string, conversationId: string, count: number): Promise<(string | undefined)[]> {
+  const client = createAgentServerClient({ baseUrl });
+  const { data, error } = await client.api.GET('${LATEST_PATH}', { params: { path: { conversation_id: conversationId }, query: { count } } });
+  if (!data) throw new Error(JSON.stringify(error));
+  return data.items.map((event) => event.id);
+}
+
+export function notCompiled(baseUrl: string): unknown {
+  const client = createAgentServerClient({ baseUrl });
+  // @ts-expect-error count is an integer in the contract
+  return client.api.GET('${LATEST_PATH}', { params: { path: { conversation_id: 'x' }, query: { count: 'two' } } });
+}
+`;
+
+test.concurrent(
+  "the README's edit (limit maximum 100 -> 50) and a new operation with its handler: rebuilt, the kit passes the server at the new bounds, exercises the new operation, and catches faults in it; the client calls it typed",
+  async () => {
+    await prepare();
+    const project = copyProject(snapshot);
+    editSpec(project, (spec) => {
+      spec.setIn(['paths', SEARCH_PATH, 'get', 'parameters', 2, 'schema', 'maximum'], 50);
+      spec.setIn(['paths', SEARCH_PATH, 'get', 'parameters', 2, 'schema', 'default'], 50);
+      spec.setIn(['paths', LATEST_PATH], spec.createNode(latestOperation()));
+    });
+    const handlers = read(project, 'src/server/handlers.ts');
+    writeFileSync(
+      path.join(project, 'src/server/handlers.ts'),
+      handlers.replace('\n    async listStoredConversations()', `${LATEST_HANDLER}\n    async listStoredConversations()`),
+    );
+    writeFileSync(path.join(project, 'src/latest-caller.ts'), LATEST_CALLER);
+    expect(await generate(project)).toEqual(WROTE_GENERATED);
+    const build = await run(project, ['scripts/build.mjs']);
+    expect({ status: build.status, compiler: build.stdout }).toEqual({ status: 0, compiler: '' });
+
+    const data = mkdtempSync(path.join(os.tmpdir(), 'spec-edit-data-'));
+    copies.push(data);
+    const fixture = runFixture({
+      out: data,
+      events: 120,
+      seed: 'spec-edit',
+      conversationId: undefined,
+      manifest: path.join(data, 'manifest.json'),
+      startTime: DEFAULT_START_TIME,
+      largePayloadBytes: 2000,
+    });
+    const server = await startBuiltServer(project, data);
+    try {
+      // The rebuilt kit, and this checkout's kit handed the edited document: both pass, at the new bounds.
+      for (const kit of [
+        { root: project, script: 'dist/src/cli/contract.js', compiled: true, extra: [] },
+        { root: ROOT, script: 'src/cli/contract.ts', compiled: false, extra: ['--contract', path.join(project, 'openapi.yaml')] },
+      ]) {
+        const report = path.join(data, `report-${kit.compiled ? 'rebuilt' : 'installed'}.json`);
+        const args = [
+          '--base-url',
+          server.url,
+          '--conversation-id',
+          fixture.conversationIdHex,
+          '--seed',
+          '7',
+          '--runs',
+          '5',
+          '--json',
+          report,
+          ...kit.extra,
+        ];
+        const outcome = await runScript(kit.root, kit.script, args, kit.compiled);
+        const result = JSON.parse(readFileSync(report, 'utf8')) as KitReport;
+        const checks = result.suites.flatMap((suite) => suite.checks);
+        const byId = (id: string) => checks.find((check) => check.id === id);
+        expect({ exit: outcome.status, failed: checks.filter((check) => check.status === 'failed').map((check) => check.id) }).toEqual({
+          exit: 0,
+          failed: [],
+        });
+        expect(byId('errors.limit-above-max')).toMatchObject({ status: 'passed', title: 'limit=51 is rejected with 422 naming limit' });
+        expect(byId('ref.errors.limit-above-max')?.status).toBe('passed');
+        expect(byId('operations.getLatestConversationEvents.valid')).toMatchObject({
+          status: 'passed',
+          details: expect.stringMatching(/^5 generated requests/),
+        });
+        expect(byId('operations.getLatestConversationEvents.invalid')).toMatchObject({
+          status: 'passed',
+          details: expect.stringContaining('count "6" (one above the maximum 5)'),
+        });
+        const latest = result.coverage.operations.find((operation) => operation.operationId === 'getLatestConversationEvents');
+        expect(latest?.requests).toBeGreaterThan(10);
+        expect(latest?.parametersNotExercised).toEqual([]);
+      }
+
+      const caller = await run(project, [
+        '-e',
+        `require('./dist/src/latest-caller.js').latestEventIds(${JSON.stringify(server.url)}, ${JSON.stringify(fixture.conversationIdHex)}, 2).then((ids) => console.log(JSON.stringify(ids)))`,
+      ]);
+      const { events } = JSON.parse(readFileSync(fixture.manifest, 'utf8')) as { events: { id: string; timestamp: string }[] };
+      // TIMESTAMP_DESC: newest first, equal timestamps in reverse storage order.
+      const newestFirst = [...events].reverse().sort((a, b) => b.timestamp.localeCompare(a.timestamp));
+      expect(JSON.parse(caller.stdout)).toEqual(newestFirst.slice(0, 2).map((event) => event.id));
+
+      await expectFaultsCaught(project, server.url, fixture.conversationIdHex);
+    } finally {
+      await server.stop(5000);
+    }
+  },
+  TIMEOUT_MS,
+);
+
+interface KitReport {
+  suites: { checks: { id: string; status: string; title: string; details?: string }[] }[];
+  coverage: { operations: { operationId: string; requests: number; parametersNotExercised: string[] }[] };
+}
+
+function latestOperation(): Record<string, unknown> {
+  const json = (schema: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
+  return {
+    get: {
+      operationId: 'getLatestConversationEvents',
+      summary: 'The latest events',
+      tags: ['Events'],
+      parameters: [
+        { name: 'conversation_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+        { name: 'count', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 5, default: 1 } },
+      ],
+      responses: {
+        '200': { description: 'The latest events, newest first.', ...json('EventPage') },
+        '404': { description: 'The conversation does not exist.', ...json('NotFoundError') },
+        '422': { description: 'A parameter failed validation.', ...json('HTTPValidationError') },
+      },
+    },
+  };
+}
+
+/** The new operation broken one way at a time, behind the fault injector: each is caught by the kit, judging with the edited contract. */
+async function expectFaultsCaught(project: string, upstream: string, conversationId: string): Promise<void> {
+  const isLatest = (url: URL) => url.pathname.endsWith('/events/latest');
+  const badCount = (url: URL) => isLatest(url) && !/^[1-5]$/.test(url.searchParams.get('count') ?? '1');
+  const faults: Record<string, Fault> = {
+    serverErrorOnBadParameter: { request: (url) => (badCount(url) ? { status: 500, body: { detail: 'Internal Server Error' } } : url) },
+    undeclaredStatus: { response: (url, response) => (isLatest(url) && response.status === 200 ? { ...response, status: 203 } : response) },
+    bodyBreaksSchema: { response: (url, response) => (isLatest(url) && response.status === 200 ? { status: 200, body: { events: [] } } : response) },
+    wrongContentType: {
+      response: (url, response) => (isLatest(url) && response.status === 200 ? { ...response, contentType: 'text/plain' } : response),
+    },
+  };
+  const document = parse(readFileSync(path.join(project, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
+  const caught: Record<string, string[]> = {};
+  for (const [name, fault] of Object.entries(faults)) {
+    const injector = await startFaultInjector(upstream, fault);
+    try {
+      const result = await runKit({
+        baseUrl: injector.url,
+        conversationId,
+        document,
+        only: ['operations.getLatestConversationEvents'],
+        levels: ['seed'],
+      });
+      caught[name] = failedIds(result);
+    } finally {
+      await injector.stop();
+    }
+  }
+  expect(caught).toEqual({
+    serverErrorOnBadParameter: ['operations.getLatestConversationEvents.invalid'],
+    undeclaredStatus: ['operations.getLatestConversationEvents.valid'],
+    bodyBreaksSchema: ['operations.getLatestConversationEvents.valid'],
+    wrongContentType: ['operations.getLatestConversationEvents.valid'],
+  });
+}
+
+/** The copy's compiled server, as `npm start` runs it, on a port the kernel picks. */
+async function startBuiltServer(project: string, conversations: string): Promise<{ url: string; stop(graceMs: number): Promise<unknown> }> {
+  const child = spawnScript('dist/src/cli/start.js', ['--port', '0', '--conversations-path', conversations], {
+    projectRoot: project,
+    compiled: true,
+    label: 'rebuilt server',
+  });
+  let output = '';
+  child.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = await eventually(
+    () => {
+      const match = /listening on (http:\/\/\S+?),/.exec(output);
+      if (!match) throw new Error(`not listening yet: ${output}`);
+      return match[1]!;
+    },
+    { withinMs: 60_000, everyMs: 50 },
+  ).catch(async (error: Error) => {
+    await child.stop(1000);
+    throw error;
+  });
+  return { url, stop: (graceMs) => child.stop(graceMs) };
+}
+
+function runScript(root: string, script: string, args: string[], compiled: boolean): Promise<Run> {
+  return run(root, [...(compiled ? [] : ['--import', 'tsx']), path.join(root, script), ...args]);
+}
 
 /** Copies what generation and tsc need from `from` into a fresh temporary directory. */
 function copyProject(from: string): string {

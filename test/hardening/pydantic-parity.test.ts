@@ -45,7 +45,7 @@ function pydanticVerdicts(values: Array<['limit' | 'uuid', string]>): Array<{ ty
   ) as Array<{ type: string; msg: string } | null>;
 }
 
-const searchParameters = operationRoutes(loadOpenApiDocument()).find((route) => route.operationId === 'searchConversationEvents')!.parameters;
+const searchParameters = operationRoutes(loadOpenApiDocument()).routes.find((route) => route.operationId === 'searchConversationEvents')!.parameters;
 const limit = searchParameters.find((parameter) => parameter.name === 'limit')!;
 const conversationIdParameter = searchParameters.find((parameter) => parameter.name === 'conversation_id')!;
 

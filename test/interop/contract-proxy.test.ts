@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createAgentServerClient } from '../../src/client';
-import type { Event } from '../../src/contract';
-import type { ProxySummary } from '../../src/kit/proxy';
+import { type Event, loadOpenApiDocument } from '../../src/contract';
+import { stringify } from 'yaml';
+import type { ProxySummary } from '../../src/kit/proxy/proxy';
 import { FAULTS, startFaultInjector, type Fault, type FaultInjector, type UpstreamResponse } from '../kit/support/fault-injector';
 import { startOurServer, type OurServer } from '../kit/support/our-server';
 import { elementsNamed, parseXml } from '../kit/support/xml';
@@ -163,6 +164,22 @@ describe('in front of a server with injected faults', () => {
     const summary = JSON.parse(readFileSync(path.join(work, 'faults.json'), 'utf8')) as ProxySummary;
     expect(summary.coverage.operations.find((operation) => operation.operationId === 'getConversationEvent')!.statusesSeen).toEqual(['200', '500']);
   });
+});
+
+it('--contract judges with an edited document: a page larger than its new default limit is a violation', async () => {
+  const edited = path.join(work, 'edited.yaml');
+  const document = loadOpenApiDocument();
+  const search = document.paths['/api/conversations/{conversation_id}/events/search'] as {
+    get: { parameters: { name: string; schema: Record<string, unknown> }[] };
+  };
+  search.get.parameters.find((parameter) => parameter.name === 'limit')!.schema['default'] = 50;
+  writeFileSync(edited, stringify(document));
+  const proxy = await startProxyCli(['--target', ours.url, '--port', '0', '--contract', edited]);
+  const answered = await fetch(`${proxy.url}/api/conversations/${ours.conversationId}/events/search`);
+  expect(answered.status).toBe(200);
+  await answered.text();
+  expect(await proxy.stop()).toBe(1);
+  expect(proxy.output()).toContain('- the page holds 100 events, more than limit 50');
 });
 
 describe('exit 2 when it cannot run', () => {

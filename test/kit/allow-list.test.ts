@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readAllowList } from '../../src/kit/allow-list';
+import { readAllowList } from '../../src/kit/run/allow-list';
 
 let directory: string;
 beforeAll(() => {

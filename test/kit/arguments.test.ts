@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { interpretContractFlags, type ContractFlagValues } from '../../src/kit/arguments';
+import { interpretContractFlags, type ContractFlagValues } from '../../src/kit/run/arguments';
 
 /* Flags to run options: every bad-argument case names the flag and what to pass. */
 let directory: string;

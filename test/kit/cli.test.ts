@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { RunResult } from '../../src/kit/run';
+import type { RunResult } from '../../src/kit/run/run';
 import { FAULTS, startFaultInjector, type FaultInjector } from './support/fault-injector';
 import { startOurServer, type OurServer } from './support/our-server';
 import { elementsNamed, parseXml } from './support/xml';
@@ -191,6 +191,21 @@ describe('exit 2 when it cannot run, with what to do', () => {
     const outcome = await contract(args.includes('--base-url') ? args : ['--base-url', ours.url, ...args]);
     expect(outcome.code).toBe(2);
     expect(outcome.stdout).toMatch(message);
+  });
+
+  it('a --contract or --changed-since file that cannot be read, naming it', async () => {
+    const target = ['--base-url', ours.url, '--conversation-id', ours.conversationId];
+    const missing = await contract([...target, '--contract', file('absent.yaml')]);
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining(`contract: cannot read --contract ${file('absent.yaml')}`),
+    });
+    writeFileSync(file('not-a-contract.json'), '{"hello": 1}');
+    const old = await contract([...target, '--changed-since', file('not-a-contract.json')]);
+    expect({ code: old.code, stderr: old.stderr }).toEqual({
+      code: 2,
+      stderr: `contract: --changed-since ${file('not-a-contract.json')} is not an OpenAPI document (no paths); pass openapi.yaml or its JSON form\n`,
+    });
   });
 
   // Each bad-argument message is covered in arguments.test.ts; here, that one reaches the exit code.

@@ -1,5 +1,5 @@
 import { loadOpenApiDocument } from '../../src/contract';
-import { firstDifference, setValuedProperties } from '../../src/kit/compare';
+import { firstDifference, setValuedProperties } from '../../src/kit/run/compare';
 
 describe('--compare: what counts as a difference', () => {
   const setValued = setValuedProperties(loadOpenApiDocument());

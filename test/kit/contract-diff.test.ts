@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadOpenApiDocument, type OpenApiDocument } from '../../src/contract';
-import { diffContracts, type Party } from '../../src/kit/contract-diff';
+import { diffContracts, type Party } from '../../src/kit/diff/contract-diff';
 
 /* A table of spec edits, each with the classification it must get (whom it breaks). */
 // biome-ignore lint/suspicious/noExplicitAny: each edit reaches into a different corner of the document

@@ -1,6 +1,6 @@
 import { createAgentServerClient } from '../../src/client';
-import { renderJson, renderText } from '../../src/kit/report';
-import type { RunResult } from '../../src/kit/run';
+import { renderJson, renderText } from '../../src/kit/run/report';
+import type { RunResult } from '../../src/kit/run/run';
 import { startOurServer, type OurServer } from './support/our-server';
 import { runKit } from './support/run-kit';
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
     baseUrl: ours.url,
     conversationId: ours.conversationId,
     levels: ['seed'],
-    only: ['errors.not-found', 'errors.limit-zero'],
+    only: ['errors.not-found', 'errors.limit-below-min'],
   });
 });
 afterAll(() => ours.stop());

@@ -1,6 +1,6 @@
-import { expectedEvents, firstOrderViolation, matchesFilters, type Filters } from '../../src/kit/expectations';
-import { observeEvent } from '../../src/kit/observed-event';
-import { hasZone, utcForm, withLocalOffset } from '../../src/kit/timestamp-values';
+import { expectedEvents, firstOrderViolation, matchesFilters, type Filters } from '../../src/kit/run/expectations';
+import { observeEvent } from '../../src/kit/run/observed-event';
+import { hasZone, utcForm, withLocalOffset } from '../../src/kit/run/timestamp-values';
 import { storedTimestampMicros } from '../../src/search';
 
 /* The kit's oracle, case by case: the semantics it judges servers by (seed 4.1, docs/reference-behaviour.md, "Search"). */

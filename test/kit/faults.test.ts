@@ -19,6 +19,7 @@ const CASES: [FaultName, string][] = [
   ['unsortedDescending', 'sort.descending'],
   ['extraPropertyOnEvent', 'schema.responses'],
   ['okForUnknownConversation', 'errors.not-found'],
+  ['pagesAsText', 'responses.declared'],
 ];
 
 let ours: OurServer;

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { hyphenated, uuidHex } from '../../src/kit/conversation-id';
-import { CONTRACT_KINDS, classPathOf, defaultSourceOf, kindNamedBy } from '../../src/kit/event-kinds';
-import { instantOf } from '../../src/kit/instants';
-import { searchableTextOf } from '../../src/kit/searchable-text';
+import { hyphenated, uuidHex } from '../../src/kit/run/conversation-id';
+import { CONTRACT_KINDS, classPathOf, defaultSourceOf, kindNamedBy } from '../../src/kit/run/event-kinds';
+import { instantOf } from '../../src/kit/run/instants';
+import { searchableTextOf } from '../../src/kit/run/searchable-text';
 
 /*
  * The kit's own oracle pieces, on their own cases (not compared with src/search: the point

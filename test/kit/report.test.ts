@@ -1,6 +1,6 @@
 import { curlLine } from '../../src/kit/curl';
-import { renderJson, renderJunit, renderText } from '../../src/kit/report';
-import type { CheckResult, RunResult } from '../../src/kit/run';
+import { renderJson, renderJunit, renderText } from '../../src/kit/run/report';
+import type { CheckResult, RunResult } from '../../src/kit/run/run';
 import { elementsNamed, parseXml } from './support/xml';
 
 /* The three renderings of one hand-made result: what a person, a CI tool and a script read. */

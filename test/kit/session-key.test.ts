@@ -1,4 +1,4 @@
-import { renderJson, renderJunit, renderText } from '../../src/kit/report';
+import { renderJson, renderJunit, renderText } from '../../src/kit/run/report';
 import { FAULTS, startFaultInjector } from './support/fault-injector';
 import { startOurServer, type OurServer } from './support/our-server';
 import { allChecksOf, runKit } from './support/run-kit';

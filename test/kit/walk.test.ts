@@ -1,7 +1,7 @@
 import type { SearchQuery } from '../../src/contract';
 import type { Exchange } from '../../src/kit/http';
-import type { Search } from '../../src/kit/search-request';
-import { describeIncompleteWalk, walkPages, type WalkEnd } from '../../src/kit/walk';
+import type { Search } from '../../src/kit/run/search-request';
+import { describeIncompleteWalk, walkPages, type WalkEnd } from '../../src/kit/run/walk';
 
 /*
  * Walks over a scripted server: a Search function that answers each page_id from a table,
@@ -18,6 +18,7 @@ function scripted(script: Script): Search & { calls: (string | undefined)[] } {
     const bodyText = JSON.stringify(body);
     const exchange: Exchange = {
       seq: calls.length,
+      method: 'GET',
       checkId: 'test',
       path: `/?page_id=${key}`,
       url: `http://x/?page_id=${key}`,

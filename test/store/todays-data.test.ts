@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import type { Event, EventPage } from '../../src/contract';
-import { readFixtureManifest } from '../../src/kit/fixture-manifest';
+import { readFixtureManifest } from '../../src/kit/run/fixture-manifest';
 import { RECORDED_SAMPLE, SAMPLE_CONVERSATIONS, type StoredRecord } from '../../src/fixture';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';

@@ -6,6 +6,8 @@ export interface UpstreamResponse {
   status: number;
   /** Parsed JSON when the body is JSON, otherwise the text. */
   body: unknown;
+  /** The Content-Type sent back; application/json when absent. */
+  contentType?: string;
 }
 
 /** One broken rule. Each hook sees the request URL (path and query) and may change one thing. */
@@ -29,8 +31,8 @@ export interface FaultInjector {
 export async function startFaultInjector(upstream: string, fault: Fault): Promise<FaultInjector> {
   const server = http.createServer((req, res) => {
     void forward(upstream, fault, req).then(
-      ({ status, body }) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
+      ({ status, body, contentType }) => {
+        res.writeHead(status, { 'content-type': contentType ?? 'application/json' });
         res.end(typeof body === 'string' ? body : JSON.stringify(body));
       },
       (error: unknown) => {
@@ -170,6 +172,11 @@ export const FAULTS = {
     response: onPages((url, page) =>
       url.searchParams.get('sort_order') === 'TIMESTAMP_DESC' ? { ...page, items: [...page.items].reverse() } : page,
     ),
+  },
+
+  /** Pages are sent as text/plain, bodies unchanged. */
+  pagesAsText: {
+    response: (_url: URL, response: UpstreamResponse) => (isPage(response) ? { ...response, contentType: 'text/plain; charset=utf-8' } : response),
   },
 
   /** An event carries a property the contract does not allow. */

@@ -1,4 +1,4 @@
-import { DEFAULT_RUN_OPTIONS, runContract, type CheckResult, type RunOptions, type RunResult } from '../../../src/kit/run';
+import { DEFAULT_RUN_OPTIONS, runContract, type CheckResult, type RunOptions, type RunResult } from '../../../src/kit/run/run';
 
 /** Runs the kit in-process with small, fixed bounds so a suite stays fast and replayable. */
 export function runKit(options: Pick<RunOptions, 'baseUrl' | 'conversationId'> & Partial<RunOptions>): Promise<RunResult> {

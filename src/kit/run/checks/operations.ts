@@ -1,0 +1,284 @@
+/**
+ * The contract-driven layer: for every operation the document declares, whatever it is,
+ * requests generated from its parameters' schemas, judged by the contract alone.
+ *
+ * - `operations.<operationId>.valid`: property-based (fast-check, seeded), values each
+ *   parameter's schema accepts, path parameters filled from discovery; every answer must be
+ *   a declared status, never a 5xx, with a declared content type and a body valid for that
+ *   status, and never a validation rejection of a value the contract accepts.
+ * - `operations.<operationId>.invalid`: one request per rule a parameter's schema sets (each
+ *   bound one step outside, the wrong type, a malformed format, an unknown enum member, a
+ *   required parameter left out), expecting the operation's declared 4xx naming the parameter.
+ * - `operations.<path>.undeclared-methods`: each method the path does not declare never gets a 5xx.
+ *
+ * An operation the server does not have at all (its valid request answered like an unknown
+ * route, `404 {"detail":"Not Found"}`) is reported as not implemented, unless
+ * `--require-implemented` asks for every operation.
+ */
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { type ContractOperation, type ContractParameter, statusCovers } from '../../../contract';
+import type { CheckContext } from '../context';
+import { answersUnknownRoute } from '../../exchange-judge';
+import type { Exchange } from '../../http';
+import { invalidValues, validValue } from '../parameter-values';
+import type { SearchContract } from '../../search-contract';
+import { failed, notImplemented, passed, skipped, verdict, type Check, type CheckOutcome, type Finding } from '../types';
+import { exchangeOrOutcome, statusAndBody } from './support';
+
+/** The methods the kit sends to a path that does not declare them: bodiless, to resources that do not exist, so nothing can change. */
+const UNDECLARED_METHODS_TRIED = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** Share of the requests left that one operation's generated requests may use. */
+const BUDGET_SHARE = 0.1;
+
+/** The operationId a contract-driven check is about, from its id; undefined for any other check. */
+export function operationOfCheck(checkId: string): string | undefined {
+  return /^operations\.(.+)\.(valid|invalid|undeclared-methods)$/.exec(checkId)?.[1];
+}
+
+export function operationChecks(contract: SearchContract): Check[] {
+  const checks: Check[] = [];
+  for (const operation of contract.table.operations) {
+    checks.push(validRequestsCheck(operation), invalidRequestsCheck(operation));
+  }
+  const templates = [...new Set(contract.table.operations.map((operation) => operation.template))];
+  for (const template of templates) checks.push(undeclaredMethodsCheck(contract, template));
+  return checks;
+}
+
+// ---- valid requests ---------------------------------------------------------------------
+
+function validRequestsCheck(operation: ContractOperation): Check {
+  return {
+    id: `operations.${operation.operationId}.valid`,
+    level: 'seed',
+    title: `${operation.method} ${operation.template}: requests the contract accepts get a declared status, content type and body, never a 5xx or a rejection`,
+    run: (context) =>
+      whenExercised(context, operation, async () => {
+        const { seed, runs } = context.settings;
+        const floor = context.requestsLeft() - Math.floor(context.requestsLeft() * BUDGET_SHARE);
+        const findings: Finding[] = [];
+        let sent = 0;
+        let stoppedEarly = false;
+        const property = fc.asyncProperty(requestArbitrary(context, operation), async (target) => {
+          if (context.requestsLeft() <= floor) {
+            stoppedEarly = true;
+            return true;
+          }
+          const result = await context.get(target);
+          if (!result.ok) return true;
+          sent += 1;
+          const problems = judgeValid(context, operation, result.exchange);
+          if (problems.length === 0) return true;
+          findings.splice(
+            0,
+            findings.length,
+            ...problems.map((message) => ({ message, expected: expectedOf(operation), exchange: result.exchange })),
+          );
+          return false;
+        });
+        const details = await fc.check(property, { seed, numRuns: runs });
+        const replay = `fast-check seed ${seed}: replay with --seed ${seed} --runs ${runs}`;
+        if (details.failed && findings.length > 0) return failed(findings, `${replay} (path ${details.counterexamplePath})`);
+        if (details.failed) return failed([{ message: `the property threw: ${String(details.errorInstance)}` }], replay);
+        if (sent === 0) return skipped(`no request could be sent within the request budget; ${replay}`);
+        return passed(`${sent} generated requests${stoppedEarly ? ' (stopped early at the request bound)' : ''}; ${replay}`);
+      }),
+  };
+}
+
+function judgeValid(context: CheckContext, operation: ContractOperation, exchange: Exchange): string[] {
+  const problems = context.judge(exchange).violations;
+  if (exchange.status === 400 || exchange.status === 422)
+    problems.push(`a request with values the contract accepts was rejected: ${statusAndBody(exchange)}`);
+  return problems.map((problem) => `${operation.operationId}: ${problem}`);
+}
+
+function expectedOf(operation: ContractOperation): string {
+  return `a status ${operation.operationId} declares (${operation.statuses.join(', ')}), not 5xx, with its content type and schema`;
+}
+
+/** A path and query: path parameters from discovery where it has them, every parameter's value drawn from its schema. */
+function requestArbitrary(context: CheckContext, operation: ContractOperation): fc.Arbitrary<string> {
+  const pathValues = operation.pathParameterNames.map((name) => {
+    const parameter = operation.parameters.find((candidate) => candidate.in === 'path' && candidate.name === name);
+    const discovered = discoveredValues(context, name);
+    return discovered.length > 0 ? fc.constantFrom(...discovered) : validValue(parameter?.schema ?? {}).map((value) => value ?? 'x');
+  });
+  const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
+  const queryValues = queryParameters.map((parameter) => {
+    const value = validValue(parameter.schema);
+    return parameter.required ? value : fc.option(value, { nil: undefined, freq: 2 });
+  });
+  return fc.tuple(fc.tuple(...pathValues), fc.tuple(...queryValues)).map(([path, query]) =>
+    targetOf(
+      operation,
+      path.map((value) => value ?? ''),
+      queryParameters.flatMap((parameter, index) => (query[index] === undefined ? [] : [[parameter.name, query[index]] as [string, string]])),
+    ),
+  );
+}
+
+/** Values discovery found for a path parameter: the conversation's id, the ids of its events. */
+function discoveredValues(context: CheckContext, name: string): string[] {
+  if (name === 'conversation_id') return [context.conversationId];
+  if (name === 'event_id') return context.data.events.slice(0, 5).flatMap((event) => (event.id === undefined ? [] : [event.id]));
+  return [];
+}
+
+function targetOf(operation: ContractOperation, pathValues: readonly string[], query: readonly [string, string][]): string {
+  let index = 0;
+  const path = operation.template.replace(/\{[^}]+\}/g, () => encodeURIComponent(pathValues[index++] ?? ''));
+  const search = query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+  return search === '' ? path : `${path}?${search}`;
+}
+
+// ---- invalid requests -------------------------------------------------------------------
+
+interface InvalidCase {
+  parameter: ContractParameter;
+  why: string;
+  target: string;
+}
+
+function invalidRequestsCheck(operation: ContractOperation): Check {
+  return {
+    id: `operations.${operation.operationId}.invalid`,
+    level: 'seed',
+    title: `${operation.method} ${operation.template}: each value the contract rejects gets a declared 4xx naming the parameter, never a 5xx`,
+    run: (context) =>
+      whenExercised(context, operation, async () => {
+        const cases = invalidCases(context, operation);
+        if (cases.length === 0) return passed('no parameter has a rule a request can break');
+        const rejection = rejectionStatus(operation);
+        if (rejection === undefined) return skipped(`${operation.operationId} declares no 4xx to answer an invalid request with`);
+        const findings: Finding[] = [];
+        for (const invalid of cases) {
+          const sent = exchangeOrOutcome(await context.get(invalid.target), `${invalid.parameter.name} ${invalid.why}`);
+          if ('outcome' in sent) return sent.outcome;
+          findings.push(...judgeInvalid(context, operation, rejection, invalid, sent.exchange));
+        }
+        return verdict(
+          findings,
+          `${cases.length} invalid requests: ${cases.map((invalid) => `${invalid.parameter.name} ${invalid.why}`).join('; ')}`,
+        );
+      }),
+  };
+}
+
+/** The status the contract declares for a rejected request: 422 (FastAPI's), else 400, else the first 4xx it declares. */
+function rejectionStatus(operation: ContractOperation): string | undefined {
+  const declared = operation.statuses;
+  return (
+    ['422', '400'].find((status) => declared.includes(status)) ??
+    declared.find((status) => /^4(\d\d|XX)$/i.test(status) && status !== '401' && status !== '404')
+  );
+}
+
+function invalidCases(context: CheckContext, operation: ContractOperation): InvalidCase[] {
+  const validPath = operation.pathParameterNames.map((name) => discoveredValues(context, name)[0] ?? 'x');
+  const requiredQuery = operation.parameters
+    .filter((parameter) => parameter.in === 'query' && parameter.required)
+    .map((parameter) => [parameter.name, String(parameter.schema.default ?? firstValid(parameter))] as [string, string]);
+  const cases: InvalidCase[] = [];
+  for (const parameter of operation.parameters) {
+    if (parameter.in === 'path') {
+      const at = operation.pathParameterNames.indexOf(parameter.name);
+      for (const invalid of invalidValues(parameter.schema)) {
+        const path = validPath.map((value, index) => (index === at ? invalid.value : value));
+        cases.push({ parameter, why: `${JSON.stringify(invalid.value)} (${invalid.why})`, target: targetOf(operation, path, requiredQuery) });
+      }
+    } else if (parameter.in === 'query') {
+      const others = requiredQuery.filter(([name]) => name !== parameter.name);
+      for (const invalid of invalidValues(parameter.schema)) {
+        cases.push({
+          parameter,
+          why: `${JSON.stringify(invalid.value)} (${invalid.why})`,
+          target: targetOf(operation, validPath, [...others, [parameter.name, invalid.value]]),
+        });
+      }
+      if (parameter.required) cases.push({ parameter, why: 'left out (it is required)', target: targetOf(operation, validPath, others) });
+    }
+  }
+  return cases;
+}
+
+function firstValid(parameter: ContractParameter): string {
+  return fc.sample(validValue(parameter.schema), { numRuns: 1, seed: 1 })[0] ?? '';
+}
+
+function judgeInvalid(context: CheckContext, operation: ContractOperation, rejection: string, invalid: InvalidCase, exchange: Exchange): Finding[] {
+  const expected = `${rejection} (declared for ${operation.operationId}) whose body names ${JSON.stringify(invalid.parameter.name)}`;
+  const what = `${invalid.parameter.in} parameter ${invalid.parameter.name} ${invalid.why}`;
+  const findings: Finding[] = context.judge(exchange).violations.map((problem) => ({ message: `${what}: ${problem}`, expected, exchange }));
+  if (exchange.status >= 500) return findings;
+  if (!statusCovers(rejection, exchange.status)) findings.push({ message: `${what}: answered ${statusAndBody(exchange)}`, expected, exchange });
+  else if (!exchange.bodyText.includes(JSON.stringify(invalid.parameter.name)))
+    findings.push({ message: `${what}: the ${exchange.status} body does not name the parameter: ${statusAndBody(exchange)}`, expected, exchange });
+  return findings;
+}
+
+// ---- methods the contract does not declare ------------------------------------------------
+
+function undeclaredMethodsCheck(contract: SearchContract, template: string): Check {
+  const declared = contract.table.operations.filter((operation) => operation.template === template);
+  const tried = UNDECLARED_METHODS_TRIED.filter((method) => !declared.some((operation) => operation.method === method));
+  return {
+    id: `operations.${declared[0]!.operationId}.undeclared-methods`,
+    level: 'seed',
+    title: `${template}: ${tried.join(', ')} (not declared) never get a 5xx`,
+    async run(context) {
+      if (!declared.some((operation) => context.operationsInScope.has(operation.operationId)))
+        return skipped('not among the operations --changed-since names');
+      // Resources that do not exist: a server that has such a method anyway changes nothing.
+      const path = template.replace(/\{[^}]+\}/g, () => randomUUID());
+      const findings: Finding[] = [];
+      for (const method of tried) {
+        const sent = exchangeOrOutcome(await context.request(method, path), `${method} ${template}`);
+        if ('outcome' in sent) return sent.outcome;
+        if (sent.exchange.status >= 500)
+          findings.push({
+            message: `${method} ${template}, a method the contract does not declare there, answered ${statusAndBody(sent.exchange)}`,
+            expected: 'a 4xx (405 Method Not Allowed or 404), never a 5xx',
+            exchange: sent.exchange,
+          });
+      }
+      return verdict(findings, `sent ${tried.join(', ')}`);
+    },
+  };
+}
+
+// ---- whether to exercise an operation ------------------------------------------------------
+
+const probes = new WeakMap<CheckContext, Map<string, Promise<CheckOutcome | undefined>>>();
+
+/**
+ * Runs `exercise` unless the operation is out of scope, changes state (the kit sends GETs to
+ * declared operations only), or the server does not have it: one valid request per operation
+ * and run decides, shared by its checks.
+ */
+async function whenExercised(context: CheckContext, operation: ContractOperation, exercise: () => Promise<CheckOutcome>): Promise<CheckOutcome> {
+  if (!context.operationsInScope.has(operation.operationId)) return skipped('not among the operations --changed-since names');
+  if (operation.method !== 'GET' && operation.method !== 'HEAD')
+    return skipped(`${operation.method} is not sent: the kit never changes a server (the proxy judges such traffic)`);
+  const perContext = probes.get(context) ?? new Map<string, Promise<CheckOutcome | undefined>>();
+  probes.set(context, perContext);
+  const probe = perContext.get(operation.operationId) ?? probeOperation(context, operation);
+  perContext.set(operation.operationId, probe);
+  return (await probe) ?? exercise();
+}
+
+async function probeOperation(context: CheckContext, operation: ContractOperation): Promise<CheckOutcome | undefined> {
+  const path = operation.pathParameterNames.map((name) => discoveredValues(context, name)[0] ?? 'x');
+  const required = operation.parameters
+    .filter((parameter) => parameter.in === 'query' && parameter.required)
+    .map((parameter) => [parameter.name, String(parameter.schema.default ?? firstValid(parameter))] as [string, string]);
+  const sent = exchangeOrOutcome(await context.get(targetOf(operation, path, required)), `probing ${operation.operationId}`);
+  if ('outcome' in sent) return sent.outcome;
+  const { exchange } = sent;
+  if (!answersUnknownRoute(exchange)) return undefined;
+  const message = `the server has no ${operation.method} ${operation.template} (${operation.operationId}): a valid request answered ${statusAndBody(exchange)}, the answer of an unknown route`;
+  if (context.requireImplemented)
+    return failed([{ message, expected: 'every operation of the contract implemented (--require-implemented)', exchange }]);
+  return notImplemented(message);
+}
