@@ -5,6 +5,7 @@ import { parseUuid } from '../search/uuid';
 import { type OperationRoute, matchRoute } from './operation-routes';
 import { type ParameterSpec, isIntegerParameter } from './parameters';
 import { parsePydanticInteger } from './pydantic-errors';
+import { loadValidatorModule } from './validator-module';
 
 /** What the query normalisation found out about a request, kept for the handler and the error path. */
 const MATCHED = Symbol('matchedOperation');
@@ -64,7 +65,7 @@ export function inSequence(handlers: readonly RequestHandler[]): RequestHandler 
 }
 
 function createValidatorMiddleware(document: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
-  const OpenApiValidator = require('express-openapi-validator') as typeof import('express-openapi-validator');
+  const OpenApiValidator = loadValidatorModule();
   return OpenApiValidator.middleware({
     apiSpec: documentForValidator(document, validateResponses) as never,
     validateRequests: { allowUnknownQueryParameters: true, allErrors: true },

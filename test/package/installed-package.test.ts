@@ -85,9 +85,9 @@ function bin(name: string): string {
 }
 
 /** Starts the installed `agent-server` on port 0 and resolves with the address its start line prints. */
-function startInstalledServer(cwd: string): Promise<{ server: ChildProcess; url: string }> {
+function startInstalledServer(cwd: string, env: Record<string, string> = {}): Promise<{ server: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin('agent-server'), ['--port', '0'], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin('agent-server'), ['--port', '0'], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -154,6 +154,51 @@ describe('the installed package', () => {
     const lines = walked.stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(1);
     expect(JSON.parse(lines[lines.length - 1] ?? '')).toEqual({ walked: eventFiles, counted: eventFiles });
+  });
+
+  it('runs express-openapi-validator with the fix in patches/: no route matcher compiled per request, and no install script', async () => {
+    // Counts every regular expression the process compiles at run time (path-to-regexp builds
+    // its matchers with `new RegExp`) and prints the count on SIGUSR2. The released validator
+    // compiles a matcher for each route it scans on every request; the patched one once per route.
+    const counter = path.join(consumer, 'count-regexps.cjs');
+    writeFileSync(
+      counter,
+      [
+        'let compiled = 0;',
+        'const count = { construct: (target, args, newTarget) => (compiled++, Reflect.construct(target, args, newTarget)), apply: (target, self, args) => (compiled++, Reflect.apply(target, self, args)) };',
+        'globalThis.RegExp = new Proxy(RegExp, count);',
+        "process.on('SIGUSR2', () => process.stderr.write('regexps compiled: ' + compiled + '\\n'));",
+      ].join('\n'),
+    );
+    const counted = await startInstalledServer(consumer, { NODE_OPTIONS: `--require ${counter}` });
+    let output = '';
+    counted.server.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const compiledSoFar = async (): Promise<number> => {
+      const before = output.length;
+      counted.server.kill('SIGUSR2');
+      for (let wait = 0; wait < 100 && !/regexps compiled: \d+\n/.test(output.slice(before)); wait++) await new Promise((r) => setTimeout(r, 20));
+      return Number(/regexps compiled: (\d+)\n/.exec(output.slice(before))?.[1]);
+    };
+    const search = `${counted.url}/api/conversations/${conversationId}/events/search?limit=2&timestamp__gte=2020-01-01T00:00:00Z`;
+    const REQUESTS = 20;
+    try {
+      expect((await fetch(search)).status).toBe(200); // the validator loads and compiles its routes
+      const before = await compiledSoFar();
+      for (let i = 0; i < REQUESTS; i++) expect((await fetch(search)).status).toBe(200);
+      const after = await compiledSoFar();
+      expect(Number.isFinite(before)).toBe(true);
+      expect(after - before).toBeLessThan(REQUESTS);
+    } finally {
+      const exited = new Promise((resolve) => counted.server.once('exit', resolve));
+      counted.server.kill('SIGTERM');
+      await exited;
+    }
+    const manifest = JSON.parse(readFileSync(path.join(consumer, 'node_modules/agent-server-contract/package.json'), 'utf8'));
+    expect(manifest.scripts?.postinstall).toBeUndefined();
+    expect(manifest.scripts?.install).toBeUndefined();
+    expect(Object.keys(manifest.dependencies)).not.toContain('patch-package');
   });
 
   it('starts agent-server with the node flags npm start uses', () => {
