@@ -37,6 +37,8 @@ let server: ChildProcess | undefined;
 let serverUrl: string;
 let conversationId: string;
 let eventFiles: number;
+let clientConsumer: string;
+let clientTarball: string;
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'installed-package-'));
@@ -50,6 +52,26 @@ beforeAll(async () => {
   writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
   await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(work, report.filename), '@types/node@20'], {
     cwd: consumer,
+    env: cleanEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+
+  // The client package is built by the same build (`prepare` above); packed on its own, it
+  // goes into a second project that has nothing else, not even @types/node.
+  const clientPacked = await run(NPM, ['pack', '--json', '--pack-destination', work, path.join(ROOT, 'packages/client')], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  clientTarball = path.join(work, (JSON.parse(clientPacked.stdout.slice(clientPacked.stdout.indexOf('['))) as [{ filename: string }])[0].filename);
+  clientConsumer = path.join(work, 'client-consumer');
+  mkdirSync(clientConsumer);
+  writeFileSync(
+    path.join(clientConsumer, 'package.json'),
+    JSON.stringify({ name: 'client-consumer', version: '1.0.0', private: true, type: 'module' }),
+  );
+  await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', clientTarball], {
+    cwd: clientConsumer,
     env: cleanEnv(),
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -231,5 +253,100 @@ describe('the installed package', () => {
     expect(help.stdout).toMatch(/usage/i);
     const version = await run(bin(name), ['--version'], { cwd: consumer, env: cleanEnv() });
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+  });
+});
+
+describe('the client package, installed alone', () => {
+  const CLIENT = 'agent-server-contract-client';
+
+  it('brings openapi-fetch and nothing else of ours: no server, no Express, no validator', () => {
+    const lock = JSON.parse(readFileSync(path.join(clientConsumer, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    const installed = Object.keys(lock.packages)
+      .filter((key) => key.startsWith('node_modules/'))
+      .map((key) => key.slice('node_modules/'.length));
+    const manifest = JSON.parse(readFileSync(path.join(clientConsumer, 'node_modules', CLIENT, 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.dependencies)).toEqual(['openapi-fetch']);
+    expect(manifest.scripts).toBeUndefined();
+    const openapiFetch = JSON.parse(readFileSync(path.join(clientConsumer, 'node_modules/openapi-fetch/package.json'), 'utf8'));
+    expect(installed.sort()).toEqual([CLIENT, 'openapi-fetch', ...Object.keys(openapiFetch.dependencies ?? {})].sort());
+  });
+
+  it('walks a real server from an ES module and counts from CommonJS', async () => {
+    writeFileSync(
+      path.join(clientConsumer, 'walk.mjs'),
+      [
+        `import { createAgentServerClient } from '${CLIENT}';`,
+        'const client = createAgentServerClient({ baseUrl: process.argv[2] });',
+        'let walked = 0;',
+        'for await (const event of client.iterateEvents(process.argv[3], { limit: 7 })) walked += typeof event.kind === "string" ? 1 : 0;',
+        "const missing = await client.getEvent(process.argv[3], 'no-such-event');",
+        'console.log(JSON.stringify({ walked, missing: missing.ok ? 200 : missing.error.status }));',
+      ].join('\n'),
+    );
+    const walked = await run(process.execPath, ['walk.mjs', serverUrl, conversationId], { cwd: clientConsumer });
+    expect(JSON.parse(walked.stdout)).toEqual({ walked: eventFiles, missing: 404 });
+
+    writeFileSync(
+      path.join(clientConsumer, 'count.cjs'),
+      [
+        `const { createAgentServerClient, AgentServerError } = require('${CLIENT}');`,
+        'createAgentServerClient({ baseUrl: process.argv[2] }).countEvents(process.argv[3], {}).then((counted) => {',
+        '  console.log(JSON.stringify({ ok: counted.ok, count: counted.count }));',
+        '  return createAgentServerClient({ baseUrl: process.argv[2] }).searchEvents(process.argv[3], { limit: 0 });',
+        '}).then((bad) => console.log(JSON.stringify({ isError: bad.error instanceof AgentServerError, status: bad.error.status, loc: bad.error.validationErrors[0].loc })));',
+      ].join('\n'),
+    );
+    const counted = await run(process.execPath, ['count.cjs', serverUrl, conversationId], { cwd: clientConsumer });
+    const [count, bad] = counted.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(count).toEqual({ ok: true, count: eventFiles });
+    expect(bad).toEqual({ isError: true, status: 422, loc: ['query', 'limit'] });
+  });
+
+  it('type-checks a strict consumer, ES module and CommonJS, against the contract types it ships', async () => {
+    const typed = [
+      `import { type Event, type EventPage, createAgentServerClient } from '${CLIENT}';`,
+      "const client = createAgentServerClient({ baseUrl: 'http://127.0.0.1:8000' });",
+      'export async function firstKinds(id: string): Promise<Event["kind"][]> {',
+      "  const result = await client.searchEvents(id, { kind: 'MessageEvent', limit: 5, sort_order: 'TIMESTAMP_DESC' });",
+      '  const page: EventPage | undefined = result.ok ? result.page : undefined;',
+      '  return (page?.items ?? []).map((event) => event.kind);',
+      '}',
+      '// @ts-expect-error: the contract has no such sort order',
+      "void client.searchEvents('x', { sort_order: 'BY_MOOD' });",
+      '// @ts-expect-error: limit is an integer, not a string',
+      "void client.searchEvents('x', { limit: '5' });",
+    ].join('\n');
+    writeFileSync(path.join(clientConsumer, 'typed.mts'), typed);
+    writeFileSync(path.join(clientConsumer, 'typed.cts'), typed);
+    const compilerOptions = {
+      target: 'ES2022',
+      lib: ['ES2022', 'DOM'],
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      strict: true,
+      noEmit: true,
+      types: [],
+    };
+    writeFileSync(path.join(clientConsumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['typed.mts', 'typed.cts'] }));
+    const checked = await run(process.execPath, [TSC, '-p', path.join(clientConsumer, 'tsconfig.json')], { cwd: clientConsumer }).catch(
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(checked.stdout).toBe('');
+  });
+
+  it('is what the main package exports: the same names from agent-server-contract', async () => {
+    const script = [
+      `const names = (module) => Object.keys(require(module)).sort();`,
+      `console.log(JSON.stringify([names('agent-server-contract'), names('${CLIENT}')]));`,
+    ].join('\n');
+    writeFileSync(path.join(consumer, 'exports.cjs'), script);
+    cpSync(path.join(clientConsumer, 'node_modules', CLIENT), path.join(consumer, 'node_modules', CLIENT), { recursive: true });
+    const { stdout } = await run(process.execPath, ['exports.cjs'], { cwd: consumer });
+    const [main, client] = JSON.parse(stdout) as [string[], string[]];
+    expect(client).toContain('createAgentServerClient');
+    expect(main).toEqual(client);
   });
 });
