@@ -344,6 +344,10 @@ export class ConversationEvents {
     }
     this.slowStorage ||= decoder.readsOnThreadPool;
     this.decodedInWorkers ||= decoder.usedWorkers;
+    // A load this large is no burst of small ones that would share the workers: they give
+    // their heaps back now rather than after the idle timer, so the process holds the
+    // conversation and little besides once its first page is answered.
+    if (decoder.usedWorkers && files.length >= STOP_WORKERS_AFTER_LOADS_OF) await this.options.decodePool?.stopIfIdle();
   }
 
   /**
@@ -450,6 +454,9 @@ function stampOf(stats: Stats): ListingStamp {
 }
 
 const RACY_STAMP_MS = 2000;
+
+/** Files in a load after which idle decode workers are stopped at once (see loadFiles). */
+const STOP_WORKERS_AFTER_LOADS_OF = 10_000;
 
 /** The stats, or undefined when the path does not exist; other failures reject with the path named. */
 async function statOrUndefined<T>(get: () => Promise<T>): Promise<T | undefined> {

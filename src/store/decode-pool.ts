@@ -116,6 +116,15 @@ export class DecodePool {
     this.stopWhenIdle(WARM_IDLE_MS);
   }
 
+  /**
+   * Stops the workers now when no job is running: called when a large load is over, so
+   * that the process holds the conversation and not, besides it, the workers' heaps until
+   * the idle timer fires. Loads still running keep them.
+   */
+  async stopIfIdle(): Promise<void> {
+    if (this.workers.every((worker) => worker.pending === 0)) await this.stopWorkers();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await this.stopWorkers();

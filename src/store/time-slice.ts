@@ -68,16 +68,19 @@ export async function consumeInOrder<T, R>(
   consume: (item: T, result: R) => Promise<void>,
   stop: () => boolean,
 ): Promise<void> {
-  const started: Promise<R>[] = [];
-  const start = (at: number) => {
-    if (at >= items.length || started[at]) return;
-    const result = produce(items[at]!);
-    result.catch(() => undefined);
-    started[at] = result;
-  };
+  // Only the results not yet consumed are kept: a consumed batch is garbage at once, rather
+  // than held, with everything it decoded, until the whole load is over.
+  const pending = new Map<number, Promise<R>>();
+  let nextToStart = 0;
   for (let at = 0; at < items.length && !stop(); at++) {
-    for (let ahead = at; ahead <= at + lookahead; ahead++) start(ahead);
-    await consume(items[at]!, await started[at]!);
+    for (; nextToStart < items.length && nextToStart <= at + lookahead; nextToStart++) {
+      const result = produce(items[nextToStart]!);
+      result.catch(() => undefined);
+      pending.set(nextToStart, result);
+    }
+    const result = pending.get(at)!;
+    pending.delete(at);
+    await consume(items[at]!, await result);
   }
 }
 
