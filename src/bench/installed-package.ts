@@ -20,12 +20,16 @@ import { type LoadShape, type ServerLoadFigures, measure } from './side-by-side'
 const run = promisify(execFile);
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const PACKAGE_NAME = 'agent-server-contract';
-/** Turns of checkout then installed: two, so that a disturbance in one turn shows as a disagreement between turns. */
-const ROUNDS = 2;
+/**
+ * Rounds of one measurement each, the order swapped every round (checkout first, then
+ * installed first, ...), so that neither always runs right after the other: on a shared
+ * machine a disturbance in one round shows as a disagreement between rounds.
+ */
+const ROUNDS = 3;
 
 export interface InstalledPackageFigures {
   readonly tarballBytes: number;
-  /** One entry per round, in the order measured: the checkout's server, then the installed one. */
+  /** One entry per round; odd rounds measured the checkout first, even ones the installed package first. */
   readonly rounds: readonly { readonly checkout: ServerLoadFigures; readonly installed: ServerLoadFigures }[];
 }
 
@@ -60,9 +64,15 @@ export async function measureInstalledPackage(
     servers.push(installed);
     const rounds = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      progress(`  ${label} first page, checkout then installed, round ${round} of ${ROUNDS}`);
-      const checkoutFigures = await measure(checkout, [firstPage], shape);
-      rounds.push({ checkout: checkoutFigures, installed: await measure(installed, [firstPage], shape) });
+      const checkoutFirst = round % 2 === 1;
+      progress(`  ${label} first page, ${checkoutFirst ? 'checkout then installed' : 'installed then checkout'}, round ${round} of ${ROUNDS}`);
+      if (checkoutFirst) {
+        const checkoutFigures = await measure(checkout, [firstPage], shape);
+        rounds.push({ checkout: checkoutFigures, installed: await measure(installed, [firstPage], shape) });
+      } else {
+        const installedFigures = await measure(installed, [firstPage], shape);
+        rounds.push({ checkout: await measure(checkout, [firstPage], shape), installed: installedFigures });
+      }
     }
     return { tarballBytes, rounds };
   } finally {

@@ -4,6 +4,7 @@ import { parseFilterTimestamp } from '../search/timestamps';
 import { parseUuid } from '../search/uuid';
 import { type OperationRoute, matchRoute } from './operation-routes';
 import { type ParameterSpec, isIntegerParameter } from './parameters';
+import { isParsedHere } from './parsed-values';
 import { parsePydanticInteger } from './pydantic-errors';
 import { loadValidatorModule } from './validator-module';
 
@@ -86,6 +87,8 @@ function documentForValidator(document: OpenApiDocument, validateResponses: bool
   const operations = Object.values(copy.paths).flatMap((item) => Object.values(item) as OperationObject[]);
   if (!validateResponses) dropResponseSchemas(copy, operations);
   for (const parameter of operations.flatMap((operation) => operation.parameters ?? [])) {
+    // Ids and timestamps are parsed once, before the validator, by parsed-values.ts.
+    if (isParsedHere(parameter)) parameter.schema = { ...parameter.schema, format: undefined };
     if (parameter.in !== 'query') continue;
     // curl sends `timestamp__gte=2024-01-01T00:00:00Z` unencoded and the reference accepts it.
     parameter.allowReserved = true;
