@@ -100,7 +100,7 @@ function documentForValidator(document: OpenApiDocument, validateResponses: bool
 
 /**
  * Request validation needs only the parameters' schemas. Left in, the event, action,
- * observation and tool schemas cost the validator about half a second at start-up for
+ * observation and tool schemas cost the validator most of its start-up time for
  * nothing, so they are dropped when responses are not validated.
  */
 function dropResponseSchemas(document: OpenApiDocument, operations: OperationObject[]): void {

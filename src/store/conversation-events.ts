@@ -41,8 +41,9 @@ const SHARED_LOAD_FILES = 64;
  * Longest synchronous stretch of reading, decoding or applying on the main thread before
  * other requests get a turn. A request needs a few turns of the event loop (its bytes
  * arriving, the store's check of its conversation, its response), each of which may wait
- * behind one slice. Measured over HTTP while 100k events load: 2 ms gives a median small
- * request of about 8 ms where 5 ms gave 16 ms, at no cost to the load itself.
+ * behind one slice. Measured over HTTP while 100k events load, 2 ms halved the median
+ * small request against 5 ms, at no cost to the load itself (figures in
+ * bench/README.md, "Measurements behind choices in the code").
  */
 const SLICE_MS = 2;
 /**

@@ -3,10 +3,10 @@
  * loads, so the main thread spends a few microseconds per event (index inserts) instead
  * of 25-35, and keeps serving requests meanwhile.
  *
- * Workers start with the first job and stop once the pool has been idle for `idleMs`: each
- * holds 10-25 MB (its own heap and its own compiled copy of the contract; it reports how
- * much after every job) and takes about half a second of CPU to start, so they are kept
- * for a burst of loads, not for the process's life. A worker that fails (tsx missing, a crash) disables the pool for good,
+ * Workers start with the first job and stop once the pool has been idle for `idleMs`, or
+ * when a large load is over (stopIfIdle): each holds a heap of its own and its own compiled
+ * copy of the contract (it reports how much after every job) and costs CPU to start, so
+ * they are kept for a burst of loads, not for the process's life. A worker that fails (tsx missing, a crash) disables the pool for good,
  * with one warning; jobs then reject and the caller decodes on the main thread.
  */
 import path from 'node:path';
