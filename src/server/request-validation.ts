@@ -27,8 +27,9 @@ export function matchedRequest(req: Request): MatchedRequest | undefined {
 /**
  * The validator middleware, configured so that it accepts what the reference accepts
  * (docs/reference-behaviour.md, "Toolchain"): unencoded `:` and empty values,
- * unknown query parameters ignored, every failing parameter reported, and the `uuid`
- * and `date-time` formats read the way pydantic reads them.
+ * unknown query parameters ignored, every failing parameter reported. The parameters with
+ * a `uuid` or `date-time` format reach it without their format: parsed-values.ts reads
+ * them once, the way pydantic does; the `formats` given here check responses.
  */
 export function openApiValidator(document: OpenApiDocument, validateResponses: boolean): RequestHandler {
   // Loaded on the first request that reaches it: requiring express-openapi-validator was the
