@@ -23,12 +23,22 @@ const VALIDATOR_BUNDLE = path.join(dist, 'vendor', 'express-openapi-validator.js
 /** A line only the patched route lookup has: a bundle of the unpatched module would measure something else. */
 const VALIDATOR_PATCH_MARK = { file: 'dist/middlewares/openapi.metadata.js', text: 'function compiledRoute(' };
 
+/**
+ * Only the validator's own files are bundled, patched; each of its dependencies is
+ * required at run time from the installed express-openapi-validator's own directory, so it
+ * resolves exactly as the validator's files would, and a module Express shares with it
+ * (qs, say) is loaded once. Inlining the dependencies too held several MiB more once loaded.
+ */
+const VALIDATOR_REQUIRE = '__validatorRequire';
+
 async function bundleValidator() {
   const packageDirectory = path.dirname(require.resolve('express-openapi-validator/package.json'));
   const patched = readFileSync(path.join(packageDirectory, VALIDATOR_PATCH_MARK.file), 'utf8').includes(VALIDATOR_PATCH_MARK.text);
   if (!patched)
     throw new Error('express-openapi-validator in node_modules is not patched: run `npx patch-package` (npm ci does), see patches/README.md');
   const esbuild = await import('esbuild');
+  const ownFile = (importer) =>
+    importer.startsWith(packageDirectory + path.sep) && !importer.slice(packageDirectory.length).includes(`${path.sep}node_modules${path.sep}`);
   await esbuild.build({
     entryPoints: [require.resolve('express-openapi-validator')],
     outfile: VALIDATOR_BUNDLE,
@@ -36,8 +46,23 @@ async function bundleValidator() {
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    // The one dependency it shares with the server: it builds its middleware on our Express.
-    external: ['express'],
+    banner: {
+      js: `'use strict';\nconst ${VALIDATOR_REQUIRE} = require('node:module').createRequire(require.resolve('express-openapi-validator/package.json'));`,
+    },
+    plugins: [
+      {
+        name: 'dependencies-from-the-installed-validator',
+        setup(build) {
+          build.onResolve({ filter: /^[^./]/ }, (args) =>
+            args.kind !== 'entry-point' && ownFile(args.importer) ? { path: args.path, namespace: 'validator-dependency' } : undefined,
+          );
+          build.onLoad({ filter: /.*/, namespace: 'validator-dependency' }, (args) => ({
+            contents: `module.exports = ${VALIDATOR_REQUIRE}(${JSON.stringify(args.path)});`,
+            loader: 'js',
+          }));
+        },
+      },
+    ],
     legalComments: 'eof',
     logLevel: 'warning',
   });

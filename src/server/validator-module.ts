@@ -5,10 +5,10 @@ type ValidatorModule = typeof import('express-openapi-validator');
 
 /**
  * express-openapi-validator as the bench measures it: with the route-matcher fix in
- * patches/. The build bundles the patched module into dist/vendor/ (scripts/build.mjs), so
- * the compiled server, installed or in this checkout, runs that bundle and needs no install
- * script; run from the sources (tests, tsx) it is the patched copy in node_modules, which
- * is a development dependency only.
+ * patches/. The build bundles the patched module's own files into dist/vendor/
+ * (scripts/build.mjs; its dependencies come from the installed package), so the compiled
+ * server, installed or in this checkout, runs that bundle and needs no install script. Run
+ * from the sources (tests, tsx) it is the copy in node_modules, which patch-package patched.
  */
 export function loadValidatorModule(): ValidatorModule {
   const bundled = path.join(__dirname, '../../vendor/express-openapi-validator.js');
