@@ -19,9 +19,8 @@ const COMPILED_START_SCRIPT = 'dist/src/cli/start.js';
 /**
  * Node flags the server runs with, here, in `npm start` (package.json) and in the first line of
  * src/cli/start.ts, the `agent-server` bin (a test keeps them alike). Nearly everything a conversation load allocates survives into the index, so
- * V8's young generation only adds copying: capped at 4 MB a half, the bench's 100k load
- * left 20 MB less resident (355 vs 375 MiB) and shorter collector pauses for other
- * requests (worst wait 26-36 ms vs 33-35 ms, p99 15-16 ms vs 16-21 ms).
+ * V8's young generation only adds copying: capped, the bench's 100k load left less resident
+ * and shorter collector pauses for other requests (figures in bench/README.md, "Measurements behind choices in the code").
  */
 export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
 

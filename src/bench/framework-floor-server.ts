@@ -11,7 +11,10 @@
 import { createLogger } from '../log';
 import { createApp } from '../server/app';
 import { listen } from '../server/listen';
+import { loadOpenApiDocument } from '../contract';
 import { searchCriteriaOf } from '../server/criteria';
+import { operationRoutes } from '../server/operation-routes';
+import { ParsedValues, isParsedHere } from '../server/parsed-values';
 import type { SearchCriteria } from '../search';
 import { type EventStore, type StoredPage, emptyStoreHealth } from '../store/event-store';
 import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomputed-server';
@@ -23,12 +26,19 @@ import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomp
  */
 function precomputedStore(routes: readonly PrecomputedRoute[]): EventStore {
   const pages = new Map<string, StoredPage>();
+  const search = operationRoutes(loadOpenApiDocument()).routes.find((route) => route.operationId === 'searchConversationEvents');
+  const parsedQueryParameters = (search?.parameters ?? []).filter((parameter) => parameter.in === 'query' && isParsedHere(parameter));
   for (const route of routes) {
     const url = new URL(route.path, 'http://floor');
     const hex = /^\/api\/conversations\/([0-9a-f]{32})\/events\/search$/.exec(url.pathname)?.[1];
     if (hex === undefined) continue;
     const query = Object.fromEntries(url.searchParams);
-    const criteria = searchCriteriaOf({ ...query, limit: query['limit'] === undefined ? undefined : Number(query['limit']) } as never);
+    const parsed = new ParsedValues();
+    for (const parameter of parsedQueryParameters) {
+      const value = query[parameter.name];
+      if (value !== undefined) parsed.parse(parameter.name, parameter.schema.format, value);
+    }
+    const criteria = searchCriteriaOf({ ...query, limit: query['limit'] === undefined ? undefined : Number(query['limit']) } as never, parsed);
     const page = JSON.parse(route.body.toString('utf8')) as { items: unknown[]; next_page_id: string | null };
     pages.set(searchKey(hex, criteria), {
       itemsJson: [Buffer.from(page.items.map((item) => JSON.stringify(item)).join(','))],

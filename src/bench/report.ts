@@ -30,6 +30,7 @@ export function renderReport(results: BenchResults, targets: readonly TargetChec
     frameworkShareTable(results.conversations),
     openTable(results.conversations),
     validationTable(results, main),
+    installedPackageSection(results, main),
     appendSection(results, main),
     smallWaitSection(results, main),
     todaysShapeSection(results.todaysShape),
@@ -109,8 +110,11 @@ function openTable(conversations: readonly ConversationResults[]): string {
       `${readFloor.readMs.toFixed(0)} / ${readFloor.readAndParseMs.toFixed(0)}`,
       mebibytes(coldOpen.idleMemory.residentBytes),
       mebibytes(baselineResidentBytes),
+      mebibytes(coldOpen.firstPageMemory.residentBytes),
+      ratio(coldOpen.firstPageMemory.residentBytes, coldOpen.diskBytes),
+      mebibytes(coldOpen.firstPageMemory.peakResidentBytes),
+      ratio(coldOpen.firstPageMemory.peakResidentBytes, coldOpen.diskBytes),
       mebibytes(coldOpen.loadedMemory.residentBytes),
-      mebibytes(coldOpen.loadedMemory.peakResidentBytes),
       ratio(coldOpen.loadedMemory.residentBytes, coldOpen.diskBytes),
     ]),
   );
@@ -119,11 +123,13 @@ function openTable(conversations: readonly ConversationResults[]): string {
 Cold open = spawn to the first 200 of a search on the conversation; process ready = spawn to
 the first 200 of \`/alive\` (the compiled server), beside the baseline process's spawn to listening (node and tsx);
 RSS idle = our server before it has read a conversation, beside the baseline process's RSS.
+RSS at first page = the moment the first page has arrived; peak = the most the process held
+up to then (VmHWM), so the peak while opening; settled = 500 ms later.
 The loading floor is the bench process listing and reading every event file, one after
 another from the page cache (then also parsing each as JSON).
 
-| conversation | on disk MiB | process ready ms | baseline ready ms | cold open ms | of which loading ms | loading floor: read / read+parse ms | RSS idle MiB | baseline RSS MiB | RSS loaded MiB | RSS peak MiB | RSS / disk |
-|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|
+| conversation | on disk MiB | process ready ms | baseline ready ms | cold open ms | of which loading ms | loading floor: read / read+parse ms | RSS idle MiB | baseline RSS MiB | RSS at first page MiB | / disk | peak MiB | / disk | RSS settled MiB | / disk |
+|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|
 ${rows.join('\n')}
 `;
 }
@@ -181,6 +187,39 @@ function firstPageLine(server: string, figures: ServerLoadFigures, baseline: Ser
     figures.p99Ms.toFixed(2),
     figures.cpuMicrosPerRequest.toFixed(0),
     ratio(figures.cpuMicrosPerRequest, baseline.cpuMicrosPerRequest),
+    String(figures.failures),
+  ]);
+}
+
+function installedPackageSection(results: BenchResults, main: ConversationResults): string {
+  const figures = results.installedPackage;
+  const title = `### The installed package beside this checkout (first page, ${main.dataset.spec.label})`;
+  if ('notMeasured' in figures) return `${title}\n\nNot measured: ${figures.notMeasured}\n`;
+  const rows = figures.rounds.flatMap((round, i) => [
+    installedLine(`round ${i + 1}: checkout (dist/)`, round.checkout, round.checkout),
+    installedLine(`round ${i + 1}: installed tarball`, round.installed, round.checkout),
+  ]);
+  return `${title}
+
+The tarball \`npm pack\` makes of this build (${kilobytes(figures.tarballBytes)} KiB), installed with \`npm install\` into a
+project of its own; both servers fresh, started alike, measured in turns (the checkout first in odd rounds,
+the installed package first in even ones). Ratio = installed / checkout in the same round.
+
+| server | req/s | ratio | p50 ms | p99 ms | CPU µs/req | ratio | failures |
+|---|--:|--:|--:|--:|--:|--:|--:|
+${rows.join('\n')}
+`;
+}
+
+function installedLine(server: string, figures: ServerLoadFigures, checkout: ServerLoadFigures): string {
+  return row([
+    server,
+    figures.requestsPerSecond.toFixed(0),
+    ratio(figures.requestsPerSecond, checkout.requestsPerSecond),
+    figures.p50Ms.toFixed(2),
+    figures.p99Ms.toFixed(2),
+    figures.cpuMicrosPerRequest.toFixed(0),
+    ratio(figures.cpuMicrosPerRequest, checkout.cpuMicrosPerRequest),
     String(figures.failures),
   ]);
 }

@@ -7,6 +7,7 @@ import { type AppendFigures, measureAppendUnderLoad } from './append';
 import { type ColdOpenFigures, measureColdOpen } from './cold-open';
 import { type Dataset, ensureDataset } from './datasets';
 import { type Machine, describeCommit, describeMachine, loadAverage } from './environment';
+import { type InstalledPackageFigures, measureInstalledPackage } from './installed-package';
 import { type BenchPlan, benchPlan } from './plan';
 import { type ReadFloorFigures, bringIntoPageCache, measureReadFloor } from './read-floor';
 import { type OurServerOptions, spawnOurServer, withServer } from './server-process';
@@ -60,6 +61,8 @@ export interface BenchResults extends MainOnlyResults {
   readonly smallWait: SmallWaitFigures;
   /** The main conversation's size opened in the seed's shape and in today's (todays-shape.ts). */
   readonly todaysShape: TodaysShapeFigures;
+  /** The installed tarball's server beside the checkout's, first page of the main conversation; why not, when it could not be installed. */
+  readonly installedPackage: InstalledPackageFigures | { readonly notMeasured: string };
   /** How cost grows with events and conversations, and the memory budget (full runs only). */
   readonly scaling: ScalingResults | undefined;
 }
@@ -124,6 +127,13 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
     mainOnly ??= measured.mainOnly;
   }
   if (!mainOnly) throw new Error('The main conversation was not measured.');
+  bringIntoPageCache(main.directory);
+  const installedPackage = await measureInstalledPackage(
+    main,
+    { repoRoot: options.repoRoot, dataDirectory: options.dataDirectory, server: serverOptions },
+    plan.load,
+    progress,
+  ).catch((error: unknown) => ({ notMeasured: error instanceof Error ? error.message : String(error) }));
   progress(`small conversation while ${main.spec.label} loads`);
   bringIntoPageCache(main.directory);
   const smallWait = await withServer(startOurs('ours-small-wait'), (server) =>
@@ -151,6 +161,7 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
     ...mainOnly,
     smallWait,
     todaysShape,
+    installedPackage,
     scaling,
   };
 }

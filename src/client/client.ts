@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { CountQuery, Event, EventPage, SearchQuery, StoredConversationList, paths } from '../contract';
+import type { CountQuery, Event, EventPage, SearchQuery, StoredConversationList, paths } from '../contract/types';
 import { AgentServerError, PagingError, detailOf } from './errors';
 
 export interface AgentServerClientOptions {

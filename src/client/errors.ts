@@ -1,4 +1,4 @@
-import type { ValidationError } from '../contract';
+import type { ValidationError } from '../contract/types';
 
 /** What a failed request said: the status and the body's `detail` when it has one. */
 export class AgentServerError extends Error {

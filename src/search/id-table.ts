@@ -60,7 +60,7 @@ export class IdTable {
 
   /**
    * Makes room for `entries` ids in all, ahead of a load: growing later rehashes every id
-   * held in one step, each decoded from its event's bytes again (about 50 ms at 100k).
+   * held in one step, each decoded from its event's bytes again: a stall that grows with the conversation.
    */
   reserve(entries: number): void {
     if (entries * 4 > this.table.length * 3) this.rehash(entries);

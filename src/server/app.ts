@@ -8,6 +8,7 @@ import { HttpError, errorHandler } from './errors';
 import { operationHandlers } from './handlers';
 import { type OperationRoute, type RouteTable, operationRoutes } from './operation-routes';
 import type { OperationHandlers } from './operations';
+import { parseRequestValues, parsedValues, rejectUnparsedValues } from './parsed-values';
 import { dropFragment, inSequence, matchedRequest, normalizeQuery, openApiValidator } from './request-validation';
 import { sendResult } from './send-result';
 import { requireSessionKey } from './session-keys';
@@ -100,14 +101,16 @@ function operationRequests(
     const matched = matchedRequest(req);
     const handler = matched && routed.get(matched.route);
     if (!handler) return next();
-    handler({ path: req.params, query: req.query } as never)
+    handler({ path: req.params, query: req.query, parsed: parsedValues(req) } as never)
       .then((result) => sendResult(res, result, options.validateResponses))
       .catch(next);
   };
   const api = inSequence([
     ...(options.sessionApiKeys.length > 0 ? [requireSessionKey(options.sessionApiKeys)] : []),
     normalizeQuery(table),
+    parseRequestValues(),
     openApiValidator(options.document, options.validateResponses),
+    rejectUnparsedValues(),
     endpoint,
   ]);
   return (req, res, next) => (req.path === '/api' || req.path.startsWith('/api/') ? api(req, res, next) : next());

@@ -11,8 +11,8 @@ const SESSION_KEY_HEADER = 'X-Session-API-Key';
 const SESSION_KEY_SCHEME = 'SessionApiKey';
 
 /**
- * The interactive docs page, built from the contract. swagger-ui-express costs about
- * 15 MiB and 60 ms at start-up, so it is loaded on the first visit. The page's "Try it
+ * The interactive docs page, built from the contract. swagger-ui-express adds memory and
+ * time to a start-up that mostly never needs it, so it is loaded on the first visit. The page's "Try it
  * out" must reach this server however it was reached, so the copy of the contract the page
  * gets is adjusted (see docsDocument) and a script points the page at its own address.
  */

@@ -12,6 +12,7 @@ import type {
 import type { Logger } from '../log';
 import { StoreUnavailableError } from '../store/store-unavailable';
 import type { ParameterSpec } from './parameters';
+import { parsedValues } from './parsed-values';
 import { describeInvalidParameter } from './pydantic-errors';
 import { type MatchedRequest, matchedRequest } from './request-validation';
 
@@ -95,12 +96,17 @@ function allowHeader(error: ValidatorError): Record<string, string> {
   return allow ? { Allow: allow } : {};
 }
 
-/** One item per failing parameter: path first, then query parameters in declaration order. */
+/**
+ * One item per failing parameter: path first, then query parameters in declaration order.
+ * The validator names those it rejected; ids and timestamps that do not parse were found
+ * before it ran (parsed-values.ts), whichever of the two reports the failure.
+ */
 function validationDetail(error: ValidatorError, req: Request, matched: MatchedRequest): ValidationError[] {
-  const failing = new Set((error.errors ?? []).map((item) => parameterNameOf(item.path)));
+  const parsed = parsedValues(req);
+  const failing = new Set([...(error.errors ?? []).map((item) => parameterNameOf(item.path)), ...(parsed?.failing() ?? [])]);
   return matched.route.parameters
     .filter((parameter) => failing.has(parameter.name))
-    .map((parameter) => describeInvalidParameter(parameter, rawValue(parameter, req, matched.rawQuery)));
+    .map((parameter) => describeInvalidParameter(parameter, rawValue(parameter, req, matched.rawQuery), parsed?.readingOf(parameter.name)));
 }
 
 function parameterNameOf(path: string | undefined): string | undefined {

@@ -12,22 +12,22 @@ import { type OperationHandlers, SerializedJson } from './operations';
 
 export function operationHandlers(store: EventStore): OperationHandlers {
   return {
-    async searchConversationEvents({ path, query }) {
-      const hex = conversationHex(path.conversation_id);
-      const page = await store.search(hex, searchCriteriaOf(query));
+    async searchConversationEvents({ query, parsed }) {
+      const hex = conversationHex(parsed);
+      const page = await store.search(hex, searchCriteriaOf(query, parsed));
       if (!page) return conversationNotFound(hex);
       return { status: 200, body: eventPageBody(page.itemsJson, page.nextPageId) };
     },
 
-    async countConversationEvents({ path, query }) {
-      const hex = conversationHex(path.conversation_id);
-      const count = await store.count(hex, eventFiltersOf(query));
+    async countConversationEvents({ query, parsed }) {
+      const hex = conversationHex(parsed);
+      const count = await store.count(hex, eventFiltersOf(query, parsed));
       if (count === undefined) return conversationNotFound(hex);
       return { status: 200, body: count };
     },
 
-    async getConversationEvent({ path }) {
-      const hex = conversationHex(path.conversation_id);
+    async getConversationEvent({ path, parsed }) {
+      const hex = conversationHex(parsed);
       const event = await store.getEvent(hex, path.event_id);
       if (event === undefined) return conversationNotFound(hex);
       if (event === null) return { status: 404, body: { detail: 'Not Found' } };

@@ -103,7 +103,7 @@ function trackConnections(server: http.Server): Connections {
  * it; whatever is still open after the grace period is cut. Node's own http close() is not
  * used: it destroys every connection it counts as idle, and it counts a response as done
  * once res.end() is called, not once its bytes are out, so a large page being read slowly
- * was cut short (a 20 MB page stopped at 4 MB). net.Server's close only stops listening.
+ * was cut short, partway through its bytes. net.Server's close only stops listening.
  */
 function stopGracefully(server: http.Server, connections: Connections, graceMs: number): Promise<void> {
   return new Promise((resolve) => {

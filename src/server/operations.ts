@@ -7,6 +7,7 @@
  * to compile and the error names the operationId.
  */
 import type { OperationId, operations } from '../contract';
+import type { ParsedValues } from './parsed-values';
 
 type ParametersOf<Op extends OperationId> = operations[Op]['parameters'];
 type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
@@ -16,6 +17,8 @@ type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : Non
 export interface OperationInput<Op extends OperationId> {
   path: Present<ParametersOf<Op>['path']>;
   query: Present<ParametersOf<Op>['query']>;
+  /** The ids and timestamps among them, as read once on the request path (parsed-values.ts). */
+  parsed: ParsedValues;
 }
 
 /** The body of one declared response of an operation. */

@@ -2,24 +2,26 @@ import type { ValidationError } from '../contract';
 import { parseFilterTimestamp } from '../search/timestamps';
 import { parseUuid } from '../search/uuid';
 import type { ParameterSpec } from './parameters';
+import type { ValueParse } from './parsed-values';
 
 /**
  * Describes why a parameter failed, in pydantic's words (docs/reference-behaviour.md, "Accepted values and errors"), from
  * the parameter's schema in the contract and the raw value the client sent. The
- * validator decides *whether* a parameter failed; this decides what to say.
+ * validator decides *whether* a parameter failed; this decides what to say. An id or a
+ * timestamp comes with its `reading` when the request's was already parsed (parsed-values.ts).
  */
-export function describeInvalidParameter(parameter: ParameterSpec, raw: string): ValidationError {
+export function describeInvalidParameter(parameter: ParameterSpec, raw: string, reading?: ValueParse): ValidationError {
   const loc = [parameter.in, parameter.name];
   const input = looksSecret(parameter.name, raw) ? {} : { input: raw };
   const { schema } = parameter;
 
   if (schema.format === 'uuid') {
-    const parsed = parseUuid(raw);
+    const parsed = reading ?? parseUuid(raw);
     const error = parsed.ok ? 'invalid UUID' : parsed.message;
     return { type: 'uuid_parsing', loc, msg: `Input should be a valid UUID, ${error}`, ...input, ctx: { error } };
   }
   if (schema.format === 'date-time') {
-    const parsed = parseFilterTimestamp(raw);
+    const parsed = reading ?? parseFilterTimestamp(raw);
     const error = parsed.ok ? 'invalid datetime' : parsed.message;
     return { type: 'datetime_from_date_parsing', loc, msg: `Input should be a valid datetime or date, ${error}`, ...input, ctx: { error } };
   }

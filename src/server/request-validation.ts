@@ -4,7 +4,9 @@ import { parseFilterTimestamp } from '../search/timestamps';
 import { parseUuid } from '../search/uuid';
 import type { OperationRoute, RouteTable } from './operation-routes';
 import { type ParameterSpec, isIntegerParameter } from './parameters';
+import { isParsedHere } from './parsed-values';
 import { parsePydanticInteger } from './pydantic-errors';
+import { loadValidatorModule } from './validator-module';
 
 /** What the query normalisation found out about a request, kept for the handler and the error path. */
 const MATCHED = Symbol('matchedOperation');
@@ -25,8 +27,9 @@ export function matchedRequest(req: Request): MatchedRequest | undefined {
 /**
  * The validator middleware, configured so that it accepts what the reference accepts
  * (docs/reference-behaviour.md, "Toolchain"): unencoded `:` and empty values,
- * unknown query parameters ignored, every failing parameter reported, and the `uuid`
- * and `date-time` formats read the way pydantic reads them.
+ * unknown query parameters ignored, every failing parameter reported. The parameters with
+ * a `uuid` or `date-time` format reach it without their format: parsed-values.ts reads
+ * them once, the way pydantic does; the `formats` given here check responses.
  */
 export function openApiValidator(document: OpenApiDocument, validateResponses: boolean): RequestHandler {
   // Loaded on the first request that reaches it: requiring express-openapi-validator was the
@@ -64,7 +67,7 @@ export function inSequence(handlers: readonly RequestHandler[]): RequestHandler 
 }
 
 function createValidatorMiddleware(document: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
-  const OpenApiValidator = require('express-openapi-validator') as typeof import('express-openapi-validator');
+  const OpenApiValidator = loadValidatorModule();
   return OpenApiValidator.middleware({
     apiSpec: documentForValidator(document, validateResponses) as never,
     validateRequests: { allowUnknownQueryParameters: true, allErrors: true },
@@ -85,6 +88,8 @@ function documentForValidator(document: OpenApiDocument, validateResponses: bool
   const operations = Object.values(copy.paths).flatMap((item) => Object.values(item) as OperationObject[]);
   if (!validateResponses) dropResponseSchemas(copy, operations);
   for (const parameter of operations.flatMap((operation) => operation.parameters ?? [])) {
+    // Ids and timestamps are parsed once, before the validator, by parsed-values.ts.
+    if (isParsedHere(parameter)) parameter.schema = { ...parameter.schema, format: undefined };
     if (parameter.in !== 'query') continue;
     // curl sends `timestamp__gte=2024-01-01T00:00:00Z` unencoded and the reference accepts it.
     parameter.allowReserved = true;
@@ -96,7 +101,7 @@ function documentForValidator(document: OpenApiDocument, validateResponses: bool
 
 /**
  * Request validation needs only the parameters' schemas. Left in, the event, action,
- * observation and tool schemas cost the validator about half a second at start-up for
+ * observation and tool schemas cost the validator most of its start-up time for
  * nothing, so they are dropped when responses are not validated.
  */
 function dropResponseSchemas(document: OpenApiDocument, operations: OperationObject[]): void {

@@ -3,10 +3,9 @@
  * and single changed files: no message passing, and nothing to start. For large loads, in
  * the decode workers (one fewer than the machine has cores), and on the main thread too
  * while it has nothing else to do: it takes its share of the batches (`loadSharing`),
- * unless it is serving requests, and then the workers take them all. Measured
- * on 2 cores while 100k events load: the main thread's help cuts the load from 3.4 s to
- * 2.8 s, but doubles the median small request (6 to 11 ms), so it stops helping as soon
- * as requests come. While the workers run anyway (loads keep coming, decode-pool.ts),
+ * unless it is serving requests, and then the workers take them all. Measured on 2 cores
+ * while 100k events load, the main thread's help shortens the load but doubles the median
+ * small request (figures in bench/README.md, "Measurements behind choices in the code"), so it stops helping as soon as requests come. While the workers run anyway (loads keep coming, decode-pool.ts),
  * smaller loads share them too, cut in one batch per thread. A batch the
  * workers cannot decode (they failed, or never started) is decoded on the main thread, so
  * a load never depends on the workers.
@@ -62,8 +61,8 @@ export class MainThreadDecoder implements BatchDecoder {
 
 /**
  * Batches in flight per worker in a large load. Two drained while the main thread was busy
- * with a batch of its own (a worker sat idle 20% of a 100k load); four keep it busy, at
- * 2 MB of payloads held ahead per worker.
+ * with a batch of its own, leaving a worker idle; four keep it busy, at four batches of
+ * payloads held ahead per worker.
  */
 const BATCHES_PER_WORKER = 4;
 
@@ -79,7 +78,7 @@ export interface LoadSharing {
    * Whether the payloads a worker decoded are copied into the conversation's slabs. A
    * large load keeps each batch's buffer as it came; the many smaller loads of a client
    * going from conversation to conversation would otherwise leave buffers of every size
-   * for the allocator to reuse, which held 20-40 MB more under a memory budget.
+   * for the allocator to reuse, which held more under a memory budget.
    */
   copyPayloads: boolean;
   /** The main thread decodes every `mainThreadEvery`-th batch while it is free. */

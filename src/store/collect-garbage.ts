@@ -2,8 +2,8 @@
  * Asks V8 for a full collection, started in the background. The memory budget drops
  * conversations whose bytes live outside V8's heap (slabs, typed arrays), and V8 frees
  * those only in a full collection, which it starts by itself once about 64 MB of such
- * memory has piled up since the last one: under a budget of 64 MiB that doubles what the
- * process holds. The budget calls this after dropping a share of it, so what was dropped
+ * memory has piled up since the last one: under a small budget that alone can double what
+ * the process holds. The budget calls this after dropping a share of it, so what was dropped
  * is given back soon.
  *
  * The collector is reached the way Node documents for `v8.setFlagsFromString`: the

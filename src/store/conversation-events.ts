@@ -41,8 +41,9 @@ const SHARED_LOAD_FILES = 64;
  * Longest synchronous stretch of reading, decoding or applying on the main thread before
  * other requests get a turn. A request needs a few turns of the event loop (its bytes
  * arriving, the store's check of its conversation, its response), each of which may wait
- * behind one slice. Measured over HTTP while 100k events load: 2 ms gives a median small
- * request of about 8 ms where 5 ms gave 16 ms, at no cost to the load itself.
+ * behind one slice. Measured over HTTP while 100k events load, 2 ms halved the median
+ * small request against 5 ms, at no cost to the load itself (figures in
+ * bench/README.md, "Measurements behind choices in the code").
  */
 const SLICE_MS = 2;
 /**
@@ -344,6 +345,10 @@ export class ConversationEvents {
     }
     this.slowStorage ||= decoder.readsOnThreadPool;
     this.decodedInWorkers ||= decoder.usedWorkers;
+    // A load this large is no burst of small ones that would share the workers: they give
+    // their heaps back now rather than after the idle timer, so the process holds the
+    // conversation and little besides once its first page is answered.
+    if (decoder.usedWorkers && files.length >= STOP_WORKERS_AFTER_LOADS_OF) await this.options.decodePool?.stopIfIdle();
   }
 
   /**
@@ -450,6 +455,9 @@ function stampOf(stats: Stats): ListingStamp {
 }
 
 const RACY_STAMP_MS = 2000;
+
+/** Files in a load after which idle decode workers are stopped at once (see loadFiles). */
+const STOP_WORKERS_AFTER_LOADS_OF = 10_000;
 
 /** The stats, or undefined when the path does not exist; other failures reject with the path named. */
 async function statOrUndefined<T>(get: () => Promise<T>): Promise<T | undefined> {

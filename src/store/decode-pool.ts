@@ -3,10 +3,10 @@
  * loads, so the main thread spends a few microseconds per event (index inserts) instead
  * of 25-35, and keeps serving requests meanwhile.
  *
- * Workers start with the first job and stop once the pool has been idle for `idleMs`: each
- * holds 10-25 MB (its own heap and its own compiled copy of the contract; it reports how
- * much after every job) and takes about half a second of CPU to start, so they are kept
- * for a burst of loads, not for the process's life. A worker that fails (tsx missing, a crash) disables the pool for good,
+ * Workers start with the first job and stop once the pool has been idle for `idleMs`, or
+ * when a large load is over (stopIfIdle): each holds a heap of its own and its own compiled
+ * copy of the contract (it reports how much after every job) and costs CPU to start, so
+ * they are kept for a burst of loads, not for the process's life. A worker that fails (tsx missing, a crash) disables the pool for good,
  * with one warning; jobs then reject and the caller decodes on the main thread.
  */
 import path from 'node:path';
@@ -114,6 +114,15 @@ export class DecodePool {
       return;
     }
     this.stopWhenIdle(WARM_IDLE_MS);
+  }
+
+  /**
+   * Stops the workers now when no job is running: called when a large load is over, so
+   * that the process holds the conversation and not, besides it, the workers' heaps until
+   * the idle timer fires. Loads still running keep them.
+   */
+  async stopIfIdle(): Promise<void> {
+    if (this.workers.every((worker) => worker.pending === 0)) await this.stopWorkers();
   }
 
   async close(): Promise<void> {

@@ -51,15 +51,16 @@ export interface DirectoryStoreOptions {
   memoryBudgetBytes?: number;
 }
 
-/** Below this many files a load costs less on the main thread (about 50 ms of CPU, in 2 ms slices) than starting the workers (half a second). */
+/** Below this many files a load costs less CPU on the main thread, in slices, than starting the workers does. */
 const DEFAULT_DECODE_IN_WORKERS_FROM = 2000;
-/** More workers than this would only queue on the disk, and each holds 10-25 MB. */
+/** More workers than this would only queue on the disk, and each holds a heap of its own. */
 const MAX_DECODE_WORKERS = 4;
 /**
  * One core fewer than the machine has: the main thread decodes alongside them between
  * requests (batch-decoders.ts). As many workers as cores left the main thread, and the
- * garbage collector's helper threads, waiting for a core: small requests waited 70-200 ms
- * during a 100k load on 2 cores, against 40-55 ms with decoding on the main thread alone.
+ * garbage collector's helper threads, waiting for a core: small requests waited several
+ * times longer during a 100k load on 2 cores than with decoding on the main thread alone
+ * (figures in bench/README.md, "Measurements behind choices in the code").
  */
 const decodeWorkers = () => Math.max(1, Math.min(MAX_DECODE_WORKERS, availableParallelism() - 1));
 /** A pause this long ends a burst of loads (batches of one load arrive every few ms); idle workers then give their memory back. */
@@ -101,7 +102,7 @@ function heldBytesOf(slot: Slot): number {
 
 /**
  * Below this budget, smaller loads do not start the decode workers: a worker's heap
- * (10-25 MB) counts against the budget and would leave too little for conversations.
+ * (`/health` reports it) counts against the budget and would leave too little for conversations.
  */
 const MIN_BUDGET_SHARING_WORKERS = 48 * 1024 * 1024;
 

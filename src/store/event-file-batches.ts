@@ -47,7 +47,7 @@ export interface DecodedFiles {
 
 /**
  * A batch whose median read takes longer than this came from a device: the page cache
- * answers in 5-10 us, a solid-state disk in 100 us or more. The median, because on a busy
+ * answers several times faster, a solid-state disk slower. The median, because on a busy
  * machine a few reads are preempted or meet a garbage collection.
  */
 const DEVICE_READ_MS = 0.05;

@@ -4,8 +4,8 @@
  * is read through (see contained-path.ts). O_NONBLOCK keeps a FIFO that happens to carry
  * an event file's name from blocking a thread forever.
  *
- * Two ways in: `readEventFileNow` reads on the calling thread (5-10 us for a file in the
- * page cache), `readEventFile` through libuv's thread pool (three round trips, about three
+ * Two ways in: `readEventFileNow` reads on the calling thread (cheap for a file in the
+ * page cache), `readEventFile` through libuv's thread pool (three round trips, several
  * times the CPU per small file); event-file-batches.ts chooses between them.
  *
  * Both read into a scratch buffer the caller owns and hand back a view of it, valid until

@@ -1,7 +1,7 @@
 /**
  * Lists a conversation's `events/` directory as event files in append order. A listing
  * of 100k names is read and parsed in slices so the event loop keeps serving other
- * requests: readdir would hand over all names in one callback, a 25-40 ms stall.
+ * requests: readdir would hand over all names in one callback, one long stall.
  */
 import { lstat, opendir, readdir } from 'node:fs/promises';
 import { errorCode } from './error-code';

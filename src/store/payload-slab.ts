@@ -5,10 +5,10 @@
  *
  * Every slab has the same size. Conversations are read and dropped again and again under
  * a memory budget, and the system allocator reuses freed blocks of one size for the next
- * ones, where slabs of many sizes left freed memory it could not reuse or return: over 1000
- * conversations read under a 64 MiB budget, the process held about 20-35 MiB more with
- * slabs growing from 16 KB to 1 MB (plus one trimmed to its exact size at the end of a load)
- * than with slabs of 64 KB. A slab is freed when the last event in it is.
+ * ones, where slabs of many sizes left freed memory it could not reuse or return: over many
+ * conversations read under a budget, slabs growing from 16 KB to 1 MB (plus one trimmed to
+ * its exact size at the end of a load) held more than slabs of one size (figures in
+ * bench/README.md, "Measurements behind choices in the code"). A slab is freed when the last event in it is.
  */
 const SLAB_BYTES = 64 * 1024;
 /** Larger payloads get an allocation of their own rather than most of a slab. */

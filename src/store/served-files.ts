@@ -1,6 +1,6 @@
 /**
  * Which file serves each position of a conversation. A conversation of 100k events would
- * spend about 10 MB holding every file name as a string; what is needed is only whether a
+ * spend megabytes holding every file name as a string; what is needed is only whether a
  * changed or deleted name is the file already serving its position, or a second file
  * claiming the same index. So each position remembers a 32-bit hash of its file's name
  * (FNV-1a). Two names at one position colliding on it would take odds of one in four

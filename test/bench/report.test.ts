@@ -17,7 +17,7 @@ const SCENARIOS: ScenarioName[] = ['first-page', 'deep-page', 'first-page-desc',
 /** A conversation whose first page runs at `firstPageRatio` of a 10,000 req/s baseline, and the floor at `floorRatio`. */
 function conversation(
   events: number,
-  options: { firstPageRatio: number; floorRatio: number; coldOpenMs: number; residentMiB: number },
+  options: { firstPageRatio: number; floorRatio: number; coldOpenMs: number; residentMiB: number; peakMiB?: number },
 ): ConversationResults {
   const dataset: Dataset = {
     spec: { label: events >= 100_000 ? '100k' : '10k', events, seed: 'test' },
@@ -37,6 +37,7 @@ function conversation(
       readyMs: 700,
       firstAnswerMs: options.coldOpenMs,
       idleMemory: { residentBytes: 105 * MiB, peakResidentBytes: 105 * MiB },
+      firstPageMemory: { residentBytes: options.residentMiB * MiB, peakResidentBytes: (options.peakMiB ?? options.residentMiB) * MiB },
       loadedMemory: { residentBytes: options.residentMiB * MiB, peakResidentBytes: options.residentMiB * MiB },
       diskBytes: 184 * MiB,
     },
@@ -55,7 +56,7 @@ function conversation(
   };
 }
 
-function results(quick: boolean, main: ConversationResults, smallMaxMs = 37): BenchResults {
+function results(quick: boolean, main: ConversationResults, smallMaxMs = 37, installedRatio = 1.04): BenchResults {
   return {
     plan: benchPlan(quick),
     startedAt: new Date('2026-11-21T09:53:00Z'),
@@ -74,6 +75,10 @@ function results(quick: boolean, main: ConversationResults, smallMaxMs = 37): Be
       seedShape: { ...main.coldOpen, firstAnswerMs: 3000, readyMs: 700 },
       todaysShape: { ...main.coldOpen, firstAnswerMs: 3230, readyMs: 700 },
     },
+    installedPackage: {
+      tarballBytes: 944_149,
+      rounds: [1, 2].map(() => ({ checkout: figures(3000, 5, 300), installed: figures(3000 * installedRatio, 5, 300 / installedRatio) })),
+    },
     scaling: undefined,
   };
 }
@@ -82,16 +87,29 @@ const verdicts = (run: BenchResults) => Object.fromEntries(checkTargets(run).map
 
 describe('the bench targets', () => {
   it('judges every target on a full run', () => {
-    const run = results(false, conversation(100_000, { firstPageRatio: 0.35, floorRatio: 0.38, coldOpenMs: 2620, residentMiB: 365 }), 52);
+    const run = results(
+      false,
+      conversation(100_000, { firstPageRatio: 0.35, floorRatio: 0.38, coldOpenMs: 2620, residentMiB: 365, peakMiB: 470 }),
+      52,
+    );
 
     expect(verdicts(run)).toEqual({
       'first page throughput': false,
       'deep page p50': true,
       'body no-match p50': true,
       'cold open': true,
-      'resident memory': true,
+      'resident memory right after the first page of a fresh open': true,
+      'peak resident memory while opening': false,
       'small-conversation wait while 100k loads': false,
+      "installed package's first page against the checkout's": true,
     });
+  });
+
+  it('misses the installed package when it runs slower than the checkout beyond noise', () => {
+    const run = results(false, conversation(100_000, { firstPageRatio: 0.55, floorRatio: 0.6, coldOpenMs: 2620, residentMiB: 365 }), 37, 0.7);
+
+    expect(verdicts(run)["installed package's first page against the checkout's"]).toBe(false);
+    expect(renderReport(run, checkTargets(run))).toContain('| round 2: installed tarball | 2100 | 0.70 |');
   });
 
   it('leaves the targets set for 100k events unjudged on the quick run’s 10k conversation', () => {
@@ -102,8 +120,10 @@ describe('the bench targets', () => {
       'deep page p50': true,
       'body no-match p50': undefined,
       'cold open': undefined,
-      'resident memory': undefined,
+      'resident memory right after the first page of a fresh open': undefined,
+      'peak resident memory while opening': undefined,
       'small-conversation wait while 10k loads': undefined,
+      "installed package's first page against the checkout's": true,
     });
     expect(renderReport(run, checkTargets(run))).toContain(
       '| cold open (10k) | < 3 s for 100k | 1.10 s | not judged (set for 100k events; run the full bench) |',

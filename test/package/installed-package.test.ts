@@ -37,6 +37,8 @@ let server: ChildProcess | undefined;
 let serverUrl: string;
 let conversationId: string;
 let eventFiles: number;
+let clientConsumer: string;
+let clientTarball: string;
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'installed-package-'));
@@ -50,6 +52,26 @@ beforeAll(async () => {
   writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
   await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(work, report.filename), '@types/node@20'], {
     cwd: consumer,
+    env: cleanEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+
+  // The client package is built by the same build (`prepare` above); packed on its own, it
+  // goes into a second project that has nothing else, not even @types/node.
+  const clientPacked = await run(NPM, ['pack', '--json', '--pack-destination', work, path.join(ROOT, 'packages/client')], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  clientTarball = path.join(work, (JSON.parse(clientPacked.stdout.slice(clientPacked.stdout.indexOf('['))) as [{ filename: string }])[0].filename);
+  clientConsumer = path.join(work, 'client-consumer');
+  mkdirSync(clientConsumer);
+  writeFileSync(
+    path.join(clientConsumer, 'package.json'),
+    JSON.stringify({ name: 'client-consumer', version: '1.0.0', private: true, type: 'module' }),
+  );
+  await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', clientTarball], {
+    cwd: clientConsumer,
     env: cleanEnv(),
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -85,9 +107,9 @@ function bin(name: string): string {
 }
 
 /** Starts the installed `agent-server` on port 0 and resolves with the address its start line prints. */
-function startInstalledServer(cwd: string): Promise<{ server: ChildProcess; url: string }> {
+function startInstalledServer(cwd: string, env: Record<string, string> = {}): Promise<{ server: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin('agent-server'), ['--port', '0'], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin('agent-server'), ['--port', '0'], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -156,6 +178,51 @@ describe('the installed package', () => {
     expect(JSON.parse(lines[lines.length - 1] ?? '')).toEqual({ walked: eventFiles, counted: eventFiles });
   });
 
+  it('runs express-openapi-validator with the fix in patches/: no route matcher compiled per request, and no install script', async () => {
+    // Counts every regular expression the process compiles at run time (path-to-regexp builds
+    // its matchers with `new RegExp`) and prints the count on SIGUSR2. The released validator
+    // compiles a matcher for each route it scans on every request; the patched one once per route.
+    const counter = path.join(consumer, 'count-regexps.cjs');
+    writeFileSync(
+      counter,
+      [
+        'let compiled = 0;',
+        'const count = { construct: (target, args, newTarget) => (compiled++, Reflect.construct(target, args, newTarget)), apply: (target, self, args) => (compiled++, Reflect.apply(target, self, args)) };',
+        'globalThis.RegExp = new Proxy(RegExp, count);',
+        "process.on('SIGUSR2', () => process.stderr.write('regexps compiled: ' + compiled + '\\n'));",
+      ].join('\n'),
+    );
+    const counted = await startInstalledServer(consumer, { NODE_OPTIONS: `--require ${counter}` });
+    let output = '';
+    counted.server.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const compiledSoFar = async (): Promise<number> => {
+      const before = output.length;
+      counted.server.kill('SIGUSR2');
+      for (let wait = 0; wait < 100 && !/regexps compiled: \d+\n/.test(output.slice(before)); wait++) await new Promise((r) => setTimeout(r, 20));
+      return Number(/regexps compiled: (\d+)\n/.exec(output.slice(before))?.[1]);
+    };
+    const search = `${counted.url}/api/conversations/${conversationId}/events/search?limit=2&timestamp__gte=2020-01-01T00:00:00Z`;
+    const REQUESTS = 20;
+    try {
+      expect((await fetch(search)).status).toBe(200); // the validator loads and compiles its routes
+      const before = await compiledSoFar();
+      for (let i = 0; i < REQUESTS; i++) expect((await fetch(search)).status).toBe(200);
+      const after = await compiledSoFar();
+      expect(Number.isFinite(before)).toBe(true);
+      expect(after - before).toBeLessThan(REQUESTS);
+    } finally {
+      const exited = new Promise((resolve) => counted.server.once('exit', resolve));
+      counted.server.kill('SIGTERM');
+      await exited;
+    }
+    const manifest = JSON.parse(readFileSync(path.join(consumer, 'node_modules/agent-server-contract/package.json'), 'utf8'));
+    expect(manifest.scripts?.postinstall).toBeUndefined();
+    expect(manifest.scripts?.install).toBeUndefined();
+    expect(Object.keys(manifest.dependencies)).not.toContain('patch-package');
+  });
+
   it('starts agent-server with the node flags npm start uses', () => {
     const firstLine = readFileSync(path.join(consumer, 'node_modules/agent-server-contract/dist/src/cli/start.js'), 'utf8').split('\n')[0];
     expect(firstLine).toBe(`#!/usr/bin/env -S node ${SERVER_NODE_FLAGS.join(' ')}`);
@@ -186,5 +253,100 @@ describe('the installed package', () => {
     expect(help.stdout).toMatch(/usage/i);
     const version = await run(bin(name), ['--version'], { cwd: consumer, env: cleanEnv() });
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+  });
+});
+
+describe('the client package, installed alone', () => {
+  const CLIENT = 'agent-server-contract-client';
+
+  it('brings openapi-fetch and nothing else of ours: no server, no Express, no validator', () => {
+    const lock = JSON.parse(readFileSync(path.join(clientConsumer, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    const installed = Object.keys(lock.packages)
+      .filter((key) => key.startsWith('node_modules/'))
+      .map((key) => key.slice('node_modules/'.length));
+    const manifest = JSON.parse(readFileSync(path.join(clientConsumer, 'node_modules', CLIENT, 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.dependencies)).toEqual(['openapi-fetch']);
+    expect(manifest.scripts).toBeUndefined();
+    const openapiFetch = JSON.parse(readFileSync(path.join(clientConsumer, 'node_modules/openapi-fetch/package.json'), 'utf8'));
+    expect(installed.sort()).toEqual([CLIENT, 'openapi-fetch', ...Object.keys(openapiFetch.dependencies ?? {})].sort());
+  });
+
+  it('walks a real server from an ES module and counts from CommonJS', async () => {
+    writeFileSync(
+      path.join(clientConsumer, 'walk.mjs'),
+      [
+        `import { createAgentServerClient } from '${CLIENT}';`,
+        'const client = createAgentServerClient({ baseUrl: process.argv[2] });',
+        'let walked = 0;',
+        'for await (const event of client.iterateEvents(process.argv[3], { limit: 7 })) walked += typeof event.kind === "string" ? 1 : 0;',
+        "const missing = await client.getEvent(process.argv[3], 'no-such-event');",
+        'console.log(JSON.stringify({ walked, missing: missing.ok ? 200 : missing.error.status }));',
+      ].join('\n'),
+    );
+    const walked = await run(process.execPath, ['walk.mjs', serverUrl, conversationId], { cwd: clientConsumer });
+    expect(JSON.parse(walked.stdout)).toEqual({ walked: eventFiles, missing: 404 });
+
+    writeFileSync(
+      path.join(clientConsumer, 'count.cjs'),
+      [
+        `const { createAgentServerClient, AgentServerError } = require('${CLIENT}');`,
+        'createAgentServerClient({ baseUrl: process.argv[2] }).countEvents(process.argv[3], {}).then((counted) => {',
+        '  console.log(JSON.stringify({ ok: counted.ok, count: counted.count }));',
+        '  return createAgentServerClient({ baseUrl: process.argv[2] }).searchEvents(process.argv[3], { limit: 0 });',
+        '}).then((bad) => console.log(JSON.stringify({ isError: bad.error instanceof AgentServerError, status: bad.error.status, loc: bad.error.validationErrors[0].loc })));',
+      ].join('\n'),
+    );
+    const counted = await run(process.execPath, ['count.cjs', serverUrl, conversationId], { cwd: clientConsumer });
+    const [count, bad] = counted.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(count).toEqual({ ok: true, count: eventFiles });
+    expect(bad).toEqual({ isError: true, status: 422, loc: ['query', 'limit'] });
+  });
+
+  it('type-checks a strict consumer, ES module and CommonJS, against the contract types it ships', async () => {
+    const typed = [
+      `import { type Event, type EventPage, createAgentServerClient } from '${CLIENT}';`,
+      "const client = createAgentServerClient({ baseUrl: 'http://127.0.0.1:8000' });",
+      'export async function firstKinds(id: string): Promise<Event["kind"][]> {',
+      "  const result = await client.searchEvents(id, { kind: 'MessageEvent', limit: 5, sort_order: 'TIMESTAMP_DESC' });",
+      '  const page: EventPage | undefined = result.ok ? result.page : undefined;',
+      '  return (page?.items ?? []).map((event) => event.kind);',
+      '}',
+      '// @ts-expect-error: the contract has no such sort order',
+      "void client.searchEvents('x', { sort_order: 'BY_MOOD' });",
+      '// @ts-expect-error: limit is an integer, not a string',
+      "void client.searchEvents('x', { limit: '5' });",
+    ].join('\n');
+    writeFileSync(path.join(clientConsumer, 'typed.mts'), typed);
+    writeFileSync(path.join(clientConsumer, 'typed.cts'), typed);
+    const compilerOptions = {
+      target: 'ES2022',
+      lib: ['ES2022', 'DOM'],
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      strict: true,
+      noEmit: true,
+      types: [],
+    };
+    writeFileSync(path.join(clientConsumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['typed.mts', 'typed.cts'] }));
+    const checked = await run(process.execPath, [TSC, '-p', path.join(clientConsumer, 'tsconfig.json')], { cwd: clientConsumer }).catch(
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(checked.stdout).toBe('');
+  });
+
+  it('is what the main package exports: the same names from agent-server-contract', async () => {
+    const script = [
+      `const names = (module) => Object.keys(require(module)).sort();`,
+      `console.log(JSON.stringify([names('agent-server-contract'), names('${CLIENT}')]));`,
+    ].join('\n');
+    writeFileSync(path.join(consumer, 'exports.cjs'), script);
+    cpSync(path.join(clientConsumer, 'node_modules', CLIENT), path.join(consumer, 'node_modules', CLIENT), { recursive: true });
+    const { stdout } = await run(process.execPath, ['exports.cjs'], { cwd: consumer });
+    const [main, client] = JSON.parse(stdout) as [string[], string[]];
+    expect(client).toContain('createAgentServerClient');
+    expect(main).toEqual(client);
   });
 });

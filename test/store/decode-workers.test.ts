@@ -209,6 +209,21 @@ describe('the decode pool', () => {
     expect((await inWorkers.decode(files)).files).toEqual([expect.objectContaining({ position: 0, text: 'message number 0' })]);
   });
 
+  it('stops its workers at once when asked after a large load, and not while a job runs', async () => {
+    pool = new DecodePool({ workers: 2, idleMs: 60_000, logger });
+    const events = createConversation(t.root);
+    writeEvent(events, 0, userMessage(0));
+    const { inWorkers } = decodersOver(events);
+    const files = [parseEventFileName(eventFileName(0, userMessage(0).id))!];
+
+    const running = inWorkers.decode(files);
+    await pool.stopIfIdle();
+    expect(pool.running).toBe(2);
+    await running;
+    await pool.stopIfIdle();
+    expect(pool.running).toBe(0);
+  });
+
   it('decodes on the main thread, after one warning, when its workers cannot start', async () => {
     const failures = createMemoryLogger();
     pool = new DecodePool({ workers: 2, idleMs: 50, logger: failures, workerModule: path.join(t.root, 'missing-worker.ts') });

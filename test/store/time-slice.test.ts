@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { TimeSlice, consumeInOrder, sortInSlices } from '../../src/store/time-slice';
 
 describe('sortInSlices', () => {
@@ -60,6 +62,35 @@ describe('consumeInOrder', () => {
     finish.get(4)!();
     await run;
     expect(consumed).toEqual([0, 10, 20, 30, 40]);
+  });
+
+  it('lets go of each result once consumed, not at the end of the run', async () => {
+    // A load's decoded batches are its results: held to the end, a 100k load kept every
+    // decoded file object alive until it was over.
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const firstResult: WeakRef<object>[] = [];
+    let releaseLast: () => void = () => undefined;
+    const run = consumeInOrder(
+      [0, 1, 2, 3],
+      1,
+      (item) =>
+        new Promise<object>((resolve) => {
+          if (item < 3) resolve({ item, bytes: new Uint8Array(1024) });
+          else releaseLast = () => resolve({ item });
+        }),
+      async (_item, result) => {
+        if (firstResult.length === 0) firstResult.push(new WeakRef(result));
+      },
+      () => false,
+    );
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    await settle();
+    await settle();
+    collect();
+    expect(firstResult[0]?.deref()).toBeUndefined();
+    releaseLast();
+    await run;
   });
 
   it('starts no more items once told to stop', async () => {
