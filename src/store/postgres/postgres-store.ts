@@ -5,8 +5,16 @@
  */
 import type { Pool } from 'pg';
 import type { Logger } from '../../log';
-import type { EventFilters, SearchCriteria } from '../../search';
-import { type EventStore, type StoredConversationSummary, type StoredPage, type StoreHealth, emptyStoreHealth } from '../event-store';
+import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
+import {
+  type EventStore,
+  type StoredConversationSummary,
+  type StoredHitPage,
+  type StoredPage,
+  type StoreHealth,
+  emptyStoreHealth,
+} from '../event-store';
+import { type KeyedRow, acrossCountStatement, acrossPageStatement, conversationIdStatement, exportBatchStatement, keyOfRow } from './across-query';
 import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
 import {
   countStatement,
@@ -35,6 +43,8 @@ export interface PostgresStoreOptions {
 }
 
 const DEFAULT_HEALTH_REFRESH_MS = 2_000;
+/** Events an export reads from the database at a time. */
+const EXPORT_BATCH = 1000;
 
 /**
  * Connects, checks that the schema is at the version this code expects, and returns the
@@ -149,6 +159,76 @@ export class PostgresStore implements EventStore {
         lastEventAt: storedTimestamp(row.last_payload),
       }));
     });
+  }
+
+  /** A page of the search across conversations: one walk of an ordered index from the cursor's key. */
+  searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
+    return guarded('search across conversations', async () => {
+      const rows = await this.indexWalk<KeyedRow>((form) => acrossPageStatement(criteria, form));
+      const hits = rows.slice(0, criteria.limit).map((row) => ({ key: keyOfRow(row), title: null, json: row.payload }));
+      const after = rows[criteria.limit];
+      return { hits, next: after ? keyOfRow(after) : null };
+    });
+  }
+
+  countAll(filters: EventFilters): Promise<number> {
+    return guarded('count across conversations', async () => {
+      const rows = await this.indexWalk<{ count: string }>(() => acrossCountStatement(filters));
+      return Number(rows[0]?.count ?? 0);
+    });
+  }
+
+  exportEvents(hex: string): Promise<AsyncIterable<Buffer> | undefined> {
+    return guarded('export', async () => {
+      const row = (await this.pool.query<{ id: number }>(conversationIdStatement(hex))).rows[0];
+      return row ? this.exportBatches(row.id, hex) : undefined;
+    });
+  }
+
+  /** The conversation in batches, each from the key after the last, so appends meanwhile neither repeat nor skip an event. */
+  private async *exportBatches(conversationId: number, hex: string): AsyncGenerator<Buffer> {
+    let from: EventKey | undefined;
+    for (;;) {
+      const rows = await guarded('export', () =>
+        this.indexWalk<KeyedRow>((form) => exportBatchStatement(conversationId, hex, from, EXPORT_BATCH + 1, form)),
+      );
+      for (const row of rows.slice(0, EXPORT_BATCH)) yield row.payload;
+      const after = rows[EXPORT_BATCH];
+      if (!after) return;
+      from = keyOfRow(after);
+    }
+  }
+
+  /**
+   * Runs a statement in a read-only transaction with sequential scans switched off, so the
+   * planner walks an index even where it would guess a scan of the table cheaper; payloads
+   * come in this store's form, as bytea when the text form meets bytes that are not UTF-8.
+   */
+  private async indexWalk<Row extends object>(statement: (form: PayloadForm) => Statement): Promise<(Row & { payload: Buffer })[]> {
+    if (this.payloadForm === 'text') {
+      try {
+        const rows = await this.inIndexWalkTransaction<Row & { payload?: string | Buffer }>(statement('text'));
+        return rows.map((row) => ({ ...row, payload: typeof row.payload === 'string' ? Buffer.from(row.payload, 'utf8') : (row.payload as Buffer) }));
+      } catch (error) {
+        if (!isNotUtf8(error)) throw error;
+      }
+    }
+    return this.inIndexWalkTransaction<Row & { payload: Buffer }>(statement('bytea'));
+  }
+
+  private async inIndexWalkTransaction<Row extends object>(statement: Statement): Promise<Row[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN READ ONLY; SET LOCAL enable_seqscan = off');
+      const result = await client.query<Row>(statement);
+      await client.query('COMMIT');
+      return result.rows;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /**
