@@ -176,8 +176,8 @@ export interface paths {
          *     in the search's ascending order, exactly as the search serves it. `markdown`: a
          *     document a person reads: the task, the messages as text, each action with its
          *     tool, summary and arguments, its observation fenced and linked to it, errors
-         *     marked, long outputs folded. Encrypted reasoning is never written in either form's
-         *     Markdown, nor anything that looks like a secret.
+         *     marked, long outputs folded; the Markdown never holds encrypted reasoning content
+         *     nor a value that looks like a secret.
          */
         get: operations["exportStoredConversation"];
         put?: never;
