@@ -206,7 +206,9 @@ function oneLine(value: string): string {
 }
 
 function escapeInline(value: string): string {
-  return redactSecrets(value).replace(/[<`*_[\]#\\]/g, (character) => `\\${character}`);
+  return redactSecrets(value)
+    .replace(/[`*_[\]#\\]/g, (character) => `\\${character}`)
+    .replace(/</g, '&lt;');
 }
 
 function escapeHtml(value: string): string {
