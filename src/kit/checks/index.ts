@@ -10,6 +10,7 @@ import { referenceAcceptChecks } from './reference-accepts';
 import { referenceErrorChecks } from './reference-errors';
 import { referenceOperationChecks } from './reference-operations';
 import { referenceSortChecks, sortChecks } from './sort';
+import { storedEventChecks } from './stored-events';
 
 export function allChecks(): Check[] {
   return [
@@ -19,6 +20,7 @@ export function allChecks(): Check[] {
     ...sortChecks(),
     ...propertyChecks(),
     ...fixtureChecks(),
+    ...storedEventChecks(),
     ...auditChecks(),
     ...referenceErrorChecks(),
     ...referenceAcceptChecks(),
