@@ -32,7 +32,7 @@ export function storedSearch(options: StoredSearchOptions): HTMLElement {
     attributes: { type: 'search', id: 'stored-search', name: 'search', placeholder: 'text in any message', autocomplete: 'off', spellcheck: 'false' },
   });
   input.value = options.search ?? '';
-  const form = element('form', { className: 'stored-search', attributes: { role: 'search', 'aria-label': 'Search every conversation' } }, [
+  const form = element('form', { className: 'stored-search', attributes: { role: 'search', 'aria-label': 'Search across conversations' } }, [
     element('label', { text: 'Search every conversation', attributes: { for: 'stored-search' } }),
     input,
     element('button', { text: 'Search', attributes: { type: 'submit' } }),

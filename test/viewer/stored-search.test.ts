@@ -15,14 +15,17 @@ const LONG_ID = conversationId(1);
 const SHORT_ID = conversationId(2);
 const NEEDLE = 'quarterly ledger';
 /** Deep in the long conversation, so reaching it takes several pages and a scroll. */
-const DEEP = eventId(1250);
+const DEEP = eventId(1249);
 
 function longConversation(): Event[] {
   return Array.from({ length: 300 }, (_, i) => {
-    const stamp = { id: eventId(1000 + i), timestamp: `2026-03-01T10:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}` };
+    const stamp = {
+      id: eventId(1000 + i),
+      timestamp: `2026-03-01T10:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
+    };
     if (i % 3 === 1) return action(stamp, `Step ${i}: look at the files.`);
     if (i % 3 === 2) return observation(stamp, `output of step ${i}`);
-    const text = i === 250 ? `Found it: the ${NEEDLE.toUpperCase()} totals are off by one.` : `Message ${i} about the build.`;
+    const text = i === 249 ? `Found it: the ${NEEDLE.toUpperCase()} totals are off by one.` : `Message ${i} about the build.`;
     return message({ ...stamp, source: i % 2 ? 'agent' : 'user' }, { text: [text] });
   });
 }
@@ -72,7 +75,7 @@ async function revealed(page: Page, id: string): Promise<{ highlighted: boolean;
 
 it('searches every conversation from the list, newest first, each hit naming its conversation with the match marked', async () => {
   const { page } = await harness.open('/');
-  await page.getByLabel('Search every conversation').fill(NEEDLE);
+  await page.getByRole('searchbox', { name: 'Search every conversation' }).fill(NEEDLE);
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   await page.locator('.search-hits li').first().waitFor();
   expect(new URL(page.url()).searchParams.get('search')).toBe(NEEDLE);
@@ -89,8 +92,10 @@ it('searches every conversation from the list, newest first, each hit naming its
 
 it('a search that matches nothing says so; the search is a link', async () => {
   const { page } = await harness.open(`/?search=${encodeURIComponent('no such words')}`);
-  await expect(page.locator('.search-status').filter({ hasText: 'No message' }).textContent()).resolves.toContain('No message in any conversation contains');
-  await expect(page.getByLabel('Search every conversation').inputValue()).resolves.toBe('no such words');
+  await expect(page.locator('.search-status').filter({ hasText: 'No message' }).textContent()).resolves.toContain(
+    'No message in any conversation contains',
+  );
+  await expect(page.getByRole('searchbox', { name: 'Search every conversation' }).inputValue()).resolves.toBe('no such words');
 });
 
 it('a hit opens its conversation scrolled to the event, highlighted, and the address names the event', async () => {
@@ -110,7 +115,8 @@ it('every event has a link and a "Copy link" whose address opens that event', as
   await expect(page.locator('article.event .copy-link').count()).resolves.toBe(2);
   const second = page.locator(`article.event[data-event-id="${eventId(2)}"]`);
   await second.locator('.copy-link').click();
-  await expect(second.locator('.copy-link').textContent()).resolves.toBe('Copied');
+  // The button says so once the clipboard has taken the address.
+  await second.locator('.copy-link').filter({ hasText: 'Copied' }).waitFor();
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   expect(copied).toBe(`${harness.url}/?conversation=${SHORT_ID}&event=${eventId(2)}`);
   await expect(second.locator('.event-permalink').getAttribute('href')).resolves.toBe(`/?conversation=${SHORT_ID}&event=${eventId(2)}`);
