@@ -156,6 +156,18 @@ describe('Markdown', () => {
   });
 });
 
+it('a client that goes away in the middle of an export leaves the server answering', async () => {
+  const abort = new AbortController();
+  const response = await fetch(`${server.url}/api/stored-conversations/${LONG}/export?format=markdown`, { signal: abort.signal });
+  const reader = response.body!.getReader();
+  await reader.read();
+  abort.abort();
+  await reader.read().catch(() => undefined);
+  const again = await exported(LONG, 'jsonl');
+  expect(again.status).toBe(200);
+  expect((await again.text()).split('\n').filter(Boolean)).toHaveLength(LONG_EVENTS);
+});
+
 describe('bad requests', () => {
   it('an unknown conversation is a 404 naming it', async () => {
     const response = await exported(conversationId(99), 'markdown');
