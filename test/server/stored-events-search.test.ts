@@ -9,6 +9,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import type { Event, components } from '../../src/contract';
 import { eventFileName, serializeEvent, writeConversation } from '../../src/fixture/layout';
 import { storedTimestampMicros } from '../../src/search';
@@ -219,6 +220,23 @@ describe('bad input is a 422 naming the parameter', () => {
     expect((await server.get(`${SEARCH}?sort_order=SIDEWAYS`)).status).toBe(422);
     expect((await server.get(`${COUNT}?timestamp__gte=yesterday`)).status).toBe(422);
   });
+});
+
+it('answers any query string with a 2xx or a 4xx, never a 5xx (property-based, replayable by its seed)', async () => {
+  const value = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'binary' }),
+    fc.constantFrom('%', '_', '\\', "'", '--', '.*', '[a-', '(?:', '\u0000', 'x'.repeat(600)),
+  );
+  const parameter = fc.constantFrom('body', 'page_id', 'kind', 'source', 'limit', 'sort_order', 'timestamp__gte', 'timestamp__lt');
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.tuple(parameter, value), { maxLength: 4 }), fc.boolean(), async (pairs, counting) => {
+      const query = pairs.map(([name, text]) => `${name}=${encodeURIComponent(text)}`).join('&');
+      const { status, text } = await server.get(`${counting ? COUNT : SEARCH}?${query}`);
+      expect({ query, status: status < 500 ? 'not 5xx' : `${status} ${text}` }).toEqual({ query, status: 'not 5xx' });
+    }),
+    { numRuns: 80, seed: 20261125 },
+  );
 });
 
 describe('every event exactly once across pages while the store changes', () => {
