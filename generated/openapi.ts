@@ -122,11 +122,11 @@ export interface paths {
          *     storage position; `TIMESTAMP_DESC` reverses that whole order. Each item names its
          *     conversation.
          *
-         *     `next_page_id` is an opaque cursor naming the first item not yet returned: pass it
-         *     back as `page_id`, filters and order unchanged, for the next page. Every matching
-         *     event is returned exactly once across the pages of one walk, also while
-         *     conversations are appended to or added: an event that sorts after the cursor is
-         *     still to come, one that sorts before it was already passed. A `page_id` this
+         *     `next_page_id` is an opaque cursor naming the last item returned: pass it back as
+         *     `page_id`, filters and order unchanged, and the next page holds what comes after
+         *     it. Every matching event is returned exactly once across the pages of one walk,
+         *     also while conversations are appended to or added: an event that sorts after the
+         *     last one returned is still to come, one that sorts before it was already passed. A `page_id` this
          *     server did not hand out, or one from a walk in the other order, is a 422.
          */
         get: operations["searchStoredEvents"];

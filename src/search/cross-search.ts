@@ -36,8 +36,12 @@ export function compareInOrder(order: EventSortOrder, a: EventKey, b: EventKey):
 export interface CrossSearchCriteria extends EventFilters {
   sortOrder: EventSortOrder;
   limit: number;
-  /** The first key the page may hold (inclusive, in walk order); absent: from the start. */
-  from?: EventKey;
+  /**
+   * The key of the last event the previous page returned: the page holds what comes after
+   * it in walk order. Absent: from the start. After the last one returned, not at the
+   * first one left out, so an event written between the two meanwhile is still to come.
+   */
+  after?: EventKey;
 }
 
 export interface KeyedSlot {
@@ -46,7 +50,7 @@ export interface KeyedSlot {
 }
 
 /**
- * Up to `limit` matches of one conversation in walk order, starting at `from` and ending
+ * Up to `limit` matches of one conversation in walk order, starting after `after` and ending
  * before `until` (a key no longer wanted: the merge already holds enough before it).
  * A binary search finds the start, so the walk costs what it collects plus what the
  * other filters skip, as a page of one conversation does.
@@ -59,11 +63,11 @@ export function walkConversation(index: EventIndex<unknown>, hex: string, criter
   const found: KeyedSlot[] = [];
   const order = criteria.sortOrder;
   if (order !== 'TIMESTAMP_DESC') {
-    const from = criteria.from;
-    const start = from
+    const after = criteria.after;
+    const start = after
       ? Math.max(
           window.start,
-          list.firstNotBefore((slot) => compareKeys(keyOf(slot), from) < 0),
+          list.firstNotBefore((slot) => compareKeys(keyOf(slot), after) <= 0),
         )
       : window.start;
     for (let i = start; i < window.end && found.length < criteria.limit; i++) {
@@ -73,11 +77,11 @@ export function walkConversation(index: EventIndex<unknown>, hex: string, criter
       if (satisfies(index, slot, criteria)) found.push({ slot, key });
     }
   } else {
-    const from = criteria.from;
-    const end = from
+    const after = criteria.after;
+    const end = after
       ? Math.min(
           window.end,
-          list.firstNotBefore((slot) => compareKeys(keyOf(slot), from) <= 0),
+          list.firstNotBefore((slot) => compareKeys(keyOf(slot), after) < 0),
         )
       : window.end;
     for (let i = end - 1; i >= window.start && found.length < criteria.limit; i--) {
@@ -122,8 +126,9 @@ export class MergedHits<Hit extends { key: EventKey }> {
     if (this.hits.length > this.keep) this.hits.pop();
   }
 
-  /** The first `limit` hits, and the key of the one after them (the next page's start), or null. */
+  /** The first `limit` hits, and, when more follow, the key of the last of them (the next page comes after it), or null. */
   page(limit: number): { hits: Hit[]; next: EventKey | null } {
-    return { hits: this.hits.slice(0, limit), next: this.hits[limit]?.key ?? null };
+    const hits = this.hits.slice(0, limit);
+    return { hits, next: this.hits.length > limit ? hits[limit - 1]!.key : null };
   }
 }

@@ -54,7 +54,7 @@ export function operationHandlers(store: EventStore): OperationHandlers {
       if (typeof query.page_id === 'string') {
         const cursor = decodeCursor(order, query.page_id);
         if (!cursor.ok) return invalidPageId(query.page_id, cursor.reason);
-        criteria.from = cursor.key;
+        criteria.after = cursor.key;
       }
       const page = await store.searchAll(criteria);
       return { status: 200, body: storedEventPageBody(page.hits, page.next && encodeCursor(order, page.next)) };

@@ -1,9 +1,9 @@
 /**
  * The `page_id` of the search across conversations: the key (timestamp, conversation id,
- * position) of the first event a page did not return, and the order of the walk, as
- * base64url JSON. A key, not an event id, so the next page starts at the same place
- * whatever was appended or added meanwhile, and an event deleted meanwhile does not make
- * the walk restart. The client treats it as opaque; the server checks every part of it.
+ * position) of the last event a page returned, and the order of the walk, as base64url
+ * JSON. The next page holds what comes after that key, so every event is returned once:
+ * one written or added meanwhile that sorts after it is still to come (one that sorts
+ * before it was passed), and an event deleted meanwhile does not make the walk restart. The client treats it as opaque; the server checks every part of it.
  */
 import type { EventSortOrder } from '../contract';
 import type { EventKey } from '../search';

@@ -228,15 +228,15 @@ class DirectoryStore implements DirectoryEventStore {
    * reused once the conversation changes.
    */
   private async *exportBatches(hex: string): AsyncGenerator<Buffer> {
-    let from: EventKey | undefined;
+    let after: EventKey | undefined;
     for (;;) {
       const index = await this.open(hex);
       if (!index) return;
-      const walked = walkConversation(index, hex, { sortOrder: 'TIMESTAMP', limit: EXPORT_BATCH + 1, from });
-      const batch = walked.slice(0, EXPORT_BATCH).map(({ slot }) => Buffer.from(index.payloadAt(slot)));
+      const walked = walkConversation(index, hex, { sortOrder: 'TIMESTAMP', limit: EXPORT_BATCH, ...(after ? { after } : {}) });
+      const batch = walked.map(({ slot }) => Buffer.from(index.payloadAt(slot)));
       yield* batch;
-      if (walked.length <= EXPORT_BATCH) return;
-      from = walked[EXPORT_BATCH]!.key;
+      if (walked.length < EXPORT_BATCH) return;
+      after = walked[walked.length - 1]!.key;
     }
   }
 

@@ -138,8 +138,8 @@ describe('query plans over 100k events', () => {
     it(`${name}: the search across conversations walks an index, first page and from a key, both orders; its count too`, async () => {
       const plans: string[] = [];
       for (const sortOrder of ['TIMESTAMP', 'TIMESTAMP_DESC'] as const) {
-        for (const from of [undefined, key, { ...key, micros: null }]) {
-          const criteria: CrossSearchCriteria = { ...filters, sortOrder, limit: 100, ...(from ? { from } : {}) };
+        for (const after of [undefined, key, { ...key, micros: null }]) {
+          const criteria: CrossSearchCriteria = { ...filters, sortOrder, limit: 100, ...(after ? { after } : {}) };
           plans.push((await planWithoutSequentialScans(acrossPageStatement(criteria))).text);
         }
       }
@@ -159,8 +159,8 @@ describe('query plans over 100k events', () => {
   });
 
   it('an export batch walks the conversation in order from a key', async () => {
-    for (const from of [undefined, key]) {
-      const plan = await planWithoutSequentialScans(exportBatchStatement(large, LARGE, from, 1001));
+    for (const after of [undefined, key]) {
+      const plan = await planWithoutSequentialScans(exportBatchStatement(large, LARGE, after, 1000));
       expect(plan.text).not.toContain('Seq Scan on events');
       expect(plan.text).toMatch(/using events_(in_order|pkey)/);
     }

@@ -46,15 +46,15 @@ describe('memory budget', () => {
 
     const walkAll = async (): Promise<string[]> => {
       const texts: string[] = [];
-      let from: EventKey | undefined;
+      let after: EventKey | undefined;
       do {
-        const page = await t.store.searchAll({ sortOrder: 'TIMESTAMP_DESC', limit: 25, body: 'message 1', ...(from ? { from } : {}) });
+        const page = await t.store.searchAll({ sortOrder: 'TIMESTAMP_DESC', limit: 25, body: 'message 1', ...(after ? { after } : {}) });
         texts.push(...page.hits.map((hit) => `${hit.key.hex} ${hit.json.toString()}`));
-        from = page.next ?? undefined;
+        after = page.next ?? undefined;
         // Never more held than the budget and the one conversation being walked.
         const health = t.store.health();
         if (health.memoryBudgetBytes !== null) expect(health.bytesHeld).toBeLessThanOrEqual(health.memoryBudgetBytes + oneConversation);
-      } while (from);
+      } while (after);
       return texts;
     };
     t = storeOverTemporaryRoot();

@@ -19,12 +19,12 @@ function payloadColumn(form: PayloadForm): string {
   return form === 'text' ? `convert_from(e.payload, 'UTF8') AS payload` : 'e.payload AS payload';
 }
 
-/** Up to `limit + 1` matches from `criteria.from` on, in walk order: the last only names the next page. */
+/** Up to `limit + 1` matches after `criteria.after`, in walk order: the last only says that another page follows. */
 export function acrossPageStatement(criteria: CrossSearchCriteria, form: PayloadForm = 'text'): Statement {
   const parameters = new Parameters();
   const order = criteria.sortOrder === 'TIMESTAMP_DESC' ? 'DESC' : 'ASC';
   const conditions = [filterConditions(criteria, parameters)];
-  if (criteria.from) conditions.push(keyCondition(criteria.from, order === 'DESC' ? '<=' : '>=', parameters));
+  if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
   const text = `SELECT c.hex, e.sort_micros::text AS sort_micros, e.position::text AS position, ${payloadColumn(form)}
     FROM events e JOIN conversations c ON c.id = e.conversation_id
     WHERE ${conditions.join(' AND ')}
@@ -44,19 +44,19 @@ export function conversationIdStatement(hex: string): Statement {
   return { text: 'SELECT id FROM conversations WHERE hex = $1', values: [hex] };
 }
 
-/** One batch of a conversation's export: `limit` events in ascending order from `from` on (inclusive). */
+/** One batch of a conversation's export: `limit` events in ascending order after `after`. */
 export function exportBatchStatement(
   conversationId: number,
   hex: string,
-  from: EventKey | undefined,
+  after: EventKey | undefined,
   limit: number,
   form: PayloadForm = 'text',
 ): Statement {
   const parameters = new Parameters();
   const conditions = [`e.conversation_id = ${parameters.add(conversationId)}`];
-  if (from) {
+  if (after) {
     conditions.push(
-      `(e.sort_micros, e.position) >= (${parameters.add(storedSortMicros(from.micros ?? undefined))}::bigint, ${parameters.add(from.position)}::bigint)`,
+      `(e.sort_micros, e.position) > (${parameters.add(storedSortMicros(after.micros ?? undefined))}::bigint, ${parameters.add(after.position)}::bigint)`,
     );
   }
   const text = `SELECT ${parameters.add(hex)}::text AS hex, e.sort_micros::text AS sort_micros, e.position::text AS position, ${payloadColumn(form)}
@@ -65,7 +65,7 @@ export function exportBatchStatement(
   return { text, values: parameters.values };
 }
 
-function keyCondition(key: EventKey, comparison: '<=' | '>=', parameters: Parameters): string {
+function keyCondition(key: EventKey, comparison: '<' | '>', parameters: Parameters): string {
   const micros = parameters.add(storedSortMicros(key.micros ?? undefined));
   return `(e.sort_micros, e.conversation_uuid, e.position) ${comparison} (${micros}::bigint, ${parameters.add(key.hex)}::uuid, ${parameters.add(key.position)}::bigint)`;
 }

@@ -166,8 +166,7 @@ export class PostgresStore implements EventStore {
     return guarded('search across conversations', async () => {
       const rows = await this.indexWalk<KeyedRow>((form) => acrossPageStatement(criteria, form));
       const hits = rows.slice(0, criteria.limit).map((row) => ({ key: keyOfRow(row), title: null, json: row.payload }));
-      const after = rows[criteria.limit];
-      return { hits, next: after ? keyOfRow(after) : null };
+      return { hits, next: rows.length > criteria.limit ? hits[hits.length - 1]!.key : null };
     });
   }
 
@@ -187,15 +186,14 @@ export class PostgresStore implements EventStore {
 
   /** The conversation in batches, each from the key after the last, so appends meanwhile neither repeat nor skip an event. */
   private async *exportBatches(conversationId: number, hex: string): AsyncGenerator<Buffer> {
-    let from: EventKey | undefined;
+    let after: EventKey | undefined;
     for (;;) {
       const rows = await guarded('export', () =>
-        this.indexWalk<KeyedRow>((form) => exportBatchStatement(conversationId, hex, from, EXPORT_BATCH + 1, form)),
+        this.indexWalk<KeyedRow>((form) => exportBatchStatement(conversationId, hex, after, EXPORT_BATCH, form)),
       );
-      for (const row of rows.slice(0, EXPORT_BATCH)) yield row.payload;
-      const after = rows[EXPORT_BATCH];
-      if (!after) return;
-      from = keyOfRow(after);
+      for (const row of rows) yield row.payload;
+      if (rows.length < EXPORT_BATCH) return;
+      after = keyOfRow(rows[rows.length - 1]!);
     }
   }
 
