@@ -145,3 +145,28 @@ it.each([
   expect(saved).toBe(await exported.response.text());
   expect(saved).toContain(format === 'jsonl' ? `"id":"${eventId(1)}"` : '## Task');
 });
+
+describe('with session keys', () => {
+  const KEY = 'stored-search-session-key-7d2e';
+  let keyed: ViewerHarness;
+  beforeAll(async () => {
+    keyed = await startViewerHarness({ sessionApiKeys: [KEY], withSampleData: false, conversations: [{ id: SHORT_ID, events: [] }] });
+  }, 60_000);
+  afterAll(async () => {
+    await keyed?.stop();
+  });
+  afterEach(() => keyed.expectCleanPages());
+
+  it('the search and the downloads send the key the reader gave', async () => {
+    const { page } = await keyed.open(`/?search=${encodeURIComponent('anything')}`, { expectedFailures: [401] });
+    await page.getByLabel('Session key').fill(KEY);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.locator('.search-status').filter({ hasText: 'No message' }).textContent()).resolves.toContain('No message in any conversation');
+
+    await page.goto(`${keyed.url}/?conversation=${SHORT_ID}`);
+    await page.locator('.timeline-footer').filter({ hasText: 'No events' }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download Markdown' }).click()]);
+    expect(download.suggestedFilename()).toBe(`conversation-${SHORT_ID}.md`);
+    expect(readFileSync((await download.path())!, 'utf8')).toContain(`Conversation \`${SHORT_ID}\``);
+  });
+});
