@@ -11,7 +11,7 @@ ALTER TABLE events ADD COLUMN conversation_uuid uuid;
 UPDATE events e SET conversation_uuid = c.hex::uuid FROM conversations c WHERE c.id = e.conversation_id;
 ALTER TABLE events ALTER COLUMN conversation_uuid SET NOT NULL;
 
-CREATE FUNCTION events_conversation_uuid() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION events_conversation_uuid() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.conversation_uuid IS NULL OR TG_OP = 'UPDATE' AND NEW.conversation_id IS DISTINCT FROM OLD.conversation_id THEN
     SELECT hex::uuid INTO NEW.conversation_uuid FROM conversations WHERE id = NEW.conversation_id;
