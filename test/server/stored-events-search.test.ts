@@ -172,6 +172,8 @@ it('names each hit with its conversation and the title the list gives', async ()
   const hits = await walk({}, 100);
   expect(hits.length).toBeGreaterThan(0);
   for (const hit of hits) expect(hit.title).toBe(titles.get(hit.conversation_id));
+  // Titles come from meta.json, on both stores.
+  expect(hits.some((hit) => typeof hit.title === 'string' && hit.title.length > 0)).toBe(true);
   // The event without a timestamp sorts first; the tie at 10:00:03 goes to the smaller conversation id.
   expect(hits[0]?.event.id).toBe(eventId(1));
   const tied = hits.filter((hit) => hit.event.timestamp === '2026-05-01T10:00:03').map((hit) => hit.event.id);

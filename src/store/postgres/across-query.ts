@@ -10,6 +10,8 @@ import { storedSortMicros } from './sort-micros';
 /** The columns a keyed row brings back: enough to name its key and serve its bytes. */
 export interface KeyedRow {
   hex: string;
+  /** The conversation's title; only the search across conversations reads it. */
+  title?: string | null;
   sort_micros: string;
   position: string;
   payload: Buffer;
@@ -25,7 +27,7 @@ export function acrossPageStatement(criteria: CrossSearchCriteria, form: Payload
   const order = criteria.sortOrder === 'TIMESTAMP_DESC' ? 'DESC' : 'ASC';
   const conditions = [filterConditions(criteria, parameters)];
   if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
-  const text = `SELECT c.hex, e.sort_micros::text AS sort_micros, e.position::text AS position, ${payloadColumn(form)}
+  const text = `SELECT c.hex, c.title, e.sort_micros::text AS sort_micros, e.position::text AS position, ${payloadColumn(form)}
     FROM events e JOIN conversations c ON c.id = e.conversation_id
     WHERE ${conditions.join(' AND ')}
     ORDER BY e.sort_micros ${order}, e.conversation_uuid ${order}, e.position ${order}

@@ -141,20 +141,19 @@ export class PostgresStore implements EventStore {
 
   /**
    * Every conversation with its event count and its last appended event's timestamp, the
-   * most recent activity first. Titles live in `meta.json`, which the ingester does not
-   * copy, so they are null here.
+   * most recent activity first, and the title the ingester copied from `meta.json`.
    */
   listConversations(): Promise<StoredConversationSummary[]> {
     return guarded('list conversations', async () => {
-      const result = await this.pool.query<{ hex: string; event_count: string; last_payload: Buffer | null }>(
-        `SELECT c.hex, c.event_count, last.payload AS last_payload, last.sort_micros
+      const result = await this.pool.query<{ hex: string; title: string | null; event_count: string; last_payload: Buffer | null }>(
+        `SELECT c.hex, c.title, c.event_count, last.payload AS last_payload, last.sort_micros
            FROM conversations c
            LEFT JOIN LATERAL (SELECT e.payload, e.sort_micros FROM events e WHERE e.conversation_id = c.id ORDER BY e.position DESC LIMIT 1) last ON true
           ORDER BY last.sort_micros DESC NULLS LAST, c.hex`,
       );
       return result.rows.map((row) => ({
         hex: row.hex,
-        title: null,
+        title: row.title,
         eventCount: Number(row.event_count),
         lastEventAt: storedTimestamp(row.last_payload),
       }));
@@ -165,7 +164,7 @@ export class PostgresStore implements EventStore {
   searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
     return guarded('search across conversations', async () => {
       const rows = await this.indexWalk<KeyedRow>((form) => acrossPageStatement(criteria, form));
-      const hits = rows.slice(0, criteria.limit).map((row) => ({ key: keyOfRow(row), title: null, json: row.payload }));
+      const hits = rows.slice(0, criteria.limit).map((row) => ({ key: keyOfRow(row), title: row.title ?? null, json: row.payload }));
       return { hits, next: rows.length > criteria.limit ? hits[hits.length - 1]!.key : null };
     });
   }

@@ -4,9 +4,13 @@
  * orders as its hex digits do), set by a trigger from the conversation's row so that
  * every writer fills it, and the ordered indexes below walk that order from a cursor's
  * key for all events, per kind, per source and for message events; `body` uses the
- * trigram index of 0001, whose leading conversation column a query may leave out.
+ * trigram index of 0001, whose leading conversation column a query may leave out. The
+ * conversation's title (from `meta.json`) is kept beside it, as the directory store shows it.
  */
 export const ACROSS_CONVERSATIONS_SCHEMA = `
+-- The title meta.json records, copied by the ingester: the list of conversations and each hit show it.
+ALTER TABLE conversations ADD COLUMN title text;
+
 ALTER TABLE events ADD COLUMN conversation_uuid uuid;
 UPDATE events e SET conversation_uuid = c.hex::uuid FROM conversations c WHERE c.id = e.conversation_id;
 ALTER TABLE events ALTER COLUMN conversation_uuid SET NOT NULL;
