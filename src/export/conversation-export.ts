@@ -6,7 +6,7 @@
  * and nothing holds more than a chunk and the store's batch.
  */
 import type { Event } from '../contract';
-import { MarkdownWriter, markdownHeading } from './markdown';
+import { eventSection, isUserMessage, markdownHeading, taskSection } from './markdown';
 
 export type ExportFormat = 'jsonl' | 'markdown';
 
@@ -49,14 +49,39 @@ async function* jsonLines(events: AsyncIterable<Buffer>): AsyncGenerator<Buffer>
 
 const LINE_END = Buffer.from('\n');
 
+/**
+ * The heading, the task, then every other event in order. The task is the user's first
+ * message, which comes after the system prompt and a few more: events before it are held
+ * (at most TASK_LOOKAHEAD) and written after it, so the document opens with what was asked.
+ */
 async function* markdownPieces(
   conversation: { conversationId: string; title: string | null },
   events: AsyncIterable<Buffer>,
 ): AsyncGenerator<Buffer> {
   yield Buffer.from(markdownHeading(conversation));
-  const writer = new MarkdownWriter();
-  for await (const bytes of events) yield Buffer.from(writer.section(JSON.parse(bytes.toString('utf8')) as Event));
+  let held: Event[] | undefined = [];
+  const release = function* (pending: Event[]): Generator<Buffer> {
+    const task = pending.find(isUserMessage);
+    if (task) yield Buffer.from(taskSection(task));
+    for (const event of pending) if (event !== task) yield Buffer.from(eventSection(event));
+  };
+  for await (const bytes of events) {
+    const event = JSON.parse(bytes.toString('utf8')) as Event;
+    if (!held) {
+      yield Buffer.from(eventSection(event));
+      continue;
+    }
+    held.push(event);
+    if (isUserMessage(event) || held.length >= TASK_LOOKAHEAD) {
+      yield* release(held);
+      held = undefined;
+    }
+  }
+  if (held) yield* release(held);
 }
+
+/** Events read ahead at most while looking for the task. */
+const TASK_LOOKAHEAD = 50;
 
 async function* gathered(pieces: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let held: Buffer[] = [];

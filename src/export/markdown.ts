@@ -23,22 +23,25 @@ export function markdownHeading({ conversationId, title }: MarkdownHeading): str
   return `# ${escapeInline(name)}\n\nConversation \`${conversationId}\`, exported as Markdown. Each event has an anchor; a result links to its action.\n\n`;
 }
 
-/** Writes events one after another; remembers only whether the task was written. */
-export class MarkdownWriter {
-  private taskWritten = false;
+/** Whether the event is a message from the user: the first one is the conversation's task. */
+export function isUserMessage(event: Event): event is EventOfKind<'MessageEvent'> {
+  return event.kind === 'MessageEvent' && event.source === 'user';
+}
 
-  /** One event's section. */
-  section(event: Event): string {
-    const source = event.source ?? DEFAULT_SOURCE[event.kind] ?? 'unknown';
-    const anchor = `<a id="${anchorOf(event.id)}"></a>`;
-    const time = event.timestamp ? ` · ${event.timestamp}` : '';
-    if (event.kind === 'MessageEvent' && source === 'user' && !this.taskWritten) {
-      this.taskWritten = true;
-      return `## Task\n\n${anchor}*${source}${time}*\n\n${messageBody(event)}\n`;
-    }
-    const { heading, body } = sectionOf(event);
-    return `### ${anchor}${heading}\n\n*${source}${time}*\n\n${body}${body.endsWith('\n') ? '' : '\n'}\n`;
-  }
+/** The task: the user's first message, written under its own heading before the events. */
+export function taskSection(event: EventOfKind<'MessageEvent'>): string {
+  return `## Task\n\n<a id="${anchorOf(event.id)}"></a>*${event.source}${timeOf(event)}*\n\n${messageBody(event)}\n## Events\n\n`;
+}
+
+/** One event's section. */
+export function eventSection(event: Event): string {
+  const source = event.source ?? DEFAULT_SOURCE[event.kind] ?? 'unknown';
+  const { heading, body } = sectionOf(event);
+  return `### <a id="${anchorOf(event.id)}"></a>${heading}\n\n*${source}${timeOf(event)}*\n\n${body}${body.endsWith('\n') ? '' : '\n'}\n`;
+}
+
+function timeOf(event: Event): string {
+  return event.timestamp ? ` · ${event.timestamp}` : '';
 }
 
 function sectionOf(event: Event): { heading: string; body: string } {

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Event, EventOfKind } from '../../src/contract';
 import { eventFileName } from '../../src/fixture/layout';
-import { action, agentError, conversationId, eventId, message, observation } from '../support/events';
+import { action, agentError, conversationId, eventId, message, observation, stateUpdate } from '../support/events';
 import { eventually } from '../support/eventually';
 import { type LiveServer, startLiveServer } from '../support/live-server';
 
@@ -53,6 +53,8 @@ function readableConversation(): Event[] {
   );
   reasoning.llm_message.responses_reasoning_item = { id: 'rs_1', summary: ['Thinking about fixtures'], encrypted_content: ENCRYPTED };
   return [
+    // Written before the task, as the system prompt and state updates are: the Markdown still opens with the task.
+    stateUpdate({ id: eventId(8), timestamp: '2026-06-01T10:00:00' }),
     message({ id: eventId(1), timestamp: '2026-06-01T10:00:01', source: 'user' }, { text: ['Make the test suite pass. <script>alert(1)</script>'] }),
     terminalAction(2, 'npm test'),
     terminalObservation(3, eventId(2), Array.from({ length: 40 }, (_, i) => `line ${i} \`\`\` of output`).join('\n'), true),
@@ -80,7 +82,7 @@ beforeAll(async () => {
   ]);
   // A stored file written with indentation: its JSON line must still be one line.
   const indented = message({ id: eventId(7), timestamp: '2026-06-01T10:00:07', source: 'agent' }, { text: ['Done.\nAll green.'] });
-  writeFileSync(path.join(server.root, READABLE.replaceAll('-', ''), 'events', eventFileName(6, eventId(7))), JSON.stringify(indented, null, 2));
+  writeFileSync(path.join(server.root, READABLE.replaceAll('-', ''), 'events', eventFileName(7, eventId(7))), JSON.stringify(indented, null, 2));
   await eventually(async () => expect((await server.client.getEvent(READABLE, eventId(7))).ok).toBe(true), { withinMs: 5000, everyMs: 100 });
 });
 afterAll(() => server.stop());
@@ -107,7 +109,7 @@ describe('JSON lines', () => {
   it('is the default format', async () => {
     const response = await exported(READABLE);
     expect(response.headers.get('content-type')).toBe('application/x-ndjson');
-    expect((await response.text()).split('\n').filter(Boolean)).toHaveLength(7);
+    expect((await response.text()).split('\n').filter(Boolean)).toHaveLength(8);
   });
 });
 
@@ -126,6 +128,9 @@ describe('Markdown', () => {
     expect(markdown).toContain(READABLE);
     const task = markdown.indexOf('## Task');
     expect(task).toBeGreaterThan(0);
+    // The task comes first; the state update written before it follows under the events.
+    expect(markdown.indexOf('## Events')).toBeGreaterThan(task);
+    expect(markdown.indexOf(`<a id="event-${eventId(8)}">`)).toBeGreaterThan(markdown.indexOf('## Events'));
     expect(markdown.slice(task)).toMatch(/^## Task\n\n<a id="event-[^"]+"><\/a>\*user · 2026-06-01T10:00:01\*\n\nMake the test suite pass\./);
     // Stored text is not markup that a renderer would run.
     expect(markdown).not.toContain('<script>');
