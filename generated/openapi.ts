@@ -104,6 +104,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/stored-conversations/events/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the events of every stored conversation
+         * @description This server's own operation, not one of the reference agent server's. Returns one
+         *     page of the events of every stored conversation that satisfy every filter given;
+         *     the filters mean what they mean for the search of one conversation and are
+         *     validated the same way. The items are exactly the union of the per-conversation
+         *     searches with the same filters, ordered by timestamp, then conversation id, then
+         *     storage position; `TIMESTAMP_DESC` reverses that whole order. Each item names its
+         *     conversation.
+         *
+         *     `next_page_id` is an opaque cursor naming the last item returned: pass it back as
+         *     `page_id`, filters and order unchanged, and the next page holds what comes after
+         *     it. Every matching event is returned exactly once across the pages of one walk,
+         *     also while conversations are appended to or added: an event that sorts after the
+         *     last one returned is still to come, one that sorts before it was already passed. A `page_id` this
+         *     server did not hand out, or one from a walk in the other order, is a 422.
+         */
+        get: operations["searchStoredEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stored-conversations/events/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the events of every stored conversation
+         * @description This server's own operation, not one of the reference agent server's. Returns how
+         *     many events of every stored conversation satisfy every filter given: exactly the
+         *     number of items a walk of `searchStoredEvents` with the same filters returns, and
+         *     the sum of the per-conversation counts.
+         */
+        get: operations["countStoredEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stored-conversations/{conversation_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export one stored conversation
+         * @description This server's own operation, not one of the reference agent server's. Sends the
+         *     whole conversation as a file to keep, streamed, so a conversation of any length
+         *     leaves in bounded memory. `jsonl`: every served event, one JSON object a line,
+         *     in the search's ascending order, exactly as the search serves it. `markdown`: a
+         *     document a person reads: the task, the messages as text, each action with its
+         *     tool, summary and arguments, its observation fenced and linked to it, errors
+         *     marked, long outputs folded; the Markdown never holds encrypted reasoning content
+         *     nor a value that looks like a secret.
+         */
+        get: operations["exportStoredConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -125,6 +208,24 @@ export interface components {
             event_count: number;
             /** @description The timestamp of the conversation's last stored event, as stored; `null` when it has no events. */
             last_event_at: components["schemas"]["EventTimestamp"] | null;
+        };
+        /** @description One page of a search across every stored conversation. */
+        StoredEventPage: {
+            /** @description The matching events of this page, in the requested order, each with its conversation. */
+            items: components["schemas"]["StoredEventHit"][];
+            /** @description An opaque cursor; pass it as `page_id` to fetch the next page. `null` on the last page. */
+            next_page_id: string | null;
+        };
+        /** @description One matching event and the conversation it belongs to. */
+        StoredEventHit: {
+            /**
+             * Format: uuid
+             * @description The conversation's id, hyphenated.
+             */
+            conversation_id: string;
+            /** @description The conversation's title, as the list of stored conversations gives it. */
+            title: string | null;
+            event: components["schemas"]["Event"];
         };
         /** @description One page of a conversation's events. */
         EventPage: {
@@ -1583,6 +1684,280 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    searchStoredEvents: {
+        parameters: {
+            query?: {
+                /** @description The `next_page_id` of the previous page of the same search; absent for the first page. */
+                page_id?: string | null;
+                /** @description Maximum number of events in the page. */
+                limit?: number;
+                /**
+                 * @description Keep only events of this kind: the kind name (`MessageEvent`) or the fully
+                 *     qualified class path the reference server uses
+                 *     (`openhands.sdk.event.llm_convertible.message.MessageEvent`).
+                 */
+                kind?: string | null;
+                /** @description Keep only events of this source (`agent`, `user` or `environment`); events that do not store a source have their kind's default source. */
+                source?: string | null;
+                /**
+                 * @description Keep only message events whose text contains this string, case-insensitively.
+                 *     The text searched is the message content, the extended content and the
+                 *     model's reasoning content.
+                 */
+                body?: string | null;
+                /** @description Order of the events by timestamp; events with equal timestamps keep their storage order (reversed for `TIMESTAMP_DESC`). */
+                sort_order?: components["schemas"]["EventSortOrder"];
+                /**
+                 * @description Keep events with a timestamp at or after this instant. Servers that follow the reference
+                 *     also accept a value without a zone (taken as the server's local time), a bare
+                 *     date (midnight) and unix seconds.
+                 */
+                timestamp__gte?: string | null;
+                /**
+                 * @description Keep events with a timestamp strictly before this instant. Servers that follow the reference
+                 *     also accept a value without a zone (taken as the server's local time), a bare
+                 *     date (midnight) and unix seconds.
+                 */
+                timestamp__lt?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of matching events, each with its conversation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredEventPage"];
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    countStoredEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Keep only events of this kind: the kind name (`MessageEvent`) or the fully
+                 *     qualified class path the reference server uses
+                 *     (`openhands.sdk.event.llm_convertible.message.MessageEvent`).
+                 */
+                kind?: string | null;
+                /** @description Keep only events of this source (`agent`, `user` or `environment`); events that do not store a source have their kind's default source. */
+                source?: string | null;
+                /**
+                 * @description Keep only message events whose text contains this string, case-insensitively.
+                 *     The text searched is the message content, the extended content and the
+                 *     model's reasoning content.
+                 */
+                body?: string | null;
+                /**
+                 * @description Keep events with a timestamp at or after this instant. Servers that follow the reference
+                 *     also accept a value without a zone (taken as the server's local time), a bare
+                 *     date (midnight) and unix seconds.
+                 */
+                timestamp__gte?: string | null;
+                /**
+                 * @description Keep events with a timestamp strictly before this instant. Servers that follow the reference
+                 *     also accept a value without a zone (taken as the server's local time), a bare
+                 *     date (midnight) and unix seconds.
+                 */
+                timestamp__lt?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number of matching events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    exportStoredConversation: {
+        parameters: {
+            query?: {
+                /** @description The file's form. */
+                format?: "jsonl" | "markdown";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation's UUID. Servers that follow the reference also accept the
+                 *     32-digit hex form without hyphens (which the OpenHands app sends), upper case,
+                 *     `{...}` braces and a `urn:uuid:` prefix.
+                 */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation as a file, sent as an attachment with a file name. */
+            200: {
+                headers: {
+                    /** @description `attachment` with a file name naming the conversation and the form. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/markdown": string;
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The conversation does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
             /** @description A fault of the server. The same `correlation_id` is in the server's log. */

@@ -50,6 +50,9 @@ function precomputedStore(routes: readonly PrecomputedRoute[]): EventStore {
     count: async () => undefined,
     getEvent: async () => undefined,
     listConversations: async () => [],
+    searchAll: async () => ({ hits: [], next: null }),
+    countAll: async () => 0,
+    exportEvents: async () => undefined,
     health: () => ({ ...emptyStoreHealth(), conversationsLoaded: pages.size }),
     close: async () => undefined,
   };

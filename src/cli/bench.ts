@@ -7,6 +7,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { renderCrossSearchReport, runCrossSearchBench } from '../bench/cross-search';
 import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from '../bench/postgres-bench';
 import { measureProxyOverhead, renderProxyOverhead } from '../bench/proxy-overhead';
 import { appendToResultsLog, renderReport, scalingSection } from '../bench/report';
@@ -23,6 +24,7 @@ const DATA_DIRECTORY = path.join(REPO_ROOT, 'bench/data');
 const RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS.md');
 
 const POSTGRES_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-postgres.md');
+const CROSS_SEARCH_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-cross-search.md');
 
 const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--proxy-only] [--profile] [--no-record] [--session-api-key KEY] [--store postgres [--many-conversations]]
   --quick      10k events only and shorter load runs (under two minutes)
@@ -37,6 +39,10 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--proxy-only]
                the PostgreSQL store beside the directory store instead (bench/RESULTS-postgres.md)
   --many-conversations
                with --store postgres: 1M events over 1000 conversations instead of one of 100k
+  --cross-search
+               only the search across stored conversations (1000 conversations of 200 events
+               on the directory store, with and without a 64 MiB budget; 1M events on
+               PostgreSQL) and the export of 100k events (bench/RESULTS-cross-search.md)
   --session-api-key KEY
                run our server with this session key (or set SESSION_API_KEY) and send it
 `;
@@ -55,6 +61,7 @@ async function main(): Promise<number> {
         'session-api-key': { type: 'string' },
         store: { type: 'string' },
         'many-conversations': { type: 'boolean', default: false },
+        'cross-search': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -67,6 +74,23 @@ async function main(): Promise<number> {
   if (values.help) {
     process.stdout.write(USAGE);
     return EXIT_OK;
+  }
+
+  if (values['cross-search']) {
+    try {
+      const results = await runCrossSearchBench({ quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, (line) =>
+        process.stderr.write(`${line}\n`),
+      );
+      const report = renderCrossSearchReport(results);
+      process.stdout.write(`${report}\n`);
+      if (!values['no-record']) appendToResultsLog(CROSS_SEARCH_RESULTS_LOG, report);
+      return EXIT_OK;
+    } catch (error) {
+      process.stderr.write(
+        `bench: the search across conversations could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      return EXIT_FAILED;
+    }
   }
 
   if (values.store !== undefined) {

@@ -1,5 +1,17 @@
 import createClient from 'openapi-fetch';
-import type { CountQuery, Event, EventPage, SearchQuery, StoredConversationList, paths } from '../contract/types';
+import type {
+  CountQuery,
+  Event,
+  EventPage,
+  ExportFormat,
+  SearchQuery,
+  StoredConversationList,
+  StoredEventHit,
+  StoredEventPage,
+  StoredEventsCountQuery,
+  StoredEventsSearchQuery,
+  paths,
+} from '../contract/types';
 import { AgentServerError, PagingError, detailOf } from './errors';
 
 export interface AgentServerClientOptions {
@@ -26,6 +38,16 @@ export type StoredConversationsResult =
 export type CountFilters = CountQuery;
 
 export type CountResult = { ok: true; count: number; response: Response } | { ok: false; error: AgentServerError; response: Response };
+
+/** The filters of a search across stored conversations, without the cursor: what an iteration repeats on every page. */
+export type StoredEventsFilters = Omit<StoredEventsSearchQuery, 'page_id'>;
+
+export type StoredEventsResult = { ok: true; page: StoredEventPage; response: Response } | { ok: false; error: AgentServerError; response: Response };
+
+/** An export's response, its body not read yet: stream it from `response.body`, or read it whole with `response.text()`. */
+export type ExportResult =
+  | { ok: true; fileName: string | undefined; response: Response }
+  | { ok: false; error: AgentServerError; response: Response };
 
 export type EventResult = { ok: true; event: Event; response: Response } | { ok: false; error: AgentServerError; response: Response };
 
@@ -97,7 +119,58 @@ export function createAgentServerClient(options: AgentServerClientOptions) {
     return failed(response, error);
   }
 
-  return { api: http, searchEvents, countEvents, getEvent, iterateEvents, listEvents, listStoredConversations };
+  /** One page of the search across every stored conversation (this server's own operation). */
+  async function searchStoredEvents(query: StoredEventsSearchQuery = {}): Promise<StoredEventsResult> {
+    const { data, error, response } = await http.GET('/api/stored-conversations/events/search', { params: { query } });
+    if (data !== undefined) return { ok: true, page: data, response };
+    return failed(response, error);
+  }
+
+  async function countStoredEvents(filters: StoredEventsCountQuery = {}): Promise<CountResult> {
+    const { data, error, response } = await http.GET('/api/stored-conversations/events/count', { params: { query: filters } });
+    if (data !== undefined) return { ok: true, count: data, response };
+    return failed(response, error);
+  }
+
+  /** Every hit of a search across stored conversations, page after page; throws as `iterateEvents` does. */
+  async function* iterateStoredEvents(filters: StoredEventsFilters = {}): AsyncGenerator<StoredEventHit> {
+    const seenCursors = new Set<string>();
+    let pageId: string | undefined;
+    do {
+      const result = await searchStoredEvents({ ...filters, page_id: pageId });
+      if (!result.ok) throw result.error;
+      yield* result.page.items;
+      pageId = result.page.next_page_id ?? undefined;
+      if (pageId !== undefined && seenCursors.has(pageId)) {
+        throw new PagingError(`the server returned next_page_id ${JSON.stringify(pageId)} twice; stopping instead of looping forever`);
+      }
+      if (pageId !== undefined) seenCursors.add(pageId);
+    } while (pageId);
+  }
+
+  /** A stored conversation as a file; the body is left to the caller, so a long one can be streamed to disk. */
+  async function exportConversation(conversationId: string, format: ExportFormat = 'jsonl'): Promise<ExportResult> {
+    const { error, response } = await http.GET('/api/stored-conversations/{conversation_id}/export', {
+      params: { path: { conversation_id: conversationId }, query: { format } },
+      parseAs: 'stream',
+    });
+    if (!response.ok) return failed(response, error ?? (await response.json().catch(() => undefined)));
+    return { ok: true, fileName: attachmentFileName(response.headers.get('content-disposition')), response };
+  }
+
+  return {
+    api: http,
+    searchEvents,
+    countEvents,
+    getEvent,
+    iterateEvents,
+    listEvents,
+    listStoredConversations,
+    searchStoredEvents,
+    countStoredEvents,
+    iterateStoredEvents,
+    exportConversation,
+  };
 }
 
 function failed(response: Response, body: unknown): { ok: false; error: AgentServerError; response: Response } {
@@ -110,4 +183,8 @@ function requestHeaders(options: AgentServerClientOptions): Record<string, strin
   const headers = { ...options.headers };
   if (options.sessionApiKey !== undefined) headers['X-Session-API-Key'] = options.sessionApiKey;
   return headers;
+}
+
+function attachmentFileName(disposition: string | null): string | undefined {
+  return disposition ? /filename="([^"]*)"/.exec(disposition)?.[1] : undefined;
 }

@@ -31,6 +31,8 @@ export type HTTPValidationError = Schemas['HTTPValidationError'];
 export type NotFoundError = Schemas['NotFoundError'];
 export type StoredConversation = Schemas['StoredConversation'];
 export type StoredConversationList = Schemas['StoredConversationList'];
+export type StoredEventPage = Schemas['StoredEventPage'];
+export type StoredEventHit = Schemas['StoredEventHit'];
 
 export type UnauthorizedError = Schemas['UnauthorizedError'];
 export type InternalServerError = Schemas['InternalServerError'];
@@ -48,3 +50,10 @@ export const SEARCH_PATH = '/api/conversations/{conversation_id}/events/search' 
 export type CountOperation = operations['countConversationEvents'];
 /** Query parameters of the count operation: the search's filters. */
 export type CountQuery = NonNullable<CountOperation['parameters']['query']>;
+
+/** Query parameters of the search across stored conversations (this server's own operation). */
+export type StoredEventsSearchQuery = NonNullable<operations['searchStoredEvents']['parameters']['query']>;
+/** Query parameters of its count: the filters. */
+export type StoredEventsCountQuery = NonNullable<operations['countStoredEvents']['parameters']['query']>;
+/** The forms an export takes. */
+export type ExportFormat = NonNullable<NonNullable<operations['exportStoredConversation']['parameters']['query']>['format']>;

@@ -226,6 +226,11 @@ export class EventIndex<Payload> {
     return Number.isNaN(micros) ? undefined : micros;
   }
 
+  /** The event's storage position (its file's index). */
+  positionAt(slot: number): number {
+    return this.positions[slot]!;
+  }
+
   kindAt(slot: number): EventKind {
     return EVENT_KINDS[this.kinds[slot]!]!;
   }

@@ -5,3 +5,4 @@ export * from './uuid';
 export * from './kinds';
 export * from './message-text';
 export { resized } from './typed-arrays';
+export * from './cross-search';

@@ -101,7 +101,7 @@ function inWindow(micros: Micros | undefined, criteria: EventFilters): boolean {
   return (criteria.gte === undefined || at >= criteria.gte) && (criteria.lt === undefined || at < criteria.lt);
 }
 
-function candidateList(index: EventIndex<unknown>, criteria: EventFilters): SlotList {
+export function candidateList(index: EventIndex<unknown>, criteria: EventFilters): SlotList {
   let smallest = index.list({ all: true });
   const consider = (list: SlotList) => {
     if (list.length < smallest.length) smallest = list;
@@ -112,13 +112,13 @@ function candidateList(index: EventIndex<unknown>, criteria: EventFilters): Slot
   return smallest;
 }
 
-function timeWindow(index: EventIndex<unknown>, list: SlotList, criteria: EventFilters): { start: number; end: number } {
+export function timeWindow(index: EventIndex<unknown>, list: SlotList, criteria: EventFilters): { start: number; end: number } {
   const start = criteria.gte === undefined ? 0 : index.firstAtOrAfter(list, criteria.gte);
   const end = criteria.lt === undefined ? list.length : index.firstAtOrAfter(list, criteria.lt);
   return { start, end: Math.max(start, end) };
 }
 
-function satisfies(index: EventIndex<unknown>, slot: number, criteria: EventFilters): boolean {
+export function satisfies(index: EventIndex<unknown>, slot: number, criteria: EventFilters): boolean {
   if (criteria.kind && !index.hasKind(slot, criteria.kind)) return false;
   if (criteria.source !== undefined && !index.hasSource(slot, criteria.source)) return false;
   if (criteria.body !== undefined) {

@@ -3,12 +3,15 @@
  * parameters already have the contract's types; it asks the store and answers one of the
  * operation's declared responses.
  */
-import type { Event, NotFoundError } from '../contract';
-import { hyphenate } from '../search';
+import type { Event, HTTPValidationError, NotFoundError } from '../contract';
+import { conversationExport } from '../export/conversation-export';
+import { type CrossSearchCriteria, hyphenate } from '../search';
 import type { EventStore } from '../store/event-store';
 import { conversationHex, eventFiltersOf, searchCriteriaOf } from './criteria';
 import { eventPageBody } from './event-page';
-import { type OperationHandlers, SerializedJson } from './operations';
+import { type OperationHandlers, SerializedJson, StreamedFile } from './operations';
+import { storedEventPageBody } from './stored-event-page';
+import { decodeCursor, encodeCursor } from './stored-events-cursor';
 
 export function operationHandlers(store: EventStore): OperationHandlers {
   return {
@@ -44,7 +47,37 @@ export function operationHandlers(store: EventStore): OperationHandlers {
       }));
       return { status: 200, body: { items } };
     },
+
+    async searchStoredEvents({ query }) {
+      const order = query.sort_order ?? 'TIMESTAMP';
+      const criteria: CrossSearchCriteria = { ...eventFiltersOf(query), sortOrder: order, limit: query.limit ?? 100 };
+      if (typeof query.page_id === 'string') {
+        const cursor = decodeCursor(order, query.page_id);
+        if (!cursor.ok) return invalidPageId(query.page_id, cursor.reason);
+        criteria.after = cursor.key;
+      }
+      const page = await store.searchAll(criteria);
+      return { status: 200, body: storedEventPageBody(page.hits, page.next && encodeCursor(order, page.next)) };
+    },
+
+    async countStoredEvents({ query }) {
+      return { status: 200, body: await store.countAll(eventFiltersOf(query)) };
+    },
+
+    async exportStoredConversation({ path, query }) {
+      const hex = conversationHex(path.conversation_id);
+      const events = await store.exportEvents(hex);
+      if (!events) return conversationNotFound(hex);
+      const title = (await store.listConversations()).find((summary) => summary.hex === hex)?.title ?? null;
+      const file = conversationExport(query.format ?? 'jsonl', { conversationId: hyphenate(hex), title }, events);
+      return { status: 200, body: new StreamedFile(file.contentType, file.fileName, file.chunks) };
+    },
   };
+}
+
+/** A cursor this server did not hand out for this walk: pydantic's shape, naming the parameter. */
+function invalidPageId(pageId: string, reason: string): { status: 422; body: HTTPValidationError } {
+  return { status: 422, body: { detail: [{ type: 'value_error', loc: ['query', 'page_id'], msg: `Value error, ${reason}`, input: pageId }] } };
 }
 
 /** The reference's 404 for an unknown conversation names it in the hyphenated form. */

@@ -11,7 +11,11 @@ import type { ParsedValues } from './parsed-values';
 
 type ParametersOf<Op extends OperationId> = operations[Op]['parameters'];
 type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
-type JsonBodyOf<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : never;
+type JsonBodyOf<Response> = Response extends { content: { 'application/json': infer Body } }
+  ? Body
+  : Response extends { content: Record<string, unknown> }
+    ? StreamedFile
+    : never;
 type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 
 export interface OperationInput<Op extends OperationId> {
@@ -33,6 +37,19 @@ export class SerializedJson<T> {
   declare readonly value?: T;
 
   constructor(readonly parts: readonly Buffer[]) {}
+}
+
+/**
+ * A response that is a file rather than JSON (a declared response whose media types are
+ * not `application/json`): sent as an attachment, its chunks written as they come, each
+ * after the previous one has drained, so a file of any size passes in bounded memory.
+ */
+export class StreamedFile {
+  constructor(
+    readonly contentType: string,
+    readonly fileName: string,
+    readonly chunks: AsyncIterable<Buffer>,
+  ) {}
 }
 
 /** One of the operation's declared responses: its status and a body of that status's type. */

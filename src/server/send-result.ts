@@ -1,12 +1,13 @@
 import type { Response } from 'express';
-import { SerializedJson } from './operations';
+import { SerializedJson, StreamedFile } from './operations';
 
 /**
  * Sends a handler's result. Stored JSON goes out as its bytes; with response validation on,
  * which only sees what passes through `res.json`, the same bytes are parsed and handed to it.
  */
-export function sendResult(res: Response, result: { status: number; body: unknown }, validateResponses: boolean): void {
+export function sendResult(res: Response, result: { status: number; body: unknown }, validateResponses: boolean): void | Promise<void> {
   const { status, body } = result;
+  if (body instanceof StreamedFile) return sendFile(res, status, body);
   if (!(body instanceof SerializedJson)) {
     res.status(status).json(body);
     return;
@@ -49,3 +50,40 @@ const JOINED_BODY_BYTES = 512 * 1024;
 /** One per connection a busy client keeps open, about. */
 const MAX_IDLE_JOINED_BODIES = 16;
 const idleJoinedBodies: Buffer[] = [];
+
+/**
+ * Writes a file's chunks as they come, waiting for each write to drain. A client that goes
+ * away ends the walk (the chunks' generator is returned, so the store stops reading). A
+ * failure after the first byte cannot become an error response any more: it rejects, and
+ * the error path, seeing the headers sent, closes the connection, so the client sees a
+ * cut-off transfer rather than a file that looks whole.
+ */
+async function sendFile(res: Response, status: number, file: StreamedFile): Promise<void> {
+  const iterator = file.chunks[Symbol.asyncIterator]();
+  // The first chunk is read before anything is sent, so that a store that fails at once still answers with an error status.
+  let next = await iterator.next();
+  res.status(status).setHeader('Content-Type', file.contentType);
+  res.setHeader('Content-Disposition', `attachment; filename="${file.fileName.replace(/["\\\r\n]/g, '_')}"`);
+  try {
+    while (!next.done) {
+      if (res.destroyed) return;
+      if (!res.write(next.value)) await drained(res);
+      next = await iterator.next();
+    }
+    res.end();
+  } finally {
+    if (!next.done) await iterator.return?.();
+  }
+}
+
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

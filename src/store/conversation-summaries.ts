@@ -100,7 +100,8 @@ async function lastTimestamp(eventsDirectory: string, files: readonly EventFileN
   return null;
 }
 
-async function titleOf(metaFile: string): Promise<string | null> {
+/** The title `meta.json` records, or null (none, empty, or the file unreadable). */
+export async function titleOf(metaFile: string): Promise<string | null> {
   const title = ((await readJson(metaFile)) as { title?: unknown } | undefined)?.title;
   return typeof title === 'string' && title.trim() !== '' ? title : null;
 }

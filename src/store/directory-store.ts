@@ -7,7 +7,17 @@ import { availableParallelism } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log';
-import { type EventFilters, type EventIndex, type SearchCriteria, countEvents, searchEvents } from '../search';
+import {
+  type CrossSearchCriteria,
+  type EventFilters,
+  type EventIndex,
+  type EventKey,
+  MergedHits,
+  type SearchCriteria,
+  countEvents,
+  searchEvents,
+  walkConversation,
+} from '../search';
 import { ConversationEvents, type ConversationOptions } from './conversation-events';
 import { locateConversation, type ConversationLocation } from './conversation-location';
 import { DecodePool } from './decode-pool';
@@ -15,7 +25,15 @@ import type { WatchMode } from './directory-watch';
 import { errorCode } from './error-code';
 import { collectGarbageSoon } from './collect-garbage';
 import { ConversationSummaries } from './conversation-summaries';
-import { type EventStore, type StoreHealth, type StoredConversationSummary, type StoredPage, emptyStoreHealth } from './event-store';
+import {
+  type EventStore,
+  type StoreHealth,
+  type StoredConversationSummary,
+  type StoredHit,
+  type StoredHitPage,
+  type StoredPage,
+  emptyStoreHealth,
+} from './event-store';
 import { RootWatch } from './root-watch';
 import type { StoredEventMode } from './stored-event';
 import { addStoredEventCounts } from './stored-event-counts';
@@ -109,6 +127,9 @@ const MIN_BUDGET_SHARING_WORKERS = 48 * 1024 * 1024;
 /** The share of the budget dropped after which the budget asks V8 to collect (collect-garbage.ts). */
 const COLLECT_AFTER_DROPPING = 0.25;
 
+/** Events an export copies out of a conversation at a time. */
+const EXPORT_BATCH = 1000;
+
 /** How often `open` starts again when the conversation it waited for was dropped meanwhile (deleted or replaced). */
 const MAX_OPEN_ATTEMPTS = 3;
 
@@ -166,6 +187,58 @@ class DirectoryStore implements DirectoryEventStore {
     if (!index) return undefined;
     const slot = index.slotOfId(eventId);
     return slot < 0 ? null : index.payloadAt(slot);
+  }
+
+  /**
+   * Walks the conversations one at a time, each opened as any request opens it (so the
+   * memory budget drops the least recently used as they load), and keeps only the page's
+   * hits, copied: what it holds beside the store's own conversations is one page.
+   */
+  async searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
+    const wanted = { ...criteria, limit: criteria.limit + 1 };
+    const merged = new MergedHits<StoredHit>(criteria.sortOrder, wanted.limit);
+    for (const summary of await this.listConversations()) {
+      const index = await this.open(summary.hex);
+      // Deleted since the listing: it has no events to give.
+      if (!index) continue;
+      for (const { slot, key } of walkConversation(index, summary.hex, wanted, merged.until)) {
+        if (merged.wants(key)) merged.add({ key, title: summary.title, json: Buffer.from(index.payloadAt(slot)) });
+      }
+    }
+    return merged.page(criteria.limit);
+  }
+
+  async countAll(filters: EventFilters): Promise<number> {
+    let total = 0;
+    for (const summary of await this.listConversations()) {
+      const index = await this.open(summary.hex);
+      if (index) total += countEvents(index, filters);
+    }
+    return total;
+  }
+
+  async exportEvents(hex: string): Promise<AsyncIterable<Buffer> | undefined> {
+    if (!(await this.open(hex))) return undefined;
+    return this.exportBatches(hex);
+  }
+
+  /**
+   * The conversation in batches, each walked from the key after the last: appends and a
+   * budget that drops the conversation between batches neither repeat nor skip an event.
+   * A batch's bytes are copied before the first is handed on, because a slot may be
+   * reused once the conversation changes.
+   */
+  private async *exportBatches(hex: string): AsyncGenerator<Buffer> {
+    let after: EventKey | undefined;
+    for (;;) {
+      const index = await this.open(hex);
+      if (!index) return;
+      const walked = walkConversation(index, hex, { sortOrder: 'TIMESTAMP', limit: EXPORT_BATCH, ...(after ? { after } : {}) });
+      const batch = walked.map(({ slot }) => Buffer.from(index.payloadAt(slot)));
+      yield* batch;
+      if (walked.length < EXPORT_BATCH) return;
+      after = walked[walked.length - 1]!.key;
+    }
   }
 
   async open(hex: string): Promise<EventIndex<Buffer> | undefined> {

@@ -3,7 +3,7 @@
  * with every parameter already validated and parsed. A store hands out each event's stored
  * JSON bytes, never a re-serialised object, and the server writes them out as they are.
  */
-import type { EventFilters, SearchCriteria } from '../search';
+import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../search';
 import type { StoredEventMode } from './stored-event';
 import { type StoredEventCounts, emptyStoredEventCounts } from './stored-event-counts';
 
@@ -48,6 +48,19 @@ export interface StoredPage {
   nextPageId: string | null;
 }
 
+/** One match of a search across conversations: its conversation, its place in the order, its stored JSON. */
+export interface StoredHit {
+  key: EventKey;
+  title: string | null;
+  json: Buffer;
+}
+
+/** One page of a search across conversations, and the key the next page starts at. */
+export interface StoredHitPage {
+  hits: StoredHit[];
+  next: EventKey | null;
+}
+
 /**
  * Each operation takes the conversation id as 32 lower-case hex digits and answers
  * `undefined` when the conversation does not exist. It rejects with an Error naming what
@@ -65,6 +78,16 @@ export interface EventStore {
    * must not load the conversations' events.
    */
   listConversations(): Promise<StoredConversationSummary[]>;
+  /** A page of the search across every stored conversation (src/search/cross-search.ts). */
+  searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage>;
+  /** How many events of every stored conversation pass the filters: the sum of the per-conversation counts. */
+  countAll(filters: EventFilters): Promise<number>;
+  /**
+   * Every served event of the conversation in ascending search order, read in batches so
+   * that a conversation of any length leaves in bounded memory; undefined when the
+   * conversation does not exist.
+   */
+  exportEvents(conversationHex: string): Promise<AsyncIterable<Buffer> | undefined>;
   health(): StoreHealth;
   /** Stops watchers and timers, so the process can exit. */
   close(): Promise<void>;

@@ -4,7 +4,15 @@
  * SessionKeyNeeded, which the page answers with the key prompt.
  */
 import { createAgentServerClient, type AgentServerClient, type AgentServerError } from '../client';
-import type { CountQuery, EventPage, SearchQuery, StoredConversationList } from '../contract/types';
+import type {
+  CountQuery,
+  EventPage,
+  ExportFormat,
+  SearchQuery,
+  StoredConversationList,
+  StoredEventPage,
+  StoredEventsSearchQuery,
+} from '../contract/types';
 
 export class SessionKeyNeeded extends Error {
   override readonly name = 'SessionKeyNeeded';
@@ -28,6 +36,10 @@ export interface ViewerApi {
   listConversations(): Promise<StoredConversationList>;
   searchEvents(conversationId: string, query: SearchQuery): Promise<EventPage>;
   countEvents(conversationId: string, filters: CountQuery): Promise<number>;
+  /** One page of the search across every stored conversation. */
+  searchStoredEvents(query: StoredEventsSearchQuery): Promise<StoredEventPage>;
+  /** A conversation as a file, read whole (the page offers it as a download). */
+  exportConversation(conversationId: string, format: ExportFormat): Promise<{ blob: Blob; fileName: string }>;
 }
 
 export function createViewerApi(sessionKey: string | undefined): ViewerApi {
@@ -51,6 +63,19 @@ export function createViewerApi(sessionKey: string | undefined): ViewerApi {
       const result = await reach(() => client.countEvents(conversationId, filters));
       if (result.ok) return result.count;
       throw failure(result.error, keyWasSent, 'the number of events');
+    },
+    async searchStoredEvents(query) {
+      const result = await reach(() => client.searchStoredEvents(query));
+      if (result.ok) return result.page;
+      throw failure(result.error, keyWasSent, 'the search results');
+    },
+    async exportConversation(conversationId, format) {
+      const result = await reach(() => client.exportConversation(conversationId, format));
+      if (!result.ok) throw failure(result.error, keyWasSent, 'the export');
+      return {
+        blob: await result.response.blob(),
+        fileName: result.fileName ?? `conversation-${conversationId}.${format === 'markdown' ? 'md' : 'jsonl'}`,
+      };
     },
   };
 }

@@ -5,6 +5,7 @@
 import type { StoredConversation } from '../contract/types';
 import type { ViewerApi } from './api';
 import { element, replaceChildren } from './dom';
+import { type StoredSearchOptions, storedSearch } from './stored-search';
 import { displayTimestamp } from './time-format';
 
 export interface ListScreen {
@@ -15,6 +16,7 @@ export async function showConversationList(
   container: HTMLElement,
   api: ViewerApi,
   link: (conversation: string) => HTMLAnchorElement,
+  search: Omit<StoredSearchOptions, 'api'>,
 ): Promise<ListScreen> {
   const list = await api.listConversations();
   const filterBox = element('input', {
@@ -45,6 +47,7 @@ export async function showConversationList(
 
   replaceChildren(container, [
     element('h1', { text: 'Conversations' }),
+    storedSearch({ api, ...search }),
     element('div', { className: 'list-tools', attributes: { role: 'search' } }, [
       element('label', { text: 'Filter by id or title', attributes: { for: 'conversation-filter' } }),
       filterBox,

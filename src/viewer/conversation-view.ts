@@ -3,13 +3,13 @@
  * number of matching events and the timeline. Changing a filter changes the page's
  * address, so every view can be shared as a link.
  */
-import type { SearchQuery, StoredConversation } from '../contract/types';
+import type { ExportFormat, SearchQuery, StoredConversation } from '../contract/types';
 import type { ViewerApi } from './api';
 import { element, replaceChildren } from './dom';
 import { EVENT_KINDS, EVENT_SOURCES, KIND_PRESENTATION, isEventKind, isEventSource } from './kinds';
 import { displayTimestamp } from './time-format';
 import { Timeline } from './timeline';
-import type { ViewFilters, ViewState } from './view-state';
+import { type ViewFilters, type ViewState, viewStateSearch } from './view-state';
 
 /** The first page fills a screen and no more, so it is drawn soonest. */
 const FIRST_PAGE_SIZE = 20;
@@ -46,6 +46,7 @@ export async function showConversation(container: HTMLElement, options: Conversa
     order,
     pollMs: POLL_MS,
     fetchPage: (pageId) => api.searchEvents(conversationId, pageId === undefined ? firstQuery : { ...query, page_id: pageId }),
+    eventLink: (eventId) => `/${viewStateSearch({ conversation: conversationId, event: eventId, filters: {} })}`,
     onError: options.onError,
     onChange: (cause) => {
       updateStatus();
@@ -88,6 +89,7 @@ export async function showConversation(container: HTMLElement, options: Conversa
     element('nav', { className: 'breadcrumbs', attributes: { 'aria-label': 'Breadcrumbs' } }, [options.backLink()]),
     heading,
     facts,
+    downloads(api, conversationId, options.onError),
     filterForm(filters, (next) => options.navigate({ conversation: conversationId, filters: next })),
     status,
     element('h2', { className: 'visually-hidden', text: 'Events' }),
@@ -106,7 +108,41 @@ export async function showConversation(container: HTMLElement, options: Conversa
   await timeline.start();
   updateStatus();
   void refreshCount();
+  if (state.event !== undefined && !(await timeline.reveal(state.event))) {
+    options.onError(new Error(`The linked event ${state.event} is not in this view of the conversation.`));
+  }
   return { dispose: () => timeline.dispose() };
+}
+
+const EXPORTS: readonly [ExportFormat, string][] = [
+  ['jsonl', 'Download JSONL'],
+  ['markdown', 'Download Markdown'],
+];
+
+/**
+ * The conversation as a file. Each is a real link to the export; a plain click fetches it
+ * through the page's client instead, so the session key is sent when the server needs one,
+ * and hands the file to the browser as a download.
+ */
+function downloads(api: ViewerApi, conversationId: string, onError: (error: unknown) => void): HTMLElement {
+  const links = EXPORTS.map(([format, label]) => {
+    const href = `/api/stored-conversations/${encodeURIComponent(conversationId)}/export?format=${format}`;
+    const anchor = element('a', { className: `download download-${format}`, text: label, attributes: { href, download: '' } });
+    anchor.addEventListener('click', (event) => {
+      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      api.exportConversation(conversationId, format).then(({ blob, fileName }) => {
+        const url = URL.createObjectURL(blob);
+        const save = element('a', { attributes: { href: url, download: fileName } });
+        document.body.append(save);
+        save.click();
+        save.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      }, onError);
+    });
+    return anchor;
+  });
+  return element('p', { className: 'downloads' }, links);
 }
 
 async function describeConversation(api: ViewerApi, conversationId: string): Promise<StoredConversation | undefined> {

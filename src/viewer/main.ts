@@ -73,7 +73,12 @@ async function render(): Promise<void> {
           backLink: () => link({ filters: {} }, '← All conversations'),
           onError: showError,
         })
-      : await showConversationList(main, api, (conversation) => link({ conversation, filters: {} }));
+      : await showConversationList(main, api, (conversation) => link({ conversation, filters: {} }), {
+          search: state.search,
+          submit: (search) => navigate(search ? { search, filters: {} } : { filters: {} }),
+          eventLink: (conversation, event) => link({ conversation, event, filters: {} }),
+          onError: showError,
+        });
     if (mine !== generation) screen.dispose();
     else current = screen;
   } catch (error) {

@@ -18,7 +18,12 @@ export interface TimelineOptions {
   /** Called after events were added: a page the reader scrolled to, or events written since (`live`). */
   onChange?(cause: 'page' | 'live'): void;
   pollMs: number;
+  /** The address of a link to one event of this conversation; each card then carries the link and a "Copy link" button. */
+  eventLink?(eventId: string): string;
 }
+
+/** Pages read at most while looking for a linked event, so a link to a missing event does not read a huge conversation whole. */
+const MAX_PAGES_TO_REVEAL = 400;
 
 /** Newest first, events written since the last poll are read up to this many pages; a burst beyond that shows after a reload. */
 const MAX_CATCH_UP_PAGES = 20;
@@ -75,6 +80,28 @@ export class Timeline {
 
   get renderedCount(): number {
     return this.ids.size;
+  }
+
+  /** The card of a shown event. */
+  cardOf(eventId: string): HTMLElement | undefined {
+    return this.list.querySelector<HTMLElement>(`article.event[data-event-id="${CSS.escape(eventId)}"]`) ?? undefined;
+  }
+
+  /**
+   * Loads pages until the event is shown, then scrolls it to the middle of the view,
+   * highlights and focuses it. False when the view does not hold it.
+   */
+  async reveal(eventId: string): Promise<boolean> {
+    for (let pages = 0; pages < MAX_PAGES_TO_REVEAL && !this.cardOf(eventId) && !(this.started && this.reachedEnd) && !this.disposed; pages++) {
+      await this.loadMore();
+    }
+    const card = this.cardOf(eventId);
+    if (!card) return false;
+    card.classList.add('highlighted');
+    this.setFocusable(card);
+    card.focus({ preventScroll: true });
+    card.scrollIntoView({ block: 'center' });
+    return true;
   }
 
   /** Fetches the next page unless one is on its way or the end is reached. */
@@ -205,6 +232,7 @@ export class Timeline {
   private render(event: Event): HTMLElement {
     if (event.id !== undefined) this.ids.add(event.id);
     const card = eventCard(event, this.positions++);
+    if (this.options.eventLink && event.id !== undefined) card.querySelector('.event-head')?.append(...eventLinks(this.options.eventLink(event.id)));
     if (event.kind === 'ActionEvent') this.actionsByCall.set(event.tool_call_id, card);
     else if (event.kind === 'ObservationEvent' || event.kind === 'AgentErrorEvent' || event.kind === 'UserRejectObservation') {
       this.resultsByCall.set(event.tool_call_id, card);
@@ -294,4 +322,29 @@ function jumpButton(label: string, target: HTMLElement): HTMLButtonElement {
     target.scrollIntoView({ block: 'center', behavior: 'smooth' });
   });
   return button;
+}
+
+/** A link to the event and a button that copies its full address. */
+function eventLinks(href: string): HTMLElement[] {
+  const link = element('a', { className: 'event-permalink', text: 'Link', attributes: { href, title: 'A link to this event' } });
+  const copy = element('button', {
+    className: 'link-button copy-link',
+    text: 'Copy link',
+    attributes: { type: 'button', title: 'Copy the address of this event' },
+  });
+  copy.addEventListener('click', () => {
+    const address = new URL(href, location.href).href;
+    navigator.clipboard.writeText(address).then(
+      () => {
+        copy.textContent = 'Copied';
+        setTimeout(() => {
+          copy.textContent = 'Copy link';
+        }, 1500);
+      },
+      () => {
+        copy.textContent = 'Copy failed: use the link';
+      },
+    );
+  });
+  return [link, copy];
 }

@@ -11,14 +11,18 @@ export type ViewFilters = Pick<SearchQuery, 'kind' | 'source' | 'body' | 'timest
 export interface ViewState {
   /** The open conversation's id; undefined shows the list of conversations. */
   conversation?: string;
+  /** One event of the open conversation to scroll to and highlight: a link to that event. */
+  event?: string;
+  /** On the list: text searched for in every conversation's messages. */
+  search?: string;
   filters: ViewFilters;
 }
 
 const TEXT_FILTERS = ['kind', 'source', 'body', 'timestamp__gte', 'timestamp__lt'] as const satisfies readonly (keyof ViewFilters)[];
 const SORT_ORDERS: readonly EventSortOrder[] = ['TIMESTAMP', 'TIMESTAMP_DESC'];
 
-export function readViewState(search: string): ViewState {
-  const params = new URLSearchParams(search);
+export function readViewState(address: string): ViewState {
+  const params = new URLSearchParams(address);
   const filters: ViewFilters = {};
   for (const name of TEXT_FILTERS) {
     const value = params.get(name);
@@ -27,13 +31,18 @@ export function readViewState(search: string): ViewState {
   const sortOrder = params.get('sort_order');
   // Any other value is passed on, so the server's 422 tells the reader what is wrong with the link.
   if (sortOrder !== null && sortOrder !== '') filters.sort_order = sortOrder as EventSortOrder;
-  const conversation = params.get('conversation') ?? undefined;
-  return conversation ? { conversation, filters } : { filters };
+  const conversation = params.get('conversation') || undefined;
+  const event = params.get('event') || undefined;
+  const searched = params.get('search') || undefined;
+  if (conversation) return { conversation, ...(event ? { event } : {}), filters };
+  return searched ? { search: searched, filters } : { filters };
 }
 
 export function viewStateSearch(state: ViewState): string {
   const params = new URLSearchParams();
   if (state.conversation) params.set('conversation', state.conversation);
+  if (state.conversation && state.event) params.set('event', state.event);
+  if (!state.conversation && state.search) params.set('search', state.search);
   for (const name of TEXT_FILTERS) {
     const value = state.filters[name];
     if (typeof value === 'string' && value !== '') params.set(name, value);

@@ -64,6 +64,12 @@ describe('ids that would traverse never reach the store', () => {
         return real.getEvent(hex, eventId);
       },
       listConversations: () => real.listConversations(),
+      searchAll: (criteria) => real.searchAll(criteria),
+      countAll: (filters) => real.countAll(filters),
+      exportEvents: (hex) => {
+        opened.push(hex);
+        return real.exportEvents(hex);
+      },
       health: () => real.health(),
       close: () => real.close(),
     };

@@ -6,7 +6,8 @@
  */
 import { Client } from 'pg';
 import { createMemoryLogger } from '../../src/log';
-import type { SearchCriteria } from '../../src/search';
+import type { CrossSearchCriteria, SearchCriteria } from '../../src/search';
+import { acrossCountStatement, acrossPageStatement, exportBatchStatement } from '../../src/store/postgres/across-query';
 import { createPool } from '../../src/store/postgres/connection';
 import {
   countStatement,
@@ -121,6 +122,49 @@ describe('query plans over 100k events', () => {
       expect(plan.text).not.toContain('Seq Scan on events');
     });
   }
+
+  /** The plan of a statement as the store runs the search across conversations: sequential scans switched off for its transaction. */
+  async function planWithoutSequentialScans(statement: Statement): Promise<{ nodes: string[]; text: string }> {
+    await client.query('BEGIN; SET LOCAL enable_seqscan = off');
+    try {
+      return await planOf(statement);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  }
+
+  const key = { micros: 1767261600000000 + (EVENTS / 2) * 1000000, hex: LARGE, position: EVENTS / 2 };
+  for (const [name, filters] of filterCases) {
+    it(`${name}: the search across conversations walks an index, first page and from a key, both orders; its count too`, async () => {
+      const plans: string[] = [];
+      for (const sortOrder of ['TIMESTAMP', 'TIMESTAMP_DESC'] as const) {
+        for (const after of [undefined, key, { ...key, micros: null }]) {
+          const criteria: CrossSearchCriteria = { ...filters, sortOrder, limit: 100, ...(after ? { after } : {}) };
+          plans.push((await planWithoutSequentialScans(acrossPageStatement(criteria))).text);
+        }
+      }
+      plans.push((await planWithoutSequentialScans(acrossCountStatement(filters))).text);
+      for (const plan of plans)
+        expect({ plan, sequential: plan.includes('Seq Scan on events'), indexed: / using events_/.test(plan) }).toEqual({
+          plan,
+          sequential: false,
+          indexed: true,
+        });
+    });
+  }
+
+  it('a body matching nothing across conversations is answered from the trigram index', async () => {
+    const plan = await planWithoutSequentialScans(acrossPageStatement({ body: 'no such words here', sortOrder: 'TIMESTAMP', limit: 100 }));
+    expect(plan.text).toContain('events_by_body');
+  });
+
+  it('an export batch walks the conversation in order from a key', async () => {
+    for (const after of [undefined, key]) {
+      const plan = await planWithoutSequentialScans(exportBatchStatement(large, LARGE, after, 1000));
+      expect(plan.text).not.toContain('Seq Scan on events');
+      expect(plan.text).toMatch(/using events_(in_order|pkey)/);
+    }
+  });
 
   it('get-by-id uses the id index', async () => {
     const plan = await planOf(eventByIdStatement(LARGE, 'some-id'));

@@ -16,6 +16,7 @@ import { listen, type RunningServer } from '../../src/server/listen';
 import { spawnScript, type ScriptProcess } from '../../src/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/postgres/ingest';
+import { latestSchemaVersion } from '../../src/store/postgres/migrations';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store';
 import { conversationId } from '../support/events';
 import { eventually } from '../support/eventually';
@@ -138,7 +139,9 @@ describe('servers on PostgreSQL', () => {
     let unmigratedOutput = '';
     unmigrated.child.stderr?.on('data', (chunk: Buffer) => (unmigratedOutput += chunk.toString()));
     expect((await unmigrated.exited).code).toBe(2);
-    expect(unmigratedOutput).toContain('has schema version 0; this server needs 1. Run `npm run migrate -- --database-url URL`');
+    expect(unmigratedOutput).toContain(
+      `has schema version 0; this server needs ${latestSchemaVersion()}. Run \`npm run migrate -- --database-url URL\``,
+    );
   }, 60_000);
 
   it('two servers on one database answer identically; with one gone the other keeps answering', async () => {

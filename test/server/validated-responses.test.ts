@@ -37,6 +37,16 @@ it('count and get-by-id conform for every kind', async () => {
   for (const event of EVENTS) expect((await server.client.getEvent(CONVERSATION, event.id!)).ok).toBe(true);
 });
 
+it('the search across stored conversations and its count conform; the export streams beside the validator', async () => {
+  const first = await server.get('/api/stored-conversations/events/search?limit=7&kind=ActionEvent');
+  expect(first.status).toBe(200);
+  const counted = await server.get('/api/stored-conversations/events/count?kind=ActionEvent');
+  expect(counted.body).toBe(EVENTS.filter((event) => event.kind === 'ActionEvent').length);
+  for (const format of ['jsonl', 'markdown']) {
+    expect((await server.get(`/api/stored-conversations/${CONVERSATION}/export?format=${format}`)).status).toBe(200);
+  }
+});
+
 it.each([
   ['an unknown conversation', `/api/conversations/${conversationId(51)}/events/search`, 404],
   ['an unknown event', `/api/conversations/${CONVERSATION}/events/nothing-here`, 404],

@@ -3,7 +3,7 @@
  * dropped once what is held passes it, and read again, whole and right, when asked for.
  */
 import { createConversation, storeOverTemporaryRoot, userMessage, writeEvent, type StoreUnderTest } from './conversations-on-disk';
-import { searchEvents } from '../../src/search';
+import { type EventKey, searchEvents } from '../../src/search';
 
 let t: StoreUnderTest;
 afterEach(() => t.cleanUp());
@@ -37,6 +37,39 @@ async function firstText(n: number): Promise<string> {
 }
 
 describe('memory budget', () => {
+  it('the search across conversations walks them all within the budget, with the same pages as without one', async () => {
+    t = storeOverTemporaryRoot();
+    writeConversations(1);
+    await t.store.open(hexOf(0));
+    const oneConversation = t.store.health().bytesHeld;
+    await t.cleanUp();
+
+    const walkAll = async (): Promise<string[]> => {
+      const texts: string[] = [];
+      let after: EventKey | undefined;
+      do {
+        const page = await t.store.searchAll({ sortOrder: 'TIMESTAMP_DESC', limit: 25, body: 'message 1', ...(after ? { after } : {}) });
+        texts.push(...page.hits.map((hit) => `${hit.key.hex} ${hit.json.toString()}`));
+        after = page.next ?? undefined;
+        // Never more held than the budget and the one conversation being walked.
+        const health = t.store.health();
+        if (health.memoryBudgetBytes !== null) expect(health.bytesHeld).toBeLessThanOrEqual(health.memoryBudgetBytes + oneConversation);
+      } while (after);
+      return texts;
+    };
+    t = storeOverTemporaryRoot();
+    writeConversations(8);
+    const unbounded = await walkAll();
+    await t.cleanUp();
+
+    t = storeOverTemporaryRoot({ memoryBudgetBytes: Math.floor(oneConversation * 2.5) });
+    writeConversations(8);
+    expect(await walkAll()).toEqual(unbounded);
+    expect(unbounded).toHaveLength(8 * 11);
+    expect(t.store.health().conversationsDropped).toBeGreaterThan(0);
+    expect(await t.store.countAll({ body: 'message 1' })).toBe(unbounded.length);
+  });
+
   it('holds about what the budget allows, drops the least recently used, and reads a dropped one again on demand', async () => {
     // Measure one conversation, then allow about three.
     t = storeOverTemporaryRoot();

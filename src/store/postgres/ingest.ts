@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../../log';
 import { locateConversation } from '../conversation-location';
+import { titleOf } from '../conversation-summaries';
 import { errorCode } from '../error-code';
 import { readEventFile, readEventFileNow, SCRATCH_BYTES } from '../event-file-reader';
 import { eventFilesOf, listDirectory } from '../event-listing';
@@ -22,7 +23,7 @@ import { TimeSlice, afterNextPoll } from '../time-slice';
 import { describeDatabaseError, isUnavailable } from './connection';
 import { eventRowOf, type EventRow } from './event-row';
 import { migrate } from './migrations';
-import { textColumn } from './text-column';
+import { nullableTextColumn, textColumn } from './text-column';
 
 export interface IngestOptions {
   /** The conversations directory. */
@@ -127,6 +128,8 @@ interface ConversationState {
    */
   rewritten: Set<string>;
   watch: { directory: string; watcher: FSWatcher } | undefined;
+  /** The modification time of `meta.json` when its title was last copied; null: no such file. */
+  metaStamp: number | null | undefined;
 }
 
 interface PendingConversation {
@@ -201,6 +204,7 @@ class Ingester implements DirectoryIngester {
     const location = await locateConversation(realRoot, hex);
     if (!location.found) return undefined;
     const state = this.conversations.get(hex) ?? (await this.register(hex));
+    await this.copyTitle(state, path.join(location.directory, 'meta.json'));
     const eventsDirectory = path.join(location.directory, 'events');
     const stamp = await directoryStamp(eventsDirectory);
     const identity = `${location.identity}/${stamp?.identity ?? 'no events'}`;
@@ -222,6 +226,21 @@ class Ingester implements DirectoryIngester {
       toRead.push(file);
     }
     return { state, eventsDirectory, stamp: stamp?.changed, files: toRead, listed };
+  }
+
+  /** The title `meta.json` records, copied when the file changed since it was last read, as the list of conversations shows it. */
+  private async copyTitle(state: ConversationState, metaFile: string): Promise<void> {
+    const stamp = await stat(metaFile).then(
+      (stats) => (stats.isFile() ? stats.mtimeMs : null),
+      () => null,
+    );
+    if (stamp === state.metaStamp) return;
+    const title = stamp === null ? null : await titleOf(metaFile);
+    await this.options.pool.query('UPDATE conversations SET title = $2 WHERE id = $1 AND title IS DISTINCT FROM $2', [
+      state.id,
+      nullableTextColumn(title),
+    ]);
+    state.metaStamp = stamp;
   }
 
   /** A conversation whose directory was replaced: what was stored of the old one goes, and the new one is read in full. */
@@ -288,6 +307,7 @@ class Ingester implements DirectoryIngester {
       identity: undefined,
       rewritten: new Set(),
       watch: undefined,
+      metaStamp: undefined,
     };
     this.conversations.set(hex, state);
     return state;

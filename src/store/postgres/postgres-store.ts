@@ -5,8 +5,16 @@
  */
 import type { Pool } from 'pg';
 import type { Logger } from '../../log';
-import type { EventFilters, SearchCriteria } from '../../search';
-import { type EventStore, type StoredConversationSummary, type StoredPage, type StoreHealth, emptyStoreHealth } from '../event-store';
+import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
+import {
+  type EventStore,
+  type StoredConversationSummary,
+  type StoredHitPage,
+  type StoredPage,
+  type StoreHealth,
+  emptyStoreHealth,
+} from '../event-store';
+import { type KeyedRow, acrossCountStatement, acrossPageStatement, conversationIdStatement, exportBatchStatement, keyOfRow } from './across-query';
 import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
 import {
   countStatement,
@@ -35,6 +43,8 @@ export interface PostgresStoreOptions {
 }
 
 const DEFAULT_HEALTH_REFRESH_MS = 2_000;
+/** Events an export reads from the database at a time. */
+const EXPORT_BATCH = 1000;
 
 /**
  * Connects, checks that the schema is at the version this code expects, and returns the
@@ -131,24 +141,91 @@ export class PostgresStore implements EventStore {
 
   /**
    * Every conversation with its event count and its last appended event's timestamp, the
-   * most recent activity first. Titles live in `meta.json`, which the ingester does not
-   * copy, so they are null here.
+   * most recent activity first, and the title the ingester copied from `meta.json`.
    */
   listConversations(): Promise<StoredConversationSummary[]> {
     return guarded('list conversations', async () => {
-      const result = await this.pool.query<{ hex: string; event_count: string; last_payload: Buffer | null }>(
-        `SELECT c.hex, c.event_count, last.payload AS last_payload, last.sort_micros
+      const result = await this.pool.query<{ hex: string; title: string | null; event_count: string; last_payload: Buffer | null }>(
+        `SELECT c.hex, c.title, c.event_count, last.payload AS last_payload, last.sort_micros
            FROM conversations c
            LEFT JOIN LATERAL (SELECT e.payload, e.sort_micros FROM events e WHERE e.conversation_id = c.id ORDER BY e.position DESC LIMIT 1) last ON true
           ORDER BY last.sort_micros DESC NULLS LAST, c.hex`,
       );
       return result.rows.map((row) => ({
         hex: row.hex,
-        title: null,
+        title: row.title,
         eventCount: Number(row.event_count),
         lastEventAt: storedTimestamp(row.last_payload),
       }));
     });
+  }
+
+  /** A page of the search across conversations: one walk of an ordered index from the cursor's key. */
+  searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
+    return guarded('search across conversations', async () => {
+      const rows = await this.indexWalk<KeyedRow>((form) => acrossPageStatement(criteria, form));
+      const hits = rows.slice(0, criteria.limit).map((row) => ({ key: keyOfRow(row), title: row.title ?? null, json: row.payload }));
+      return { hits, next: rows.length > criteria.limit ? hits[hits.length - 1]!.key : null };
+    });
+  }
+
+  countAll(filters: EventFilters): Promise<number> {
+    return guarded('count across conversations', async () => {
+      const rows = await this.indexWalk<{ count: string }>(() => acrossCountStatement(filters));
+      return Number(rows[0]?.count ?? 0);
+    });
+  }
+
+  exportEvents(hex: string): Promise<AsyncIterable<Buffer> | undefined> {
+    return guarded('export', async () => {
+      const row = (await this.pool.query<{ id: number }>(conversationIdStatement(hex))).rows[0];
+      return row ? this.exportBatches(row.id, hex) : undefined;
+    });
+  }
+
+  /** The conversation in batches, each from the key after the last, so appends meanwhile neither repeat nor skip an event. */
+  private async *exportBatches(conversationId: number, hex: string): AsyncGenerator<Buffer> {
+    let after: EventKey | undefined;
+    for (;;) {
+      const rows = await guarded('export', () =>
+        this.indexWalk<KeyedRow>((form) => exportBatchStatement(conversationId, hex, after, EXPORT_BATCH, form)),
+      );
+      for (const row of rows) yield row.payload;
+      if (rows.length < EXPORT_BATCH) return;
+      after = keyOfRow(rows[rows.length - 1]!);
+    }
+  }
+
+  /**
+   * Runs a statement in a read-only transaction with sequential scans switched off, so the
+   * planner walks an index even where it would guess a scan of the table cheaper; payloads
+   * come in this store's form, as bytea when the text form meets bytes that are not UTF-8.
+   */
+  private async indexWalk<Row extends object>(statement: (form: PayloadForm) => Statement): Promise<(Row & { payload: Buffer })[]> {
+    if (this.payloadForm === 'text') {
+      try {
+        const rows = await this.inIndexWalkTransaction<Row & { payload?: string | Buffer }>(statement('text'));
+        return rows.map((row) => ({ ...row, payload: typeof row.payload === 'string' ? Buffer.from(row.payload, 'utf8') : (row.payload as Buffer) }));
+      } catch (error) {
+        if (!isNotUtf8(error)) throw error;
+      }
+    }
+    return this.inIndexWalkTransaction<Row & { payload: Buffer }>(statement('bytea'));
+  }
+
+  private async inIndexWalkTransaction<Row extends object>(statement: Statement): Promise<Row[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN READ ONLY; SET LOCAL enable_seqscan = off');
+      const result = await client.query<Row>(statement);
+      await client.query('COMMIT');
+      return result.rows;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /**

@@ -89,6 +89,18 @@ function caughtUp(store: EventStore, ingester: DirectoryIngester): EventStore {
       await passNow();
       return store.listConversations();
     },
+    async searchAll(criteria) {
+      await passNow();
+      return store.searchAll(criteria);
+    },
+    async countAll(filters) {
+      await passNow();
+      return store.countAll(filters);
+    },
+    async exportEvents(hex) {
+      await passNow();
+      return store.exportEvents(hex);
+    },
     health: () => store.health(),
     close: () => store.close(),
   };

@@ -12,6 +12,7 @@ import { referenceAcceptChecks } from './reference-accepts';
 import { referenceErrorChecks } from './reference-errors';
 import { referenceOperationChecks } from './reference-operations';
 import { referenceSortChecks, sortChecks } from './sort';
+import { storedEventChecks } from './stored-events';
 
 /** The checks for one contract: the values they send and expect are the document's. */
 export function allChecks(contract: SearchContract): Check[] {
@@ -23,6 +24,7 @@ export function allChecks(contract: SearchContract): Check[] {
     ...propertyChecks(),
     ...fixtureChecks(),
     ...operationChecks(contract),
+    ...storedEventChecks(),
     ...auditChecks(),
     ...referenceErrorChecks(contract),
     ...referenceAcceptChecks(contract),

@@ -4,6 +4,7 @@
  * holding SQL, so the build carries them into dist/ like any other code.
  */
 import { EVENTS_SCHEMA } from './0001-events';
+import { ACROSS_CONVERSATIONS_SCHEMA } from './0002-across-conversations';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: '0001-events', sql: EVENTS_SCHEMA }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: '0001-events', sql: EVENTS_SCHEMA },
+  { version: 2, name: '0002-across-conversations', sql: ACROSS_CONVERSATIONS_SCHEMA },
+];

@@ -1,0 +1,123 @@
+/**
+ * The search box of the list page: text searched in the messages of every stored
+ * conversation at once (the server's search across conversations, `body` filter), newest
+ * first. Each hit names its conversation and links to that event in it, where the
+ * conversation opens scrolled to the event, highlighted. The query lives in the address
+ * (`/?search=...`), so a search is a link too.
+ */
+import type { Event, StoredEventHit } from '../contract/types';
+import type { ViewerApi } from './api';
+import { element, replaceChildren } from './dom';
+import { KIND_PRESENTATION } from './kinds';
+import { displayTimestamp } from './time-format';
+
+const PAGE_SIZE = 20;
+/** Characters of message text shown around the first match. */
+const SNIPPET_CONTEXT = 80;
+
+export interface StoredSearchOptions {
+  api: ViewerApi;
+  /** The text searched for, from the address; undefined: no search yet. */
+  search: string | undefined;
+  /** Shows the list with this search (a new entry in the history); empty clears it. */
+  submit(search: string): void;
+  /** A link that opens the conversation at one event. */
+  eventLink(conversationId: string, eventId: string): HTMLAnchorElement;
+  onError(error: unknown): void;
+}
+
+/** The form and, when the address holds a search, its results; more pages load on request. */
+export function storedSearch(options: StoredSearchOptions): HTMLElement {
+  const input = element('input', {
+    attributes: { type: 'search', id: 'stored-search', name: 'search', placeholder: 'text in any message', autocomplete: 'off', spellcheck: 'false' },
+  });
+  input.value = options.search ?? '';
+  const form = element('form', { className: 'stored-search', attributes: { role: 'search', 'aria-label': 'Search across conversations' } }, [
+    element('label', { text: 'Search every conversation', attributes: { for: 'stored-search' } }),
+    input,
+    element('button', { text: 'Search', attributes: { type: 'submit' } }),
+  ]);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    options.submit(input.value.trim());
+  });
+  const section = element('section', { className: 'stored-search-section' }, [form]);
+  if (options.search) section.append(results(options, options.search));
+  return section;
+}
+
+function results(options: StoredSearchOptions, search: string): HTMLElement {
+  const status = element('p', { className: 'search-status', attributes: { 'aria-live': 'polite' }, text: 'Searching…' });
+  const list = element('ol', { className: 'search-hits' });
+  const more = element('button', { className: 'secondary more-hits', text: 'More results', attributes: { type: 'button', hidden: '' } });
+  let nextPageId: string | undefined;
+  const load = async () => {
+    more.disabled = true;
+    try {
+      const page = await options.api.searchStoredEvents({
+        body: search,
+        sort_order: 'TIMESTAMP_DESC',
+        limit: PAGE_SIZE,
+        ...(nextPageId ? { page_id: nextPageId } : {}),
+      });
+      list.append(...page.items.map((hit) => hitRow(hit, search, options)));
+      nextPageId = page.next_page_id ?? undefined;
+      const shown = list.children.length;
+      status.textContent =
+        shown === 0
+          ? `No message in any conversation contains “${search}”.`
+          : `${shown}${nextPageId ? '+' : ''} ${shown === 1 ? 'event' : 'events'} contain “${search}”, the newest first.`;
+      more.hidden = nextPageId === undefined;
+    } catch (error) {
+      status.textContent = 'The search failed.';
+      options.onError(error);
+    } finally {
+      more.disabled = false;
+    }
+  };
+  more.addEventListener('click', () => void load());
+  void load();
+  return element('div', { className: 'search-results' }, [element('h2', { text: 'Found in the conversations' }), status, list, more]);
+}
+
+function hitRow(hit: StoredEventHit, search: string, options: StoredSearchOptions): HTMLElement {
+  const event = hit.event;
+  const anchor = options.eventLink(hit.conversation_id, event.id ?? '');
+  anchor.className = 'hit-link';
+  replaceChildren(anchor, [
+    element('span', { className: hit.title ? 'conversation-title' : 'conversation-title untitled', text: hit.title ?? 'Untitled conversation' }),
+    element('span', { className: 'hit-meta' }, [
+      element('span', { className: 'badge', text: KIND_PRESENTATION[event.kind]?.label ?? event.kind }),
+      event.source ? element('span', { text: event.source }) : null,
+      event.timestamp ? element('time', { text: displayTimestamp(event.timestamp), attributes: { datetime: event.timestamp } }) : null,
+      element('code', { className: 'conversation-id', text: hit.conversation_id }),
+    ]),
+    snippet(messageText(event), search),
+  ]);
+  return element('li', { attributes: { 'data-conversation-id': hit.conversation_id, 'data-event-id': event.id ?? '' } }, [anchor]);
+}
+
+/** The text a body search matches in: the message's content, its extended content and its reasoning. */
+function messageText(event: Event): string {
+  if (event.kind !== 'MessageEvent') return '';
+  const parts = (event.llm_message.content ?? []).flatMap((part) => ('text' in part && typeof part.text === 'string' ? [part.text] : []));
+  for (const extended of event.extended_content ?? []) parts.push(extended.text);
+  if (event.llm_message.reasoning_content) parts.push(event.llm_message.reasoning_content);
+  return parts.join(' ');
+}
+
+/** The text around the first match, the match marked; built from text nodes only. */
+function snippet(text: string, search: string): HTMLElement {
+  const flat = text.replace(/\s+/g, ' ');
+  const at = flat.toLowerCase().indexOf(search.toLowerCase());
+  if (at < 0) return element('span', { className: 'hit-snippet', text: flat.slice(0, SNIPPET_CONTEXT * 2) });
+  const start = Math.max(0, at - SNIPPET_CONTEXT);
+  const end = Math.min(flat.length, at + search.length + SNIPPET_CONTEXT);
+  return element('span', { className: 'hit-snippet' }, [
+    start > 0 ? '…' : '',
+    flat.slice(start, at),
+    element('mark', { text: flat.slice(at, at + search.length) }),
+    flat.slice(at + search.length, end),
+    end < flat.length ? '…' : '',
+  ]);
+}
