@@ -197,9 +197,9 @@ const LATEST_PATH = '/api/conversations/{conversation_id}/events/latest';
 
 /** The handler a developer writes for the new operation: the `count` latest events, newest first. */
 const LATEST_HANDLER = `
-    async getLatestConversationEvents({ path, query }) {
-      const hex = conversationHex(path.conversation_id);
-      const page = await store.search(hex, searchCriteriaOf({ limit: query.count, sort_order: 'TIMESTAMP_DESC' }));
+    async getLatestConversationEvents({ query, parsed }) {
+      const hex = conversationHex(parsed);
+      const page = await store.search(hex, searchCriteriaOf({ limit: query.count, sort_order: 'TIMESTAMP_DESC' }, parsed));
       if (!page) return conversationNotFound(hex);
       return { status: 200, body: eventPageBody(page.itemsJson, null) };
     },
