@@ -48,9 +48,9 @@ export function operationHandlers(store: EventStore): OperationHandlers {
       return { status: 200, body: { items } };
     },
 
-    async searchStoredEvents({ query }) {
+    async searchStoredEvents({ query, parsed }) {
       const order = query.sort_order ?? 'TIMESTAMP';
-      const criteria: CrossSearchCriteria = { ...eventFiltersOf(query), sortOrder: order, limit: query.limit ?? 100 };
+      const criteria: CrossSearchCriteria = { ...eventFiltersOf(query, parsed), sortOrder: order, limit: query.limit ?? 100 };
       if (typeof query.page_id === 'string') {
         const cursor = decodeCursor(order, query.page_id);
         if (!cursor.ok) return invalidPageId(query.page_id, cursor.reason);
@@ -60,12 +60,12 @@ export function operationHandlers(store: EventStore): OperationHandlers {
       return { status: 200, body: storedEventPageBody(page.hits, page.next && encodeCursor(order, page.next)) };
     },
 
-    async countStoredEvents({ query }) {
-      return { status: 200, body: await store.countAll(eventFiltersOf(query)) };
+    async countStoredEvents({ query, parsed }) {
+      return { status: 200, body: await store.countAll(eventFiltersOf(query, parsed)) };
     },
 
-    async exportStoredConversation({ path, query }) {
-      const hex = conversationHex(path.conversation_id);
+    async exportStoredConversation({ query, parsed }) {
+      const hex = conversationHex(parsed);
       const events = await store.exportEvents(hex);
       if (!events) return conversationNotFound(hex);
       const title = (await store.listConversations()).find((summary) => summary.hex === hex)?.title ?? null;

@@ -8,11 +8,11 @@
  * operations answers their paths as an unknown route and gets "not implemented".
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { paths } from '../../contract';
+import type { paths } from '../../../contract';
 import type { CheckContext } from '../context';
 import { MAX_PAGES_PER_WALK } from '../context';
 import { describeFilters, type Filters } from '../expectations';
-import type { Exchange } from '../http';
+import type { Exchange } from '../../http';
 import { observeEvent, describeEvent, type ObservedEvent } from '../observed-event';
 import { type Check, type CheckOutcome, type Finding, count as plural, notImplemented, skipped, verdict } from '../types';
 import { filterQuery } from './reference-operations';
