@@ -112,7 +112,11 @@ describe('servers on PostgreSQL', () => {
       kit.child.stdout?.on('data', (chunk: Buffer) => (report += chunk.toString()));
       const exit = await kit.exited;
       const failures = report.split('\n').filter((line) => /\bFAIL\b|differ|status \d+ here/.test(line));
-      expect({ code: exit.code, compare: /compare \(same requests against the second server\): \d+ passed, 0 failed/.test(report), failures }).toEqual({
+      expect({
+        code: exit.code,
+        compare: /compare \(same requests against the second server\): \d+ passed, 0 failed/.test(report),
+        failures,
+      }).toEqual({
         code: 0,
         compare: true,
         failures: [],
