@@ -125,8 +125,9 @@ export interface paths {
          *     `page_id`, filters and order unchanged, and the next page holds what comes after
          *     it. Every matching event is returned exactly once across the pages of one walk,
          *     also while conversations are appended to or added: an event that sorts after the
-         *     last one returned is still to come, one that sorts before it was already passed. A `page_id` this
-         *     server did not hand out, or one from a walk in the other order, is a 422.
+         *     last one returned is still to come, one that sorts before it was already passed. As in
+         *     the search of one conversation, a `page_id` that names nothing (one this server did not
+         *     hand out, or one from a walk in the other order) starts the walk again from its first page.
          */
         get: operations["searchStoredEvents"];
         put?: never;

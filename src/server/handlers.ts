@@ -3,7 +3,7 @@
  * parameters already have the contract's types; it asks the store and answers one of the
  * operation's declared responses.
  */
-import type { Event, HTTPValidationError, NotFoundError } from '../contract';
+import type { Event, NotFoundError } from '../contract';
 import { conversationExport } from '../export/conversation-export';
 import { type CrossSearchCriteria, hyphenate } from '../search';
 import type { EventStore } from '../store/event-store';
@@ -51,11 +51,9 @@ export function operationHandlers(store: EventStore): OperationHandlers {
     async searchStoredEvents({ query, parsed }) {
       const order = query.sort_order ?? 'TIMESTAMP';
       const criteria: CrossSearchCriteria = { ...eventFiltersOf(query, parsed), sortOrder: order, limit: query.limit ?? 100 };
-      if (typeof query.page_id === 'string') {
-        const cursor = decodeCursor(order, query.page_id);
-        if (!cursor.ok) return invalidPageId(query.page_id, cursor.reason);
-        criteria.after = cursor.key;
-      }
+      // As in the search of one conversation, a page_id that names nothing starts the walk again.
+      const cursor = typeof query.page_id === 'string' ? decodeCursor(order, query.page_id) : undefined;
+      if (cursor?.ok) criteria.after = cursor.key;
       const page = await store.searchAll(criteria);
       return { status: 200, body: storedEventPageBody(page.hits, page.next && encodeCursor(order, page.next)) };
     },
@@ -73,11 +71,6 @@ export function operationHandlers(store: EventStore): OperationHandlers {
       return { status: 200, body: new StreamedFile(file.contentType, file.fileName, file.chunks) };
     },
   };
-}
-
-/** A cursor this server did not hand out for this walk: pydantic's shape, naming the parameter. */
-function invalidPageId(pageId: string, reason: string): { status: 422; body: HTTPValidationError } {
-  return { status: 422, body: { detail: [{ type: 'value_error', loc: ['query', 'page_id'], msg: `Value error, ${reason}`, input: pageId }] } };
 }
 
 /** The reference's 404 for an unknown conversation names it in the hyphenated form. */
