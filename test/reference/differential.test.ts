@@ -81,14 +81,6 @@ const GET_BY_ID_CHECKS = ['compare.ref.get-event.same-as-walk', 'compare.operati
 const GET_BY_ID_NULLS = /^bodies differ at \$(\.[a-z_]+|\[\d+\])+: missing vs null;/;
 const getByIdNull = ({ check, message }: { check: string; message: string }): boolean =>
   GET_BY_ID_CHECKS.includes(check) && GET_BY_ID_NULLS.test(message);
-/**
- * A method the contract does not declare, sent for a conversation neither server has: ours
- * answers 405 with `Allow`, the reference looks the conversation up first and answers 404.
- * The contract asks only that neither is a 5xx.
- */
-const undeclaredMethod = ({ check, message }: { check: string; message: string }): boolean =>
-  check.endsWith('.undeclared-methods') && /^status 405 here, 404 on the second server \(\{"detail":"Conversation not found: /.test(message);
-
 /** Under the contract ours serves events without what the contract does not list; the reference serves it. */
 const UNLISTED_REMOVED = /^bodies differ at \$(\.items\[\d+\])?\.(parent_id|extended_content|classification): missing vs /;
 
@@ -173,9 +165,7 @@ describe(`our server beside the reference ${REFERENCE_VERSION} on a conversation
     expect(notPassed(result).filter((check) => !check.id.startsWith('compare.') && check.status !== 'skipped')).toEqual([]);
     const findings = compareFindings(result);
     expect(findings.length).toBeGreaterThan(0);
-    const unexplained = findings.filter(
-      (finding) => !oursOnly(finding.check) && !undeclaredMethod(finding) && !UNLISTED_REMOVED.test(finding.message) && !getByIdNull(finding),
-    );
+    const unexplained = findings.filter((finding) => !oursOnly(finding.check) && !UNLISTED_REMOVED.test(finding.message) && !getByIdNull(finding));
     expect(unexplained).toEqual([]);
   });
 
@@ -194,7 +184,7 @@ describe(`our server beside the reference ${REFERENCE_VERSION} on a conversation
       ].sort(),
     );
     const findings = compareFindings(result);
-    expect(findings.filter((finding) => !oursOnly(finding.check) && !undeclaredMethod(finding) && !getByIdNull(finding))).toEqual([]);
+    expect(findings.filter((finding) => !oursOnly(finding.check) && !getByIdNull(finding))).toEqual([]);
     // The one difference left is real, so docs/reference-behaviour.md still describes this reference.
     expect(findings.length).toBeGreaterThan(0);
   });
