@@ -11,7 +11,7 @@ import { parse, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 
 import { SEARCH_PATH, type OpenApiDocument } from '../../src/contract';
 import { DEFAULT_START_TIME, runFixture } from '../../src/fixture';
 import { spawnScript } from '../../src/server-process';
-import { startFaultInjector, type Fault } from '../kit/support/fault-injector';
+import { operationFaults, startFaultInjector, type Fault } from '../kit/support/fault-injector';
 import { failedIds, runKit } from '../kit/support/run-kit';
 import { eventually } from '../support/eventually';
 
@@ -341,16 +341,10 @@ function latestOperation(): Record<string, unknown> {
 
 /** The new operation broken one way at a time, behind the fault injector: each is caught by the kit, judging with the edited contract. */
 async function expectFaultsCaught(project: string, upstream: string, conversationId: string): Promise<void> {
-  const isLatest = (url: URL) => url.pathname.endsWith('/events/latest');
-  const badCount = (url: URL) => isLatest(url) && !/^[1-5]$/.test(url.searchParams.get('count') ?? '1');
-  const faults: Record<string, Fault> = {
-    serverErrorOnBadParameter: { request: (url) => (badCount(url) ? { status: 500, body: { detail: 'Internal Server Error' } } : url) },
-    undeclaredStatus: { response: (url, response) => (isLatest(url) && response.status === 200 ? { ...response, status: 203 } : response) },
-    bodyBreaksSchema: { response: (url, response) => (isLatest(url) && response.status === 200 ? { status: 200, body: { events: [] } } : response) },
-    wrongContentType: {
-      response: (url, response) => (isLatest(url) && response.status === 200 ? { ...response, contentType: 'text/plain' } : response),
-    },
-  };
+  const faults: Record<string, Fault> = operationFaults(
+    (url) => url.pathname.endsWith('/events/latest'),
+    (url) => !/^[1-5]$/.test(url.searchParams.get('count') ?? '1'),
+  );
   const document = parse(readFileSync(path.join(project, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
   const caught: Record<string, string[]> = {};
   for (const [name, fault] of Object.entries(faults)) {
