@@ -101,10 +101,10 @@ function eventsTail(url: URL): string | undefined {
 }
 
 const isGetEvent = (url: URL) => !['search', 'count', undefined].includes(eventsTail(url));
-export const isCount = (url: URL) => eventsTail(url) === 'count';
+const isCount = (url: URL) => eventsTail(url) === 'count';
 
 /** A `timestamp__gte` or `timestamp__lt` that does not parse. */
-export function hasMalformedTimestamp(url: URL): boolean {
+function hasMalformedTimestamp(url: URL): boolean {
   return ['timestamp__gte', 'timestamp__lt'].some((name) => {
     const value = url.searchParams.get(name);
     return value !== null && !parseFilterTimestamp(value).ok;
