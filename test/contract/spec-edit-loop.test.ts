@@ -11,9 +11,11 @@ import { parse, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 
 import { SEARCH_PATH, type OpenApiDocument } from '../../src/contract';
 import { DEFAULT_START_TIME, runFixture } from '../../src/fixture';
 import { spawnScript } from '../../src/server-process';
-import { startFaultInjector, type Fault } from '../kit/support/fault-injector';
+import { operationFaults, startFaultInjector, type Fault } from '../kit/support/fault-injector';
 import { failedIds, runKit } from '../kit/support/run-kit';
 import { eventually } from '../support/eventually';
+import { documentedCodes, schemathesisCodes } from '../support/schemathesis-fault-table';
+import { SAMPLE_CONVERSATIONS } from '../../dev/schemathesis/dictionaries';
 
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLES = 'test/contract/examples.ts';
@@ -253,6 +255,8 @@ test.concurrent(
       startTime: DEFAULT_START_TIME,
       largePayloadBytes: 2000,
     });
+    // Beside it, the conversations Schemathesis draws its conversation ids from, so its requests reach stored ones.
+    cpSync(SAMPLE_CONVERSATIONS, data, { recursive: true });
     const server = await startBuiltServer(project, data);
     try {
       // The rebuilt kit, and this checkout's kit handed the edited document: both pass, at the new bounds.
@@ -306,7 +310,7 @@ test.concurrent(
       const newestFirst = [...events].reverse().sort((a, b) => b.timestamp.localeCompare(a.timestamp));
       expect(JSON.parse(caller.stdout)).toEqual(newestFirst.slice(0, 2).map((event) => event.id));
 
-      await expectFaultsCaught(project, server.url, fixture.conversationIdHex);
+      await expectFaultsCaught(project, server.url, fixture.conversationIdHex, data);
     } finally {
       await server.stop(5000);
     }
@@ -339,20 +343,26 @@ function latestOperation(): Record<string, unknown> {
   };
 }
 
-/** The new operation broken one way at a time, behind the fault injector: each is caught by the kit, judging with the edited contract. */
-async function expectFaultsCaught(project: string, upstream: string, conversationId: string): Promise<void> {
-  const isLatest = (url: URL) => url.pathname.endsWith('/events/latest');
-  const badCount = (url: URL) => isLatest(url) && !/^[1-5]$/.test(url.searchParams.get('count') ?? '1');
-  const faults: Record<string, Fault> = {
-    serverErrorOnBadParameter: { request: (url) => (badCount(url) ? { status: 500, body: { detail: 'Internal Server Error' } } : url) },
-    undeclaredStatus: { response: (url, response) => (isLatest(url) && response.status === 200 ? { ...response, status: 203 } : response) },
-    bodyBreaksSchema: { response: (url, response) => (isLatest(url) && response.status === 200 ? { status: 200, body: { events: [] } } : response) },
-    wrongContentType: {
-      response: (url, response) => (isLatest(url) && response.status === 200 ? { ...response, contentType: 'text/plain' } : response),
-    },
-  };
+/** The rows of docs/contract-kit.md's "Injected faults" table for the new operation's faults. */
+const FAULT_ROWS = {
+  serverErrorOnBadParameter: 'new operation: 500 on an out-of-range parameter',
+  undeclaredStatus: 'new operation: an undeclared status (203)',
+  bodyBreaksSchema: 'new operation: a body that breaks its schema',
+  wrongContentType: 'new operation: `Content-Type: text/plain`',
+};
+
+/**
+ * The new operation broken one way at a time, behind the fault injector: each is caught by the kit,
+ * judging with the edited contract; Schemathesis, on the same operation, reports the codes the table gives.
+ */
+async function expectFaultsCaught(project: string, upstream: string, conversationId: string, workDirectory: string): Promise<void> {
+  const faults: Record<string, Fault> = operationFaults(
+    (url) => url.pathname.endsWith('/events/latest'),
+    (url) => !/^[1-5]$/.test(url.searchParams.get('count') ?? '1'),
+  );
   const document = parse(readFileSync(path.join(project, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
   const caught: Record<string, string[]> = {};
+  const bySchemathesis: Record<string, string[]> = {};
   for (const [name, fault] of Object.entries(faults)) {
     const injector = await startFaultInjector(upstream, fault);
     try {
@@ -364,6 +374,12 @@ async function expectFaultsCaught(project: string, upstream: string, conversatio
         levels: ['seed'],
       });
       caught[name] = failedIds(result);
+      bySchemathesis[FAULT_ROWS[name as keyof typeof FAULT_ROWS]] = await schemathesisCodes({
+        baseUrl: injector.url,
+        operationIds: ['getLatestConversationEvents'],
+        workDirectory: path.join(workDirectory, `schemathesis-${name}`),
+        schema: path.join(project, 'openapi.yaml'),
+      });
     } finally {
       await injector.stop();
     }
@@ -374,6 +390,7 @@ async function expectFaultsCaught(project: string, upstream: string, conversatio
     bodyBreaksSchema: ['operations.getLatestConversationEvents.valid'],
     wrongContentType: ['operations.getLatestConversationEvents.valid'],
   });
+  expect(bySchemathesis).toEqual(documentedCodes(Object.values(FAULT_ROWS)));
 }
 
 /** The copy's compiled server, as `npm start` runs it, on a port the kernel picks. */

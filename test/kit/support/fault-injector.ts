@@ -101,6 +101,15 @@ function eventsTail(url: URL): string | undefined {
 }
 
 const isGetEvent = (url: URL) => !['search', 'count', undefined].includes(eventsTail(url));
+const isCount = (url: URL) => eventsTail(url) === 'count';
+
+/** A `timestamp__gte` or `timestamp__lt` that does not parse. */
+function hasMalformedTimestamp(url: URL): boolean {
+  return ['timestamp__gte', 'timestamp__lt'].some((name) => {
+    const value = url.searchParams.get(name);
+    return value !== null && !parseFilterTimestamp(value).ok;
+  });
+}
 
 /** Changes the answers of one operation only. */
 function onOperation(matches: (url: URL) => boolean, change: (url: URL, response: UpstreamResponse) => UpstreamResponse): Fault['response'] {
@@ -108,6 +117,22 @@ function onOperation(matches: (url: URL) => boolean, change: (url: URL, response
 }
 
 const ROUTE_NOT_FOUND: UpstreamResponse = { status: 404, body: { detail: 'Not Found' } };
+const SERVER_ERROR: UpstreamResponse = { status: 500, body: { detail: 'Internal Server Error' } };
+
+/**
+ * One operation broken one way at a time, each fault touching that operation's answers only:
+ * what test/contract/spec-edit-loop.test.ts injects into the operation it adds to the contract.
+ */
+export function operationFaults(isOperation: (url: URL) => boolean, hasBadParameter: (url: URL) => boolean) {
+  const onSuccess = (change: (response: UpstreamResponse) => UpstreamResponse) =>
+    onOperation(isOperation, (_url, response) => (response.status === 200 ? change(response) : response));
+  return {
+    serverErrorOnBadParameter: { request: (url: URL) => (isOperation(url) && hasBadParameter(url) ? SERVER_ERROR : url) },
+    undeclaredStatus: { response: onSuccess((response) => ({ ...response, status: 203 })) },
+    bodyBreaksSchema: { response: onSuccess(() => ({ status: 200, body: { events: [] } })) },
+    wrongContentType: { response: onSuccess((response) => ({ ...response, contentType: 'text/plain' })) },
+  } satisfies Record<string, Fault>;
+}
 
 export const FAULTS = {
   /** Passes everything through: proves the proxy itself changes nothing. */
@@ -156,10 +181,7 @@ export const FAULTS = {
 
   /** A malformed date crashes the handler. */
   serverErrorOnMalformedDate: {
-    request: (url: URL) => {
-      const values = ['timestamp__gte', 'timestamp__lt'].map((name) => url.searchParams.get(name)).filter((value): value is string => value !== null);
-      return values.some((value) => !parseFilterTimestamp(value).ok) ? { status: 500, body: { detail: 'Internal Server Error' } } : url;
-    },
+    request: (url: URL) => (hasMalformedTimestamp(url) ? SERVER_ERROR : url),
   },
 
   /** The last page says `""` instead of `null`. */
@@ -235,11 +257,7 @@ export const FAULTS = {
 
   /** count fails with 500 on a timestamp it cannot parse. */
   countServerErrorOnMalformedDate: {
-    request: (url: URL) => {
-      if (eventsTail(url) !== 'count') return url;
-      const values = ['timestamp__gte', 'timestamp__lt'].map((name) => url.searchParams.get(name)).filter((value): value is string => value !== null);
-      return values.some((value) => !parseFilterTimestamp(value).ok) ? { status: 500, body: { detail: 'Internal Server Error' } } : url;
-    },
+    request: (url: URL) => (isCount(url) && hasMalformedTimestamp(url) ? SERVER_ERROR : url),
   },
 } satisfies Record<string, Fault>;
 
