@@ -39,7 +39,7 @@ export interface PythonEnvironment {
 
 /** Where environments live: `PYTHON_TOOLS_CACHE`, else `.cache/python` in the checkout (ignored by git). */
 export function pythonCacheFolder(): string {
-  return process.env.PYTHON_TOOLS_CACHE ?? path.join(PROJECT_ROOT, '.cache', 'python');
+  return process.env.PYTHON_TOOLS_CACHE || path.join(PROJECT_ROOT, '.cache', 'python');
 }
 
 interface Interpreter {
