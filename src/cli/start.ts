@@ -13,6 +13,7 @@ import { existsSync, opendirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../log';
+import { type ConversationCatalog, createDirectoryCatalog } from '../catalog';
 import { createApp } from '../server/app';
 import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';
@@ -154,7 +155,10 @@ function exampleCurl(url: string, conversationId: string, needsKey: boolean): st
  * naming the fix when it cannot be used. The PostgreSQL store and its driver are loaded
  * only when asked for: a directory store's start does not pay for them.
  */
-async function openStore(config: StartConfig, logger: ReturnType<typeof createLogger>): Promise<{ store: EventStore; served: string }> {
+async function openStore(
+  config: StartConfig,
+  logger: ReturnType<typeof createLogger>,
+): Promise<{ store: EventStore; catalog?: ConversationCatalog; served: string }> {
   if (config.databaseUrl !== undefined) {
     const { DatabaseStartError, openPostgresStore } =
       require('../store/postgres/postgres-store') as typeof import('../store/postgres/postgres-store');
@@ -177,7 +181,7 @@ async function openStore(config: StartConfig, logger: ReturnType<typeof createLo
     storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract',
     memoryBudgetBytes: config.memoryBudgetBytes,
   });
-  return { store, served: config.conversationsPath };
+  return { store, catalog: createDirectoryCatalog(config.conversationsPath, logger), served: config.conversationsPath };
 }
 
 async function main(): Promise<void> {
@@ -195,8 +199,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger();
-  const { store, served } = await openStore(config, logger);
-  const app = createApp({ store, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
+  const { store, catalog, served } = await openStore(config, logger);
+  const app = createApp({ store, catalog, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
   let running;
   try {
     running = await listen(app, config.host, config.port);

@@ -48,3 +48,8 @@ export const SEARCH_PATH = '/api/conversations/{conversation_id}/events/search' 
 export type CountOperation = operations['countConversationEvents'];
 /** Query parameters of the count operation: the search's filters. */
 export type CountQuery = NonNullable<CountOperation['parameters']['query']>;
+
+export type ConversationInfo = Schemas['ConversationInfo'];
+export type ConversationPage = Schemas['ConversationPage'];
+export type ConversationExecutionStatus = Schemas['ConversationExecutionStatus'];
+export type ConversationSortOrder = Schemas['ConversationSortOrder'];

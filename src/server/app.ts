@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { type ConversationCatalog, EMPTY_CATALOG } from '../catalog';
 import { type OpenApiDocument, type OperationId, loadOpenApiDocument } from '../contract';
 import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
@@ -10,11 +11,14 @@ import { type OperationRoute, operationRoutes } from './operation-routes';
 import type { OperationHandlers } from './operations';
 import { dropFragment, inSequence, matchedRequest, normalizeQuery, openApiValidator } from './request-validation';
 import { sendResult } from './send-result';
+import { serverInfoSource } from './server-info';
 import { requireSessionKey } from './session-keys';
 import { viewerAssets } from './viewer-assets';
 
 export interface AppOptions {
   store: EventStore;
+  /** The conversations catalog and trajectory files; without one, the catalog is empty. */
+  catalog?: ConversationCatalog;
   logger: Logger;
   /** Check every response against the contract: on in tests, off by default (it costs time per page). */
   validateResponses?: boolean;
@@ -29,7 +33,14 @@ export interface AppOptions {
  * openapi.yaml, plus `/alive`, `/health`, `/openapi.json`, `/docs` and the events viewer at `/`. It does not
  * listen; the caller does (see src/cli/start.ts).
  */
-export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [], viewerDirectory }: AppOptions): Express {
+export function createApp({
+  store,
+  catalog = EMPTY_CATALOG,
+  logger,
+  validateResponses = false,
+  sessionApiKeys = [],
+  viewerDirectory,
+}: AppOptions): Express {
   const document = loadOpenApiDocument();
   const app = express();
   app.disable('x-powered-by');
@@ -40,8 +51,16 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   // validator, which only looks at `/api/`, let it through unvalidated.
   app.set('case sensitive routing', true);
   app.use(dropFragment());
-  app.use(operationRequests(operationRoutes(document), store, { document, validateResponses, sessionApiKeys }));
+  const serverInfo = serverInfoSource();
+  app.use((_req, _res, next) => {
+    serverInfo.served();
+    next();
+  });
+  app.use(operationRequests(operationRoutes(document), store, catalog, { document, validateResponses, sessionApiKeys }));
 
+  app.get('/server_info', (_req, res) => {
+    res.json(serverInfo.info());
+  });
   app.get('/alive', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -93,9 +112,10 @@ function handlerFor(handlers: OperationHandlers, route: OperationRoute): RoutedH
 function operationRequests(
   routes: readonly OperationRoute[],
   store: EventStore,
+  catalog: ConversationCatalog,
   options: { document: OpenApiDocument; validateResponses: boolean; sessionApiKeys: readonly string[] },
 ): express.RequestHandler {
-  const handlers = operationHandlers(store);
+  const handlers = operationHandlers(store, catalog);
   const routed = new Map(routes.map((route) => [route, handlerFor(handlers, route)]));
   const endpoint: express.RequestHandler = (req, res, next) => {
     const matched = matchedRequest(req);

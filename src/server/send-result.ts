@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { SerializedJson } from './operations';
+import { SerializedJson, StreamedBody } from './operations';
 
 /**
  * Sends a handler's result. Stored JSON goes out as its bytes; with response validation on,
@@ -7,6 +7,10 @@ import { SerializedJson } from './operations';
  */
 export function sendResult(res: Response, result: { status: number; body: unknown }, validateResponses: boolean): void {
   const { status, body } = result;
+  if (body instanceof StreamedBody) {
+    sendStream(res, status, body);
+    return;
+  }
   if (!(body instanceof SerializedJson)) {
     res.status(status).json(body);
     return;
@@ -49,3 +53,17 @@ const JOINED_BODY_BYTES = 512 * 1024;
 /** One per connection a busy client keeps open, about. */
 const MAX_IDLE_JOINED_BODIES = 16;
 const idleJoinedBodies: Buffer[] = [];
+
+/**
+ * Writes a streamed body. Its headers are out before the first byte, so a failure midway
+ * cannot become an error response: the connection is cut instead, and the client sees a
+ * truncated body rather than a complete-looking one.
+ */
+function sendStream(res: Response, status: number, body: StreamedBody): void {
+  res.status(status).setHeader('Content-Type', body.contentType);
+  for (const [name, value] of Object.entries(body.headers)) res.setHeader(name, value);
+  body.writeTo(res).then(
+    () => res.end(),
+    () => res.destroy(),
+  );
+}

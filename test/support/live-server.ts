@@ -5,6 +5,7 @@ import { createAgentServerClient, type AgentServerClient } from '../../src/clien
 import type { Event } from '../../src/contract';
 import { writeConversation } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
+import { createDirectoryCatalog } from '../../src/catalog';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
 import { createDirectoryStore } from '../../src/store/directory-store';
@@ -56,7 +57,14 @@ export async function startLiveServer(
   for (const conversation of conversations) writeConversation(root, conversation.id, conversation.events);
   const logger = createMemoryLogger();
   const { store, stop: stopStore } = await openStore(root, logger);
-  const app = createApp({ store, logger, validateResponses: options.validateResponses ?? false, sessionApiKeys: options.sessionApiKeys ?? [] });
+  const catalog = storeKind === 'postgres' ? undefined : createDirectoryCatalog(root, logger);
+  const app = createApp({
+    store,
+    catalog,
+    logger,
+    validateResponses: options.validateResponses ?? false,
+    sessionApiKeys: options.sessionApiKeys ?? [],
+  });
   const running = await listen(app, '127.0.0.1', 0);
   const get: LiveServer['get'] = async (pathAndQuery, headers = {}) => {
     const response = await fetch(running.url + pathAndQuery, { headers });
