@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { type ConversationCatalog, EMPTY_CATALOG } from '../catalog';
 import { type OpenApiDocument, type OperationId, loadOpenApiDocument } from '../contract';
+import { type SocketLimits, attachEventSockets, createEventSockets } from '../live/event-sockets';
 import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
 import { docsPage } from './docs-page';
@@ -24,14 +25,17 @@ export interface AppOptions {
   validateResponses?: boolean;
   /** When any is given, every `/api` request must carry one in `X-Session-API-Key`. */
   sessionApiKeys?: readonly string[];
+  /** Limits of the events socket; tests shorten them. */
+  socketLimits?: SocketLimits;
   /** Where the built events viewer is (`npm run build:viewer`); dist/viewer by default. */
   viewerDirectory?: string;
 }
 
 /**
  * The HTTP application: every operation of the contract, routed and validated from
- * openapi.yaml, plus `/alive`, `/health`, `/openapi.json`, `/docs` and the events viewer at `/`. It does not
- * listen; the caller does (see src/cli/start.ts).
+ * openapi.yaml, plus `/alive`, `/health`, `/server_info`, `/openapi.json`, `/docs` and the events viewer at `/`,
+ * and the events socket, which `listen` serves beside it. It does not listen; the caller
+ * does (see src/cli/start.ts).
  */
 export function createApp({
   store,
@@ -40,6 +44,7 @@ export function createApp({
   validateResponses = false,
   sessionApiKeys = [],
   viewerDirectory,
+  socketLimits,
 }: AppOptions): Express {
   const document = loadOpenApiDocument();
   const app = express();
@@ -88,6 +93,7 @@ export function createApp({
     throw new HttpError(404, { detail: 'Not Found' });
   });
   app.use(errorHandler(logger));
+  attachEventSockets(app, createEventSockets({ feed: store.feed, catalog, sessionApiKeys, logger, limits: socketLimits }));
   return app;
 }
 

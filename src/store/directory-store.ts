@@ -15,7 +15,15 @@ import type { WatchMode } from './directory-watch';
 import { errorCode } from './error-code';
 import { collectGarbageSoon } from './collect-garbage';
 import { ConversationSummaries } from './conversation-summaries';
-import { type EventStore, type StoreHealth, type StoredConversationSummary, type StoredPage, emptyStoreHealth } from './event-store';
+import {
+  type EventFeed,
+  type EventStore,
+  type FeedEvent,
+  type StoreHealth,
+  type StoredConversationSummary,
+  type StoredPage,
+  emptyStoreHealth,
+} from './event-store';
 import { RootWatch } from './root-watch';
 import type { StoredEventMode } from './stored-event';
 import { addStoredEventCounts } from './stored-event-counts';
@@ -94,6 +102,10 @@ interface Slot {
   heldBytes: number;
 }
 
+function feedEvent(index: EventIndex<Buffer>, slot: number): FeedEvent {
+  return { position: index.positionAt(slot), id: index.idAt(slot), json: index.payloadAt(slot) };
+}
+
 function heldBytesOf(slot: Slot): number {
   const { payloadBytes, indexBytes } = slot.conversation.index.memory();
   return payloadBytes + indexBytes;
@@ -166,6 +178,20 @@ class DirectoryStore implements DirectoryEventStore {
     const slot = index.slotOfId(eventId);
     return slot < 0 ? null : index.payloadAt(slot);
   }
+
+  readonly feed: EventFeed = {
+    searchEach: async (hex, criteria) => {
+      const index = await this.open(hex);
+      if (!index) return undefined;
+      const page = searchEvents(index, criteria);
+      return { events: page.slots.map((slot) => feedEvent(index, slot)), nextPageId: page.nextPageId };
+    },
+    appendedAfter: async (hex, position, limit) => {
+      const index = await this.open(hex);
+      if (!index) return undefined;
+      return { events: index.slotsAfterPosition(position, limit).map((slot) => feedEvent(index, slot)), lastPosition: index.lastPosition };
+    },
+  };
 
   async open(hex: string): Promise<EventIndex<Buffer> | undefined> {
     for (let attempt = 1; attempt <= MAX_OPEN_ATTEMPTS; attempt++) {
