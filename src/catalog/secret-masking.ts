@@ -13,8 +13,12 @@ export const MASKED_SECRET = '**********';
 const CREDENTIAL_FIELDS = new Set(['api_key', 'aws_access_key_id', 'aws_secret_access_key', 'aws_session_token', 'llm_api_key']);
 /** What the reference's cipher writes: a Fernet token. */
 const ENCRYPTED_VALUE_PREFIX = 'gAAAAA';
-/** Fields whose every string is a secret in the reference's state model: an MCP server's `env` and `headers`, a password, a critic's key. */
-const SECRET_HOLDERS = new Set(['headers', 'env', 'password', 'critic_api_key']);
+/**
+ * Fields whose every string is a secret in the reference's state model: an MCP server's
+ * `env` and `headers`, its credentials' password and OAuth tokens and client secret, a
+ * critic's key. An MCP credential's `value` (an object with a `strategy`) is one too.
+ */
+const SECRET_HOLDERS = new Set(['headers', 'env', 'password', 'critic_api_key', 'access_token', 'refresh_token', 'client_secret']);
 
 function isSecretString(key: string | undefined, value: string): boolean {
   if (value === '' || value === MASKED_SECRET) return false;
@@ -68,8 +72,9 @@ function maskHolders(value: unknown): void {
   }
   if (typeof value !== 'object' || value === null) return;
   const record = value as Record<string, unknown>;
+  const credential = typeof record['strategy'] === 'string';
   for (const [key, item] of Object.entries(record)) {
-    if (SECRET_HOLDERS.has(key)) {
+    if (SECRET_HOLDERS.has(key) || (credential && key === 'value')) {
       if (typeof item === 'string') record[key] = maskString(item);
       else maskEveryString(item, false);
     } else maskHolders(item);

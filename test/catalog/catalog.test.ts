@@ -121,7 +121,8 @@ test('no stored secret is answered: keys are masked as the reference masks them'
   expect(info.agent.llm.api_key).toBe('**********');
   expect(info.agent.condenser.llm.aws_secret_access_key).toBe('**********');
   expect(info.secret_registry.secret_sources.GITHUB_TOKEN).toEqual({ kind: 'StaticSecret', value: '**********', description: 'GitHub' });
-  expect(info.agent.mcp_config.mcpServers.fetch.env).toEqual({ TOKEN: '**********' });
+  expect(info.agent.mcp_config.fetch.env).toEqual({ TOKEN: '**********' });
+  expect(info.agent.mcp_config.search.auth).toEqual({ strategy: 'bearer', value: '**********' });
 });
 
 test('bad catalog parameters are 422s naming the parameter', async () => {

@@ -48,7 +48,10 @@ export function writeConversationState(root: string, id: string, options: StateO
     agent: {
       llm: llm('agent'),
       tools: [{ name: 'terminal', params: {} }],
-      mcp_config: { mcpServers: { fetch: { command: 'uvx', args: ['mcp-server-fetch'], env: { TOKEN: 'mcp-env-token-0001' } } } },
+      mcp_config: {
+        fetch: { command: 'uvx', args: ['mcp-server-fetch'], env: { TOKEN: 'mcp-env-token-0001' } },
+        search: { url: 'https://mcp.example/v1', auth: { strategy: 'bearer', value: 'mcp-bearer-0001' } },
+      },
       agent_context: { skills: [{ name: 'repo', content: 'Always run the tests.' }], system_message_suffix: 'Be brief.' },
       condenser: { llm: llm('condenser'), max_size: 80, kind: 'LLMSummarizingCondenser' },
       kind: 'Agent',
