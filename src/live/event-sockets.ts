@@ -36,7 +36,14 @@ export interface SocketLimits {
 
 export const SOCKET_LIMITS: SocketLimits = { authFrameTimeoutMs: 10_000, maxQueuedBytes: 8 * 1024 * 1024, resendPageTimeoutMs: 30_000 };
 /** Codes the reference closes with. */
-export const CLOSE = { authenticationFailed: 4001, conversationNotFound: 4004, tryAgainLater: 1013, policyViolation: 1008, goingAway: 1001 } as const;
+export const CLOSE = {
+  authenticationFailed: 4001,
+  conversationNotFound: 4004,
+  tryAgainLater: 1013,
+  policyViolation: 1008,
+  goingAway: 1001,
+  internalError: 1011,
+} as const;
 
 export interface EventSocketsOptions {
   feed: EventFeed | undefined;
@@ -128,7 +135,12 @@ async function serveSocket(
     closeSocket(ws, CLOSE.policyViolation, parsed);
     return;
   }
-  const feed = await feeds?.feedFor(parsed.hex);
+  if (!feeds) {
+    // A store that hands out no events one by one (the PostgreSQL store, for now) serves no socket.
+    closeSocket(ws, CLOSE.internalError, "Live events are not available from this server's store");
+    return;
+  }
+  const feed = await feeds.feedFor(parsed.hex);
   if (!feed) {
     closeSocket(ws, CLOSE.conversationNotFound, 'Conversation not found');
     return;

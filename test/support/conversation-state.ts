@@ -31,7 +31,18 @@ export function writeConversationState(root: string, id: string, options: StateO
   const hex = id.replaceAll('-', '');
   const directory = path.join(root, hex);
   mkdirSync(directory, { recursive: true });
-  const meta: Record<string, unknown> = { id, title: options.title ?? null, created_at: options.createdAt, updated_at: options.updatedAt };
+  // The reference's meta.json (StoredConversation): its workspace is required, the rest has defaults.
+  const meta: Record<string, unknown> = {
+    workspace: { working_dir: '/workspace/project', kind: 'LocalWorkspace' },
+    max_iterations: 500,
+    stuck_detection: true,
+    tool_module_qualnames: {},
+    client_tools: [],
+    id,
+    title: options.title ?? null,
+    created_at: options.createdAt,
+    updated_at: options.updatedAt,
+  };
   if (options.parentId) meta['parent_conversation_id'] = options.parentId;
   writeFileSync(path.join(directory, 'meta.json'), JSON.stringify(meta));
   if (options.withoutState) return;
