@@ -36,6 +36,10 @@ export interface CheckContext {
   searchPath(conversationId?: string, query?: string): string;
   /** `/api/conversations/<id>/events/<tail>`, then `?` and `query`; everything inserted as given. */
   eventsPath(tail: string, conversationId?: string, query?: string): string;
+  /** `ws://<host>/sockets/events/<id>`, then `?` and `query`: the events socket, which the transport does not carry. */
+  socketUrl(conversationId?: string, query?: string): string;
+  /** The session key the run was given, for the socket (never printed). */
+  sessionApiKey?: string;
   /** Walks every page of a query; shared by every check that asks for the same walk. */
   walk(query: WalkQuery, maxPages?: number): Promise<Walk>;
   requestsLeft(): number;
@@ -53,6 +57,7 @@ export interface ContextParts {
   settings: RunSettings;
   audit: TrafficAudit;
   manifest?: FixtureManifest;
+  sessionApiKey?: string;
 }
 
 export function createCheckContext(parts: ContextParts): CheckContext {
@@ -67,6 +72,9 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     get: (path) => transport.get(path),
     searchPath: (conversationId = parts.conversationId, query) => eventsPath('search', conversationId, query),
     eventsPath: (tail, conversationId = parts.conversationId, query) => eventsPath(tail, conversationId, query),
+    socketUrl: (conversationId = parts.conversationId, query) =>
+      `${transport.baseUrl.replace(/^http/, 'ws')}/sockets/events/${conversationId}${query === undefined ? '' : `?${query}`}`,
+    ...(parts.sessionApiKey === undefined ? {} : { sessionApiKey: parts.sessionApiKey }),
     walk(query, maxPages = pagesFor(data.events.length, query.limit)) {
       const key = `${canonicalKey(query)}|${maxPages}`;
       const walk = walks.get(key) ?? walkPages(parts.search, query, maxPages);

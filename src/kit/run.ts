@@ -137,6 +137,7 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
       settings,
       audit,
       ...(options.manifest ? { manifest: options.manifest } : {}),
+      ...optional('sessionApiKey', options.sessionApiKey),
     });
     const selected = selectChecks(options);
     for (const check of [...selected.filter((candidate) => !candidate.audit), ...selected.filter((candidate) => candidate.audit)]) {

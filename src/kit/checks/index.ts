@@ -10,6 +10,7 @@ import { referenceAcceptChecks } from './reference-accepts';
 import { referenceErrorChecks } from './reference-errors';
 import { referenceOperationChecks } from './reference-operations';
 import { referenceSortChecks, sortChecks } from './sort';
+import { socketAndCatalogChecks } from './socket-and-catalog';
 
 export function allChecks(): Check[] {
   return [
@@ -27,5 +28,6 @@ export function allChecks(): Check[] {
     ...referencePropertyChecks(),
     ...referenceFixtureChecks(),
     ...referenceOperationChecks(),
+    ...socketAndCatalogChecks(),
   ];
 }
