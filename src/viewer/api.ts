@@ -5,6 +5,7 @@
  */
 import { createAgentServerClient, type AgentServerClient, type AgentServerError } from '../client';
 import type { CountQuery, EventPage, SearchQuery, StoredConversationList } from '../contract/types';
+import { type LiveConnection, type LiveHandlers, followEvents } from './live-socket';
 
 export class SessionKeyNeeded extends Error {
   override readonly name = 'SessionKeyNeeded';
@@ -28,6 +29,8 @@ export interface ViewerApi {
   listConversations(): Promise<StoredConversationList>;
   searchEvents(conversationId: string, query: SearchQuery): Promise<EventPage>;
   countEvents(conversationId: string, filters: CountQuery): Promise<number>;
+  /** Follows the conversation's events socket from `since` (the newest event shown). */
+  followEvents(conversationId: string, since: string | undefined, handlers: LiveHandlers): LiveConnection;
 }
 
 export function createViewerApi(sessionKey: string | undefined): ViewerApi {
@@ -51,6 +54,9 @@ export function createViewerApi(sessionKey: string | undefined): ViewerApi {
       const result = await reach(() => client.countEvents(conversationId, filters));
       if (result.ok) return result.count;
       throw failure(result.error, keyWasSent, 'the number of events');
+    },
+    followEvents(conversationId, since, handlers) {
+      return followEvents(conversationId, since, sessionKey, handlers);
     },
   };
 }

@@ -18,6 +18,8 @@ export interface TimelineOptions {
   /** Called after events were added: a page the reader scrolled to, or events written since (`live`). */
   onChange?(cause: 'page' | 'live'): void;
   pollMs: number;
+  /** Opens a push channel that says when events were written (the events socket); polling every `pollMs` is the fallback when it fails. */
+  follow?(since: string | undefined, handlers: { onEvent(): void; onFailure(): void }): { close(): void };
 }
 
 /** Newest first, events written since the last poll are read up to this many pages; a burst beyond that shows after a reload. */
@@ -42,6 +44,11 @@ export class Timeline {
   private disposed = false;
   private positions = 0;
   private focused: HTMLElement | undefined;
+  /** The newest stored timestamp shown: where the socket's resend starts. */
+  private newestTimestamp: string | undefined;
+  private live: { close(): void } | undefined;
+  private pollRunning = false;
+  private pollAgain = false;
 
   constructor(private readonly options: TimelineOptions) {
     this.list = element('div', { className: 'timeline', attributes: { role: 'feed', 'aria-busy': 'true', 'aria-label': 'Events' } });
@@ -60,17 +67,50 @@ export class Timeline {
     );
   }
 
-  /** Loads the first page, then follows the reader's scrolling and polls for new events. */
+  /** Loads the first page, then follows the reader's scrolling, and new events over the socket (or by polling when it fails). */
   async start(): Promise<void> {
     await this.loadMore();
     this.observer.observe(this.footer);
-    this.schedulePoll();
+    if (this.disposed) return;
+    if (!this.options.follow) {
+      this.schedulePoll();
+      return;
+    }
+    this.live = this.options.follow(this.newestTimestamp, {
+      onEvent: () => this.pollNow(),
+      onFailure: () => {
+        this.live = undefined;
+        // Whatever was written while the socket went down is read by the first poll.
+        this.pollNow();
+        this.schedulePoll();
+      },
+    });
   }
 
   dispose(): void {
     this.disposed = true;
     this.observer.disconnect();
     clearTimeout(this.pollTimer);
+    this.live?.close();
+  }
+
+  /** Reads new events now; events arriving during a read make one more read after it. */
+  private pollNow(): void {
+    if (this.disposed) return;
+    if (this.pollRunning) {
+      this.pollAgain = true;
+      return;
+    }
+    this.pollRunning = true;
+    void (this.loading ?? Promise.resolve())
+      .then(() => this.poll(true))
+      .finally(() => {
+        this.pollRunning = false;
+        if (this.pollAgain) {
+          this.pollAgain = false;
+          this.pollNow();
+        }
+      });
   }
 
   get renderedCount(): number {
@@ -132,8 +172,9 @@ export class Timeline {
    * at it (the cursor is inclusive) holds them; in newest-first order they come before
    * the first event, so the first page holds them.
    */
-  private async poll(): Promise<void> {
-    if (document.hidden || this.loading) return;
+  private async poll(pushed = false): Promise<void> {
+    // A timed poll skips a hidden tab; a push is read whatever, since no timer will read it later.
+    if ((document.hidden && !pushed) || this.loading) return;
     try {
       if (this.options.order === 'TIMESTAMP') {
         if (!this.reachedEnd) return;
@@ -204,6 +245,9 @@ export class Timeline {
 
   private render(event: Event): HTMLElement {
     if (event.id !== undefined) this.ids.add(event.id);
+    // Stored timestamps are ISO 8601 written by one server, so their text order is their time order.
+    if (event.timestamp !== undefined && (this.newestTimestamp === undefined || event.timestamp > this.newestTimestamp))
+      this.newestTimestamp = event.timestamp;
     const card = eventCard(event, this.positions++);
     if (event.kind === 'ActionEvent') this.actionsByCall.set(event.tool_call_id, card);
     else if (event.kind === 'ObservationEvent' || event.kind === 'AgentErrorEvent' || event.kind === 'UserRejectObservation') {
