@@ -7,6 +7,7 @@ export interface ParameterSpec {
   schema: ParameterSchema;
   allowReserved?: boolean;
   allowEmptyValue?: boolean;
+  required?: boolean;
 }
 
 export interface ParameterSchema {
@@ -17,6 +18,9 @@ export interface ParameterSchema {
   maximum?: number;
   default?: unknown;
   $ref?: string;
+  /** For a list parameter (`ids=a&ids=b`): its items' schema and how many it may have. */
+  items?: ParameterSchema;
+  maxItems?: number;
 }
 
 /**
