@@ -1,6 +1,6 @@
 /**
- * One feed per conversation with sockets open on it: it looks for appended events a few
- * times a second and hands each new event, its stored bytes once, to every subscriber.
+ * One feed per conversation with sockets open on it: it looks for appended events every
+ * FEED_POLL_MS and hands each new event, its stored bytes once, to every subscriber.
  * The directory store keeps its conversations current from file notifications, so a look
  * costs a lookup in memory; polling through the store's interface also serves a store
  * that has no notifications of its own.
@@ -8,8 +8,8 @@
 import type { Logger } from '../log';
 import type { EventFeed, FeedEvent } from '../store/event-store';
 
-/** How often a feed looks for appended events: appends reach sockets well within a second. */
-export const FEED_POLL_MS = 200;
+/** How often a feed looks for appended events: a look is a lookup in memory, and the wait is most of a socket's delivery time (bench/RESULTS.md, "Live delivery"). */
+export const FEED_POLL_MS = 50;
 /** Events taken per look; a larger burst is taken over the next looks. */
 const EVENTS_PER_LOOK = 500;
 

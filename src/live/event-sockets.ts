@@ -18,14 +18,14 @@ import { SESSION_KEY_HEADER, sessionKeyMatches } from '../server/session-keys';
 import { ConversationFeeds, type FeedSubscriber } from './conversation-feeds';
 
 const SOCKET_PATH = /^\/sockets\/events\/([^/]+)\/?$/;
-/** The reference's limit of subscribers on one conversation. */
-export const MAX_SOCKETS_PER_CONVERSATION = 50;
 /** An inbound frame larger than this closes the socket (1009): nothing this server takes is that large. */
 export const MAX_INBOUND_FRAME_BYTES = 64 * 1024;
 /** Resend pages, as the reference resends. */
 const RESEND_PAGE = 100;
 
 export interface SocketLimits {
+  /** Sockets one conversation may have; one more is closed 1013 (the reference's limit is 50). */
+  readonly maxSocketsPerConversation: number;
   /** How long a socket may take to send its `auth` frame when the key came neither by header nor by query (the reference's 10 s). */
   readonly authFrameTimeoutMs: number;
   /** A consumer this far behind (bytes queued for it) is closed, so a reader that stopped costs bounded memory. */
@@ -34,7 +34,12 @@ export interface SocketLimits {
   readonly resendPageTimeoutMs: number;
 }
 
-export const SOCKET_LIMITS: SocketLimits = { authFrameTimeoutMs: 10_000, maxQueuedBytes: 8 * 1024 * 1024, resendPageTimeoutMs: 30_000 };
+export const SOCKET_LIMITS: SocketLimits = {
+  maxSocketsPerConversation: 50,
+  authFrameTimeoutMs: 10_000,
+  maxQueuedBytes: 8 * 1024 * 1024,
+  resendPageTimeoutMs: 30_000,
+};
 /** Codes the reference closes with. */
 export const CLOSE = {
   authenticationFailed: 4001,
@@ -145,7 +150,7 @@ async function serveSocket(
     closeSocket(ws, CLOSE.conversationNotFound, 'Conversation not found');
     return;
   }
-  if (feed.subscribers.size >= MAX_SOCKETS_PER_CONVERSATION) {
+  if (feed.subscribers.size >= limits.maxSocketsPerConversation) {
     closeSocket(ws, CLOSE.tryAgainLater, 'Too many connections for this conversation');
     return;
   }

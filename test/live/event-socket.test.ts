@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Event } from '../../src/contract';
+import { SOCKET_LIMITS } from '../../src/live/event-sockets';
 import { eventFileName, serializeEvent } from '../../src/fixture/layout';
 import { conversationId, eventId, message } from '../support/events';
 import { STORED_SECRETS, writeConversationState } from '../support/conversation-state';
@@ -143,7 +144,7 @@ describe('with session keys', () => {
   beforeAll(async () => {
     secured = await startLiveServer([{ id: ID, events: EVENTS.slice(0, 3) }], {
       sessionApiKeys: ['key-one'],
-      socketLimits: { authFrameTimeoutMs: 300, maxQueuedBytes: 8 * 1024 * 1024, resendPageTimeoutMs: 30_000 },
+      socketLimits: { ...SOCKET_LIMITS, authFrameTimeoutMs: 300, maxQueuedBytes: 8 * 1024 * 1024, resendPageTimeoutMs: 30_000 },
     });
   });
   afterAll(() => secured.stop());
@@ -175,7 +176,7 @@ describe('with session keys', () => {
 
 test('a consumer that stops reading is cut off once its bounded queue fills; the server goes on serving', async () => {
   const limited = await startLiveServer([{ id: ID, events: EVENTS.slice(0, 1) }], {
-    socketLimits: { authFrameTimeoutMs: 10_000, maxQueuedBytes: 1024 * 1024, resendPageTimeoutMs: 30_000 },
+    socketLimits: { ...SOCKET_LIMITS, maxQueuedBytes: 1024 * 1024, resendPageTimeoutMs: 30_000 },
   });
   try {
     // A handshake by hand, then never a read: what the server sends piles up on its side.
