@@ -78,7 +78,7 @@ export function createEventSockets(options: EventSocketsOptions): EventSockets {
       }
       server.handleUpgrade(request, socket, head, (ws) => {
         ws.on('error', (error) => options.logger.info('event socket error', { error: error.message }));
-        serveSocket(ws, request, decodeURIComponent(match[1]!), url.searchParams, options, feeds).catch((error: unknown) => {
+        serveSocket(ws, request, decodedSegment(match[1]!), url.searchParams, options, feeds).catch((error: unknown) => {
           options.logger.error('event socket failed', { error: (error as Error).message });
           ws.terminate();
         });
@@ -115,6 +115,15 @@ function readRequest(conversationId: string, query: URLSearchParams): SocketRequ
   if (effective === 'all') return { hex: id.hex, resend: { mode: 'all' } };
   if (effective === 'since') return { hex: id.hex, resend: { mode: 'since', gte } };
   return { hex: id.hex, resend: { mode: 'none' } };
+}
+
+/** The path segment decoded; as sent when its escapes do not decode (the id check then names it). */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** pydantic's words for booleans in a query string. */
@@ -156,9 +165,13 @@ async function serveSocket(
   }
   const subscriber = new SocketSubscriber(ws, options.logger, parsed.hex, limits);
   const subscribedAt = feed.subscribe(subscriber);
+  // The client may have gone while the conversation was looked up: then no close event is to come.
+  if (ws.readyState !== WebSocket.OPEN) {
+    feed.unsubscribe(subscriber);
+    return;
+  }
   ws.once('close', () => feed.unsubscribe(subscriber));
   inbound.answerWith((frame) => subscriber.answerInbound(frame));
-  if (ws.readyState !== WebSocket.OPEN) return;
   void subscriber.sendFrame(fullStateFrame(parsed.hex, await options.catalog.state(parsed.hex)));
   if (parsed.resend.mode === 'all' || (parsed.resend.mode === 'since' && parsed.resend.gte !== undefined)) {
     const criteria: SearchCriteria = { sortOrder: 'TIMESTAMP', limit: RESEND_PAGE };

@@ -116,6 +116,8 @@ test('an unknown conversation is closed 4004; bad parameters 1008 naming the par
   expect(badTime.code).toBe(1008);
   expect(badTime.reason).toMatch(/^after_timestamp: /);
   expect((await openTestSocket(socketUrl(server.url, 'not-a-uuid')).closed).reason).toMatch(/^conversation_id: /);
+  // An escape that does not decode is a bad id, not a crash.
+  expect((await openTestSocket(socketUrl(server.url, '%E0%A4%A')).closed).reason).toMatch(/^conversation_id: /);
   expect((await openTestSocket(socketUrl(server.url, ID, 'resend_mode=everything')).closed).reason).toMatch(/^resend_mode: /);
   await expect(openTestSocket(`${server.url.replace('http', 'ws')}/sockets/elsewhere`).opened).rejects.toThrow('404');
 });
