@@ -39,7 +39,8 @@ export function composeConversationInfo(baseState: JsonObject, meta: JsonObject,
   const info: JsonObject = servedState(baseState);
   for (const [field, absent] of META_FIELDS) {
     const value = meta[field];
-    if (value !== undefined) info[field] = value;
+    // The times are datetimes to the reference, never null: a meta.json holding null for one has no time to give.
+    if (value !== undefined && !(absent === undefined && typeof value !== 'string')) info[field] = value;
     else if (absent !== undefined) info[field] = structuredClone(absent);
   }
   info['sub_conversation_ids'] = options.subConversationIds;

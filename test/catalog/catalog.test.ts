@@ -192,3 +192,16 @@ test("server_info answers this server's own values without a session key", async
   expect(body).toMatchObject({ title: expect.stringContaining('agent-server-contract'), usable_tools: [], docs: '/docs' });
   expect(typeof (body as { uptime: unknown }).uptime).toBe('number');
 });
+
+test('a meta.json without times (null) gives a ConversationInfo without them, rather than nulls the contract does not allow', async () => {
+  const id = conversationId(8);
+  const directory = path.join(server.root, hexOf(id));
+  mkdirSync(directory, { recursive: true });
+  writeFileSync(path.join(directory, 'meta.json'), JSON.stringify({ id, title: 'Untimed', created_at: null, updated_at: null }));
+  writeFileSync(path.join(directory, 'base_state.json'), JSON.stringify({ id, agent: { kind: 'Agent' }, workspace: { kind: 'LocalWorkspace' } }));
+  const { status, body } = await server.statusAndBody(`/api/conversations/${id}`);
+  expect(status).toBe(200);
+  expect(body).toMatchObject({ id, title: 'Untimed' });
+  expect(Object.keys(body as object)).not.toContain('created_at');
+  expect(Object.keys(body as object)).not.toContain('updated_at');
+});
