@@ -188,6 +188,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversations/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search conversations
+         * @description One page of the conversations catalog: every conversation directory with a
+         *     `meta.json`, each answered as the `ConversationInfo` composed from its
+         *     `base_state.json` and `meta.json`, secrets masked. A conversation without
+         *     `base_state.json` is counted but left out of the pages, as the reference leaves it
+         *     out (the page then takes the next conversation in its place).
+         *     `next_page_id` is the hex id of the first conversation not returned; an unknown
+         *     `page_id` restarts from the first.
+         */
+        get: operations["searchConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count conversations
+         * @description How many catalog entries have this `status`; without `status`, every conversation
+         *     directory with a `meta.json`, including those the search leaves out for lack of a
+         *     `base_state.json` (as the reference counts).
+         */
+        get: operations["countConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get conversations by id
+         * @description Each requested conversation's `ConversationInfo`, in the order asked, `null` for an id the catalog does not hold.
+         */
+        get: operations["getConversationsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one conversation
+         * @description The conversation's `ConversationInfo`; 404 `Not Found` when the catalog does not hold it or it has no `base_state.json`.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/file/download-trajectory/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a conversation's trajectory
+         * @description The conversation's directory as a zip archive, streamed: entries named
+         *     `<hex id>/...` in path order, `.json` and `.jsonl` files with credential fields
+         *     (`api_key`, `aws_access_key_id`, `aws_secret_access_key`, `aws_session_token`,
+         *     `llm_api_key`) and every encrypted value (`gAAAAA...`) replaced by `**********`,
+         *     as the reference redacts them. Files being written (`*.tmp`) and the top-level
+         *     `acp` directory are left out. 404 `Conversation not found` when there is no such directory.
+         */
+        get: operations["downloadTrajectory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -227,6 +340,69 @@ export interface components {
             /** @description The conversation's title, as the list of stored conversations gives it. */
             title: string | null;
             event: components["schemas"]["Event"];
+        };
+        /** @description One page of the conversations catalog. */
+        ConversationPage: {
+            items: components["schemas"]["ConversationInfo"][];
+            /** @description The hex id of the first conversation not in this page; `null` after the last. */
+            next_page_id: string | null;
+        };
+        /**
+         * @description What the agent was doing when the conversation's state was last saved.
+         * @enum {string}
+         */
+        ConversationExecutionStatus: "idle" | "running" | "paused" | "waiting_for_confirmation" | "finished" | "error" | "stuck" | "deleting";
+        /**
+         * @description Catalog order by `meta.json`'s `created_at` or `updated_at`; `CREATED_AT_DESC` is the default.
+         * @default CREATED_AT_DESC
+         * @enum {string}
+         */
+        ConversationSortOrder: "CREATED_AT" | "UPDATED_AT" | "CREATED_AT_DESC" | "UPDATED_AT_DESC";
+        /**
+         * @description A conversation as the reference's catalog answers it: the conversation state its
+         *     agent server saved (`base_state.json`: agent, workspace, statistics, secret
+         *     registry, ...), with `meta.json`'s title, metrics, times and fork and parent ids laid
+         *     over it, and `sub_conversation_ids` derived from the catalog. The state's own
+         *     objects (`agent`, `workspace`, `stats`, ...) are open: they are the agent's
+         *     configuration, which grows with every release of the reference, and are answered
+         *     as stored, except that every secret is `**********`. Only `id` is required: the
+         *     reference also requires `agent` and `workspace`, which every state it saves has,
+         *     but this server answers what was stored, and does not invent what a state lacks.
+         */
+        ConversationInfo: {
+            /** Format: uuid */
+            id: string;
+            agent?: {
+                [key: string]: unknown;
+            };
+            workspace?: {
+                [key: string]: unknown;
+            };
+            persistence_dir?: string | null;
+            max_iterations?: number;
+            stuck_detection?: boolean;
+            execution_status?: components["schemas"]["ConversationExecutionStatus"];
+            stats?: {
+                [key: string]: unknown;
+            };
+            secret_registry?: {
+                [key: string]: unknown;
+            };
+            title?: string | null;
+            metrics?: {
+                [key: string]: unknown;
+            } | null;
+            created_at?: string;
+            updated_at?: string;
+            forked_from_conversation_id?: string | null;
+            forked_from_event_id?: string | null;
+            parent_conversation_id?: string | null;
+            sub_conversation_ids?: string[];
+            tags?: {
+                [key: string]: string;
+            };
+        } & {
+            [key: string]: unknown;
         };
         /** @description One page of a conversation's events. */
         EventPage: {
@@ -1944,6 +2120,389 @@ export interface operations {
                 };
             };
             /** @description The conversation does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    searchConversations: {
+        parameters: {
+            query?: {
+                /** @description The `next_page_id` of a previous page. An id that is not in the catalog restarts from the first conversation. */
+                page_id?: string | null;
+                /** @description Most conversations considered for the page. */
+                limit?: number;
+                /** @description Only conversations whose `execution_status` (from `base_state.json`; `idle` without one) is this. */
+                status?: components["schemas"]["ConversationExecutionStatus"];
+                /** @description By `meta.json`'s `created_at` or `updated_at`, ascending or descending. */
+                sort_order?: components["schemas"]["ConversationSortOrder"];
+                /**
+                 * @description `false` (the default) answers `agent.agent_context.skills` as `[]`, as the reference
+                 *     does (a stock agent stores a few hundred kilobytes of skills); `true` answers them as stored.
+                 */
+                include_skills?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of conversations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationPage"];
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    countConversations: {
+        parameters: {
+            query?: {
+                /** @description Only conversations whose `execution_status` (from `base_state.json`; `idle` without one) is this. */
+                status?: components["schemas"]["ConversationExecutionStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number of conversations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getConversationsById: {
+        parameters: {
+            query: {
+                /** @description The conversations' UUIDs (repeat the parameter); at most 99, as the reference declares. */
+                ids: string[];
+                /**
+                 * @description `false` (the default) answers `agent.agent_context.skills` as `[]`, as the reference
+                 *     does (a stock agent stores a few hundred kilobytes of skills); `true` answers them as stored.
+                 */
+                include_skills?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One item per id asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": (components["schemas"]["ConversationInfo"] | null)[];
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `false` (the default) answers `agent.agent_context.skills` as `[]`, as the reference
+                 *     does (a stock agent stores a few hundred kilobytes of skills); `true` answers them as stored.
+                 */
+                include_skills?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation's UUID. Servers that follow the reference also accept the
+                 *     32-digit hex form without hyphens (which the OpenHands app sends), upper case,
+                 *     `{...}` braces and a `urn:uuid:` prefix.
+                 */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationInfo"];
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description No such conversation in the catalog. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    downloadTrajectory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation's UUID. Servers that follow the reference also accept the
+                 *     32-digit hex form without hyphens (which the OpenHands app sends), upper case,
+                 *     `{...}` braces and a `urn:uuid:` prefix.
+                 */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zip archive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description No such conversation directory. */
             404: {
                 headers: {
                     [name: string]: unknown;

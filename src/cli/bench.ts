@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderCrossSearchReport, runCrossSearchBench } from '../bench/cross-search';
 import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from '../bench/postgres-bench';
+import { DEFAULT_LIVE_DELIVERY, measureLiveDelivery, renderLiveDelivery } from '../bench/live-delivery';
 import { measureProxyOverhead, renderProxyOverhead } from '../bench/proxy-overhead';
 import { appendToResultsLog, renderReport, scalingSection } from '../bench/report';
 import { SCALING_RANDOM_SECONDS, runBenchmark } from '../bench/run';
@@ -26,11 +27,13 @@ const RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS.md');
 const POSTGRES_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-postgres.md');
 const CROSS_SEARCH_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-cross-search.md');
 
-const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--proxy-only] [--profile] [--no-record] [--session-api-key KEY] [--store postgres [--many-conversations]]
+const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] [--proxy-only] [--profile] [--no-record] [--session-api-key KEY] [--store postgres [--many-conversations]]
   --quick      10k events only and shorter load runs (under two minutes)
   --scaling-only
                only how cost grows (1k to 100k events, 10 to 1000 conversations) and the
                memory budget over 1000 conversations; printed, never recorded
+  --live-only  100 readers of one conversation while 200 events/s are appended: over the
+               events socket and by polling the search, side by side (bench/RESULTS.md)
   --proxy-only what the contract proxy adds to a request (agent-server-contract proxy);
                printed, never recorded
   --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
@@ -56,6 +59,7 @@ async function main(): Promise<number> {
         quick: { type: 'boolean', default: false },
         'scaling-only': { type: 'boolean', default: false },
         'proxy-only': { type: 'boolean', default: false },
+        'live-only': { type: 'boolean', default: false },
         profile: { type: 'boolean', default: false },
         'no-record': { type: 'boolean', default: false },
         'session-api-key': { type: 'string' },
@@ -111,6 +115,15 @@ async function main(): Promise<number> {
   const serverNodeFlags = values.profile ? profileFlags : [];
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   try {
+    if (values['live-only']) {
+      const report = renderLiveDelivery(
+        await measureLiveDelivery({ ...DEFAULT_LIVE_DELIVERY, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress),
+        new Date(),
+      );
+      process.stdout.write(`\n${report}`);
+      if (!values['no-record']) appendToResultsLog(RESULTS_LOG, report);
+      return EXIT_OK;
+    }
     if (values['proxy-only']) {
       const rows = await measureProxyOverhead({ repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress);
       process.stdout.write(`\n${renderProxyOverhead(rows)}`);

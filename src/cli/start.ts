@@ -13,6 +13,8 @@ import { existsSync, opendirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../log';
+import { type ConversationCatalog, createDirectoryCatalog } from '../catalog';
+import { SOCKET_LIMITS } from '../live/event-sockets';
 import { createApp } from '../server/app';
 import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';
@@ -23,7 +25,7 @@ import { asksForVersion, packageRoot, packageVersion } from './package-info';
 
 const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');
 const REFERENCE_DEFAULT_PATH = 'workspace/conversations';
-const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR | --database-url URL] [--memory-budget-mb N] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...] [--version]
+const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR | --database-url URL] [--memory-budget-mb N] [--max-sockets-per-conversation N] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...] [--version]
   (in the checkout: npm start -- [flags])
   --host HOST                 address to listen on (HOST; default 127.0.0.1)
   --port PORT                 port, 0 for any free one (PORT; default 8000)
@@ -34,6 +36,9 @@ const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-
   --memory-budget-mb N        most MiB of conversations to hold: past it the least recently
                               used are dropped, and read again when asked for (MEMORY_BUDGET_MB;
                               default: no limit)
+  --max-sockets-per-conversation N
+                              events sockets one conversation may have open; one more is
+                              closed 1013 (MAX_SOCKETS_PER_CONVERSATION; default 50, the reference's)
   --validate-responses        check every response against the contract (slower)
   --serve-stored-events-unchanged
                               serve stored events byte for byte, properties the contract does
@@ -56,6 +61,8 @@ interface StartConfig {
   databaseUrl: string | undefined;
   /** Undefined: conversations stay loaded. */
   memoryBudgetBytes: number | undefined;
+  /** Undefined: the reference's 50. */
+  maxSocketsPerConversation: number | undefined;
   validateResponses: boolean;
   /** Serve stored events with the properties the contract does not list (answers then go beyond the contract). */
   serveStoredEventsUnchanged: boolean;
@@ -73,6 +80,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
         'conversations-path': { type: 'string' },
         'database-url': { type: 'string' },
         'memory-budget-mb': { type: 'string' },
+        'max-sockets-per-conversation': { type: 'string' },
         'validate-responses': { type: 'boolean', default: false },
         'serve-stored-events-unchanged': { type: 'boolean' },
         'session-api-key': { type: 'string', multiple: true },
@@ -98,7 +106,12 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
   if (budgetText !== undefined && !/^[1-9]\d{0,6}$/.test(budgetText)) {
     return `--memory-budget-mb (or MEMORY_BUDGET_MB) must be a whole number of mebibytes from 1 to 9999999, got ${JSON.stringify(budgetText)}.`;
   }
+  const socketsText = values['max-sockets-per-conversation'] ?? env['MAX_SOCKETS_PER_CONVERSATION'];
+  if (socketsText !== undefined && !/^[1-9]\d{0,5}$/.test(socketsText)) {
+    return `--max-sockets-per-conversation (or MAX_SOCKETS_PER_CONVERSATION) must be a whole number from 1 to 999999, got ${JSON.stringify(socketsText)}.`;
+  }
   return {
+    maxSocketsPerConversation: socketsText === undefined ? undefined : Number(socketsText),
     databaseUrl: values['database-url'] ?? (values['conversations-path'] === undefined ? env['DATABASE_URL'] || undefined : undefined),
     host: values.host ?? env['HOST'] ?? '127.0.0.1',
     memoryBudgetBytes: budgetText === undefined ? undefined : Number(budgetText) * 1024 * 1024,
@@ -154,7 +167,10 @@ function exampleCurl(url: string, conversationId: string, needsKey: boolean): st
  * naming the fix when it cannot be used. The PostgreSQL store and its driver are loaded
  * only when asked for: a directory store's start does not pay for them.
  */
-async function openStore(config: StartConfig, logger: ReturnType<typeof createLogger>): Promise<{ store: EventStore; served: string }> {
+async function openStore(
+  config: StartConfig,
+  logger: ReturnType<typeof createLogger>,
+): Promise<{ store: EventStore; catalog?: ConversationCatalog; served: string }> {
   if (config.databaseUrl !== undefined) {
     const { DatabaseStartError, openPostgresStore } =
       require('../store/postgres/postgres-store') as typeof import('../store/postgres/postgres-store');
@@ -177,7 +193,7 @@ async function openStore(config: StartConfig, logger: ReturnType<typeof createLo
     storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract',
     memoryBudgetBytes: config.memoryBudgetBytes,
   });
-  return { store, served: config.conversationsPath };
+  return { store, catalog: createDirectoryCatalog(config.conversationsPath, logger), served: config.conversationsPath };
 }
 
 async function main(): Promise<void> {
@@ -195,8 +211,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger();
-  const { store, served } = await openStore(config, logger);
-  const app = createApp({ store, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
+  const { store, catalog, served } = await openStore(config, logger);
+  const socketLimits =
+    config.maxSocketsPerConversation === undefined ? undefined : { ...SOCKET_LIMITS, maxSocketsPerConversation: config.maxSocketsPerConversation };
+  const app = createApp({ store, catalog, socketLimits, logger, validateResponses: config.validateResponses, sessionApiKeys: config.sessionApiKeys });
   let running;
   try {
     running = await listen(app, config.host, config.port);

@@ -28,6 +28,9 @@ export interface ParameterSchema {
   default?: unknown;
   anyOf?: ParameterSchema[];
   oneOf?: ParameterSchema[];
+  /** For a list parameter (`ids=a&ids=b`): its items' schema and how many it may have. */
+  items?: ParameterSchema;
+  maxItems?: number;
   [keyword: string]: unknown;
 }
 

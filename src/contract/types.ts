@@ -57,3 +57,7 @@ export type StoredEventsSearchQuery = NonNullable<operations['searchStoredEvents
 export type StoredEventsCountQuery = NonNullable<operations['countStoredEvents']['parameters']['query']>;
 /** The forms an export takes. */
 export type ExportFormat = NonNullable<NonNullable<operations['exportStoredConversation']['parameters']['query']>['format']>;
+export type ConversationInfo = Schemas['ConversationInfo'];
+export type ConversationPage = Schemas['ConversationPage'];
+export type ConversationExecutionStatus = Schemas['ConversationExecutionStatus'];
+export type ConversationSortOrder = Schemas['ConversationSortOrder'];

@@ -133,6 +133,7 @@ export class EventIndex<Payload> {
   private slotByPosition = new Int32Array(0);
   private readonly sparsePositions = new Map<number, number>();
   private measured: IndexMemory | undefined;
+  private highestPosition = -1;
 
   /** Search order over slots: timestamp (none first), then position. */
   readonly order: SlotOrder = (a, b) => {
@@ -191,6 +192,7 @@ export class EventIndex<Payload> {
     if (holder >= 0) this.ids.remove(holder, hash);
     this.ids.add(slot, hash);
     this.setSlotAtPosition(event.position, slot);
+    if (event.position > this.highestPosition) this.highestPosition = event.position;
     this.count++;
   }
 
@@ -265,6 +267,26 @@ export class EventIndex<Payload> {
 
   idAt(slot: number): string {
     return this.payloads.id(slot);
+  }
+
+  /** The highest position ever held (-1 before the first event): where the events appended later begin. */
+  get lastPosition(): number {
+    return this.highestPosition;
+  }
+
+  /** Up to `limit` slots of the events at positions after `position`, in position (append) order. */
+  slotsAfterPosition(position: number, limit: number): number[] {
+    const slots: number[] = [];
+    const denseEnd = Math.min(this.slotByPosition.length, DENSE_POSITIONS, this.highestPosition + 1);
+    for (let at = Math.max(0, Math.floor(position) + 1); at < denseEnd && slots.length < limit; at++) {
+      const slot = this.slotByPosition[at]! - 1;
+      if (slot >= 0) slots.push(slot);
+    }
+    if (slots.length < limit && this.sparsePositions.size > 0) {
+      const later = [...this.sparsePositions].filter(([at]) => at > position && at >= 0).sort((a, b) => a[0] - b[0]);
+      for (const [, slot] of later.slice(0, limit - slots.length)) slots.push(slot);
+    }
+    return slots;
   }
 
   /** The whole entry of a slot: for single events (get by id) and tests, not for pages. */

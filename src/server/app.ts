@@ -1,5 +1,7 @@
 import express, { type Express } from 'express';
+import { type ConversationCatalog, EMPTY_CATALOG } from '../catalog';
 import { type OpenApiDocument, type OperationId, loadOpenApiDocument } from '../contract';
+import { type SocketLimits, attachEventSockets, createEventSockets } from '../live/event-sockets';
 import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
 import { docsPage } from './docs-page';
@@ -11,26 +13,40 @@ import type { OperationHandlers } from './operations';
 import { parseRequestValues, parsedValues, rejectUnparsedValues } from './parsed-values';
 import { dropFragment, inSequence, matchedRequest, normalizeQuery, openApiValidator } from './request-validation';
 import { sendResult } from './send-result';
+import { serverInfoSource } from './server-info';
 import { requireSessionKey } from './session-keys';
 import { viewerAssets } from './viewer-assets';
 
 export interface AppOptions {
   store: EventStore;
+  /** The conversations catalog and trajectory files; without one, the catalog is empty. */
+  catalog?: ConversationCatalog;
   logger: Logger;
   /** Check every response against the contract: on in tests, off by default (it costs time per page). */
   validateResponses?: boolean;
   /** When any is given, every `/api` request must carry one in `X-Session-API-Key`. */
   sessionApiKeys?: readonly string[];
+  /** Limits of the events socket; tests shorten them. */
+  socketLimits?: SocketLimits;
   /** Where the built events viewer is (`npm run build:viewer`); dist/viewer by default. */
   viewerDirectory?: string;
 }
 
 /**
  * The HTTP application: every operation of the contract, routed and validated from
- * openapi.yaml, plus `/alive`, `/health`, `/openapi.json`, `/docs` and the events viewer at `/`. It does not
- * listen; the caller does (see src/cli/start.ts).
+ * openapi.yaml, plus `/alive`, `/health`, `/server_info`, `/openapi.json`, `/docs` and the events viewer at `/`,
+ * and the events socket, which `listen` serves beside it. It does not listen; the caller
+ * does (see src/cli/start.ts).
  */
-export function createApp({ store, logger, validateResponses = false, sessionApiKeys = [], viewerDirectory }: AppOptions): Express {
+export function createApp({
+  store,
+  catalog = EMPTY_CATALOG,
+  logger,
+  validateResponses = false,
+  sessionApiKeys = [],
+  viewerDirectory,
+  socketLimits,
+}: AppOptions): Express {
   const document = loadOpenApiDocument();
   const app = express();
   app.disable('x-powered-by');
@@ -41,8 +57,16 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
   // validator, which only looks at `/api/`, let it through unvalidated.
   app.set('case sensitive routing', true);
   app.use(dropFragment());
-  app.use(operationRequests(operationRoutes(document), store, { document, validateResponses, sessionApiKeys }));
+  const serverInfo = serverInfoSource();
+  app.use((_req, _res, next) => {
+    serverInfo.served();
+    next();
+  });
+  app.use(operationRequests(operationRoutes(document), store, catalog, { document, validateResponses, sessionApiKeys }));
 
+  app.get('/server_info', (_req, res) => {
+    res.json(serverInfo.info());
+  });
   app.get('/alive', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -70,6 +94,7 @@ export function createApp({ store, logger, validateResponses = false, sessionApi
     throw new HttpError(404, { detail: 'Not Found' });
   });
   app.use(errorHandler(logger));
+  attachEventSockets(app, createEventSockets({ feed: store.feed, catalog, sessionApiKeys, logger, limits: socketLimits }));
   return app;
 }
 
@@ -93,9 +118,10 @@ function handlerFor(handlers: OperationHandlers, route: OperationRoute): RoutedH
 function operationRequests(
   table: RouteTable,
   store: EventStore,
+  catalog: ConversationCatalog,
   options: { document: OpenApiDocument; validateResponses: boolean; sessionApiKeys: readonly string[] },
 ): express.RequestHandler {
-  const handlers = operationHandlers(store);
+  const handlers = operationHandlers(store, catalog);
   const routed = new Map(table.routes.map((route) => [route, handlerFor(handlers, route)]));
   const endpoint: express.RequestHandler = (req, res, next) => {
     const matched = matchedRequest(req);

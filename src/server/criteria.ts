@@ -1,3 +1,4 @@
+import { parseUuid } from '../search/uuid';
 /**
  * From the contract's query parameters, already validated, to the search's criteria, with
  * the seed's defaults (section 4.1: limit 100, ascending). Ids and timestamps are not parsed
@@ -32,4 +33,11 @@ export function searchCriteriaOf(query: SearchQuery, parsed: ParsedValues): Sear
 /** The conversation id as the stores name it: 32 lower-case hex digits. */
 export function conversationHex(parsed: ParsedValues): string {
   return parsed.uuidHex(CONVERSATION_ID);
+}
+
+/** A uuid the validator has passed that was not read in advance: the items of a list parameter. */
+export function validatedUuidHex(value: string): string {
+  const parsed = parseUuid(value);
+  if (!parsed.ok) throw new Error(`a listed id passed validation but does not parse: ${parsed.message}`);
+  return parsed.hex;
 }

@@ -106,18 +106,27 @@ function validationDetail(error: ValidatorError, req: Request, matched: MatchedR
   const failing = new Set([...(error.errors ?? []).map((item) => parameterNameOf(item.path)), ...(parsed?.failing() ?? [])]);
   return matched.route.parameters
     .filter((parameter) => failing.has(parameter.name))
-    .map((parameter) => describeInvalidParameter(parameter, rawValue(parameter, req, matched.rawQuery), parsed?.readingOf(parameter.name)));
+    .map((parameter) =>
+      describeInvalidParameter(parameter, rawValue(parameter, req, matched.rawQuery), parsed?.readingOf(parameter.name), listValues(parameter, req)),
+    );
 }
 
 function parameterNameOf(path: string | undefined): string | undefined {
   return path?.split('/').filter(Boolean)[1];
 }
 
-function rawValue(parameter: ParameterSpec, req: Request, rawQuery: Record<string, string>): string {
+/** The value as sent; undefined for a query parameter the request does not have. */
+function rawValue(parameter: ParameterSpec, req: Request, rawQuery: Record<string, string>): string | undefined {
   // Path parameters are matched by the validator before any route runs, so they are on
   // its request annotation rather than in req.params when validation fails.
   if (parameter.in === 'path') return String((req as AnnotatedRequest).openapi?.pathParams?.[parameter.name] ?? '');
-  return rawQuery[parameter.name] ?? '';
+  return rawQuery[parameter.name];
+}
+
+/** Every value of a list parameter, as the query normalisation kept them. */
+function listValues(parameter: ParameterSpec, req: Request): string[] {
+  const value = (req.query as Record<string, unknown>)[parameter.name];
+  return Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
 }
 
 /**

@@ -3,17 +3,19 @@
  * parameters already have the contract's types; it asks the store and answers one of the
  * operation's declared responses.
  */
+import type { ConversationCatalog } from '../catalog/conversation-catalog';
+import { writeTrajectoryArchive } from '../catalog/trajectory-archive';
 import type { Event, NotFoundError } from '../contract';
 import { conversationExport } from '../export/conversation-export';
 import { type CrossSearchCriteria, hyphenate } from '../search';
 import type { EventStore } from '../store/event-store';
-import { conversationHex, eventFiltersOf, searchCriteriaOf } from './criteria';
+import { conversationHex, eventFiltersOf, searchCriteriaOf, validatedUuidHex } from './criteria';
 import { eventPageBody } from './event-page';
-import { type OperationHandlers, SerializedJson, StreamedFile } from './operations';
+import { type OperationHandlers, SerializedJson, StreamedBody, StreamedFile } from './operations';
 import { storedEventPageBody } from './stored-event-page';
 import { decodeCursor, encodeCursor } from './stored-events-cursor';
 
-export function operationHandlers(store: EventStore): OperationHandlers {
+export function operationHandlers(store: EventStore, catalog: ConversationCatalog): OperationHandlers {
   return {
     async searchConversationEvents({ query, parsed }) {
       const hex = conversationHex(parsed);
@@ -69,6 +71,42 @@ export function operationHandlers(store: EventStore): OperationHandlers {
       const title = (await store.listConversations()).find((summary) => summary.hex === hex)?.title ?? null;
       const file = conversationExport(query.format ?? 'jsonl', { conversationId: hyphenate(hex), title }, events);
       return { status: 200, body: new StreamedFile(file.contentType, file.fileName, file.chunks) };
+    },
+
+    async searchConversations({ query }) {
+      const page = await catalog.search({
+        status: query.status,
+        sortOrder: query.sort_order ?? 'CREATED_AT_DESC',
+        pageId: typeof query.page_id === 'string' ? query.page_id : undefined,
+        limit: query.limit ?? 100,
+        includeSkills: query.include_skills === true,
+      });
+      return { status: 200, body: { items: page.items, next_page_id: page.nextPageId } };
+    },
+
+    async countConversations({ query }) {
+      return { status: 200, body: await catalog.count(query.status) };
+    },
+
+    async getConversationsById({ query }) {
+      const includeSkills = query.include_skills === true;
+      const items = await Promise.all(query.ids.map(async (id) => (await catalog.get(validatedUuidHex(id), includeSkills)) ?? null));
+      return { status: 200, body: items };
+    },
+
+    async getConversation({ query, parsed }) {
+      const info = await catalog.get(conversationHex(parsed), query.include_skills === true);
+      // The reference answers FastAPI's bare 404 here, not the events' "Conversation not found".
+      if (!info) return { status: 404, body: { detail: 'Not Found' } };
+      return { status: 200, body: info };
+    },
+
+    async downloadTrajectory({ parsed }) {
+      const hex = conversationHex(parsed);
+      const files = await catalog.files(hex);
+      if (!files) return { status: 404, body: { detail: 'Conversation not found' } };
+      const headers = { 'Content-Disposition': `attachment; filename="${hex}.zip"` };
+      return { status: 200, body: new StreamedBody('application/octet-stream', headers, (out) => writeTrajectoryArchive(hex, files, out)) };
     },
   };
 }

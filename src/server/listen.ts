@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { Express } from 'express';
+import { eventSocketsOf } from '../live/event-sockets';
 
 export interface ServerLimits {
   /** Whole request must arrive within this. */
@@ -54,13 +55,22 @@ export function listen(app: Express, host: string, port: number, limits: ServerL
     app,
   );
   const connections = trackConnections(server);
+  const sockets = eventSocketsOf(app);
+  if (sockets) server.on('upgrade', (request, socket, head) => sockets.handleUpgrade(request, socket, head));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       const address = server.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve({ server, url: `http://${shownHost}:${address.port}`, stop: () => stopGracefully(server, connections, limits.shutdownGraceMs) });
+      resolve({
+        server,
+        url: `http://${shownHost}:${address.port}`,
+        stop: () => {
+          sockets?.close();
+          return stopGracefully(server, connections, limits.shutdownGraceMs);
+        },
+      });
     });
   });
 }

@@ -6,6 +6,7 @@
  * openapi.yaml without a handler, or a handler left for an operation that is gone, fails
  * to compile and the error names the operationId.
  */
+import type { Writable } from 'node:stream';
 import type { OperationId, operations } from '../contract';
 import type { ParsedValues } from './parsed-values';
 
@@ -52,9 +53,27 @@ export class StreamedFile {
   ) {}
 }
 
+/**
+ * A body the server writes as a stream (a download), for a response the contract declares
+ * as `application/octet-stream`: memory holds a piece at a time, whatever the body's size.
+ */
+export class StreamedBody {
+  constructor(
+    readonly contentType: string,
+    readonly headers: Readonly<Record<string, string>>,
+    /** Writes the body to `out`, waiting while it is full; the server ends `out` once it resolves. */
+    readonly writeTo: (out: Writable) => Promise<void>,
+  ) {}
+}
+
+type StreamedBodyOf<Response> = Response extends { content: { 'application/octet-stream': unknown } } ? StreamedBody : never;
+
 /** One of the operation's declared responses: its status and a body of that status's type. */
 export type OperationResult<Op extends OperationId> = {
-  [Status in keyof ResponsesOf<Op>]: { status: Status; body: ResponseBody<Op, Status> | SerializedJson<ResponseBody<Op, Status>> };
+  [Status in keyof ResponsesOf<Op>]: {
+    status: Status;
+    body: ResponseBody<Op, Status> | SerializedJson<ResponseBody<Op, Status>> | StreamedBodyOf<ResponsesOf<Op>[Status]>;
+  };
 }[keyof ResponsesOf<Op>];
 
 export type OperationHandler<Op extends OperationId> = (input: OperationInput<Op>) => Promise<OperationResult<Op>>;

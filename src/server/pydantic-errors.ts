@@ -10,10 +10,43 @@ import type { ValueParse } from './parsed-values';
  * validator decides *whether* a parameter failed; this decides what to say. An id or a
  * timestamp comes with its `reading` when the request's was already parsed (parsed-values.ts).
  */
-export function describeInvalidParameter(parameter: ParameterSpec, raw: string, reading?: ValueParse): ValidationError {
+export function describeInvalidParameter(
+  parameter: ParameterSpec,
+  raw: string | undefined,
+  reading?: ValueParse,
+  values: readonly string[] = [],
+): ValidationError {
   const loc = [parameter.in, parameter.name];
-  const input = looksSecret(parameter.name, raw) ? {} : { input: raw };
-  const { schema } = parameter;
+  if (raw === undefined && parameter.required) return { type: 'missing', loc, msg: 'Field required', input: null };
+  if (parameter.schema.type === 'array') return describeInvalidList(parameter, values, loc);
+  return describeInvalidValue(parameter.name, parameter.schema, raw ?? '', loc, reading);
+}
+
+/** A list parameter: too many items (`too_long`), else its first item that fails, located by index. */
+function describeInvalidList(parameter: ParameterSpec, values: readonly string[], loc: (string | number)[]): ValidationError {
+  const { maxItems, items } = parameter.schema;
+  if (maxItems !== undefined && values.length > maxItems) {
+    return {
+      type: 'too_long',
+      loc,
+      msg: `List should have at most ${maxItems} items after validation, not ${values.length}`,
+      ctx: { field_type: 'List', max_length: maxItems, actual_length: values.length },
+    };
+  }
+  const itemSchema = items ?? {};
+  const failing = values.findIndex((value) => itemSchema.format === 'uuid' && !parseUuid(value).ok);
+  const at = Math.max(0, failing);
+  return describeInvalidValue(parameter.name, itemSchema, values[at] ?? '', [...loc, at]);
+}
+
+function describeInvalidValue(
+  name: string,
+  schema: ParameterSpec['schema'],
+  raw: string,
+  loc: (string | number)[],
+  reading?: ValueParse,
+): ValidationError {
+  const input = looksSecret(name, raw) ? {} : { input: raw };
 
   if (schema.format === 'uuid') {
     const parsed = reading ?? parseUuid(raw);
@@ -25,7 +58,8 @@ export function describeInvalidParameter(parameter: ParameterSpec, raw: string, 
     const error = parsed.ok ? 'invalid datetime' : parsed.message;
     return { type: 'datetime_from_date_parsing', loc, msg: `Input should be a valid datetime or date, ${error}`, ...input, ctx: { error } };
   }
-  if (schema.type === 'integer') return describeInvalidInteger(parameter, raw, loc, input);
+  if (schema.type === 'integer') return describeInvalidInteger({ name, in: 'query', required: false, schema }, raw, loc, input);
+  if (schema.type === 'boolean') return { type: 'bool_parsing', loc, msg: 'Input should be a valid boolean, unable to interpret input', ...input };
   if (schema.enum) {
     const expected = listInWords(schema.enum.map((value) => `'${value}'`));
     return { type: 'enum', loc, msg: `Input should be ${expected}`, ...input, ctx: { expected } };
@@ -62,7 +96,7 @@ export function parsePydanticInteger(raw: string): number | undefined {
   return reading.ok ? reading.value : undefined;
 }
 
-function describeInvalidInteger(parameter: ParameterSpec, raw: string, loc: string[], input: { input?: string }): ValidationError {
+function describeInvalidInteger(parameter: ParameterSpec, raw: string, loc: (string | number)[], input: { input?: string }): ValidationError {
   const reading = readPydanticInteger(raw);
   const { exclusiveMinimum, maximum } = parameter.schema;
   if (!reading.ok && reading.type === 'int_parsing_size') {

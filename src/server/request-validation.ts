@@ -157,14 +157,16 @@ export function normalizeQuery(table: RouteTable): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     const matched = table.match(req.method, req.path);
     if (!matched) return next();
-    const { integers, query: declared } = names.get(matched.route)!;
+    const { integers, arrays, query: declared } = names.get(matched.route)!;
     const raw: Record<string, string> = {};
-    const query: Record<string, string> = {};
+    const query: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
       const last = Array.isArray(value) ? value[value.length - 1] : value;
       if (!declared.has(name) || typeof last !== 'string') continue;
       raw[name] = last;
-      query[name] = integers.has(name) ? canonicalInteger(last) : last;
+      // A list parameter takes every repetition (`ids=a&ids=b`), as FastAPI reads it; any other, the last one.
+      if (arrays.has(name)) query[name] = (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
+      else query[name] = integers.has(name) ? canonicalInteger(last) : last;
     }
     (req as Request & { [MATCHED]?: MatchedRequest })[MATCHED] = { ...matched, rawQuery: raw };
     Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
@@ -172,10 +174,11 @@ export function normalizeQuery(table: RouteTable): RequestHandler {
   };
 }
 
-function queryParameterNames(parameters: readonly ParameterSpec[]): { integers: Set<string>; query: Set<string> } {
+function queryParameterNames(parameters: readonly ParameterSpec[]): { integers: Set<string>; arrays: Set<string>; query: Set<string> } {
   const query = parameters.filter((parameter) => parameter.in === 'query');
   return {
     integers: new Set(query.filter(isIntegerParameter).map((parameter) => parameter.name)),
+    arrays: new Set(query.filter((parameter) => parameter.schema.type === 'array').map((parameter) => parameter.name)),
     query: new Set(query.map((parameter) => parameter.name)),
   };
 }

@@ -27,12 +27,21 @@ export function requireSessionKey(keys: readonly string[]): RequestHandler {
   const digests = keys.map(digest);
   return (req, _res, next) => {
     const offered = req.get(SESSION_KEY_HEADER);
-    const offeredDigest = digest(offered ?? '');
-    let accepted = false;
-    for (const candidate of digests) accepted = timingSafeEqual(candidate, offeredDigest) || accepted;
-    if (offered === undefined || !accepted) throw new HttpError(401, { detail: 'Unauthorized' });
+    if (offered === undefined || !digestMatches(digests, offered)) throw new HttpError(401, { detail: 'Unauthorized' });
     next();
   };
+}
+
+/** Whether `offered` is one of the keys, compared as requireSessionKey compares (the event socket's check). */
+export function sessionKeyMatches(keys: readonly string[], offered: string): boolean {
+  return digestMatches(keys.map(digest), offered);
+}
+
+function digestMatches(digests: readonly Buffer[], offered: string): boolean {
+  const offeredDigest = digest(offered);
+  let accepted = false;
+  for (const candidate of digests) accepted = timingSafeEqual(candidate, offeredDigest) || accepted;
+  return accepted;
 }
 
 function digest(value: string): Buffer {

@@ -26,7 +26,9 @@ import { errorCode } from './error-code';
 import { collectGarbageSoon } from './collect-garbage';
 import { ConversationSummaries } from './conversation-summaries';
 import {
+  type EventFeed,
   type EventStore,
+  type FeedEvent,
   type StoreHealth,
   type StoredConversationSummary,
   type StoredHit,
@@ -111,6 +113,10 @@ interface Slot {
   checkedGeneration: number;
   /** What the conversation held when last measured (at the end of its load, and when the budget is checked). */
   heldBytes: number;
+}
+
+function feedEvent(index: EventIndex<Buffer>, slot: number): FeedEvent {
+  return { position: index.positionAt(slot), id: index.idAt(slot), json: index.payloadAt(slot) };
 }
 
 function heldBytesOf(slot: Slot): number {
@@ -240,6 +246,19 @@ class DirectoryStore implements DirectoryEventStore {
       after = walked[walked.length - 1]!.key;
     }
   }
+  readonly feed: EventFeed = {
+    searchEach: async (hex, criteria) => {
+      const index = await this.open(hex);
+      if (!index) return undefined;
+      const page = searchEvents(index, criteria);
+      return { events: page.slots.map((slot) => feedEvent(index, slot)), nextPageId: page.nextPageId };
+    },
+    appendedAfter: async (hex, position, limit) => {
+      const index = await this.open(hex);
+      if (!index) return undefined;
+      return { events: index.slotsAfterPosition(position, limit).map((slot) => feedEvent(index, slot)), lastPosition: index.lastPosition };
+    },
+  };
 
   async open(hex: string): Promise<EventIndex<Buffer> | undefined> {
     for (let attempt = 1; attempt <= MAX_OPEN_ATTEMPTS; attempt++) {

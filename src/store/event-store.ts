@@ -61,6 +61,24 @@ export interface StoredHitPage {
   next: EventKey | null;
 }
 
+/** One stored event as the event socket sends it: its own bytes, and where it stands in append order. */
+export interface FeedEvent {
+  position: number;
+  id: string;
+  json: Buffer;
+}
+
+/**
+ * What the event socket reads: events one by one (a frame each) rather than as page bodies,
+ * with their append positions, so that events appended after a point can be found again.
+ */
+export interface EventFeed {
+  /** One page of a search, each event on its own. */
+  searchEach(conversationHex: string, criteria: SearchCriteria): Promise<{ events: FeedEvent[]; nextPageId: string | null } | undefined>;
+  /** Up to `limit` events at positions after `position`, in append order, and the highest position stored. */
+  appendedAfter(conversationHex: string, position: number, limit: number): Promise<{ events: FeedEvent[]; lastPosition: number } | undefined>;
+}
+
 /**
  * Each operation takes the conversation id as 32 lower-case hex digits and answers
  * `undefined` when the conversation does not exist. It rejects with an Error naming what
@@ -89,6 +107,8 @@ export interface EventStore {
    */
   exportEvents(conversationHex: string): Promise<AsyncIterable<Buffer> | undefined>;
   health(): StoreHealth;
+  /** Events one by one for the live socket; a store without it serves no socket. */
+  readonly feed?: EventFeed;
   /** Stops watchers and timers, so the process can exit. */
   close(): Promise<void>;
 }

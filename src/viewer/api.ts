@@ -13,6 +13,7 @@ import type {
   StoredEventPage,
   StoredEventsSearchQuery,
 } from '../contract/types';
+import { type LiveConnection, type LiveHandlers, followEvents } from './live-socket';
 
 export class SessionKeyNeeded extends Error {
   override readonly name = 'SessionKeyNeeded';
@@ -40,6 +41,8 @@ export interface ViewerApi {
   searchStoredEvents(query: StoredEventsSearchQuery): Promise<StoredEventPage>;
   /** A conversation as a file, read whole (the page offers it as a download). */
   exportConversation(conversationId: string, format: ExportFormat): Promise<{ blob: Blob; fileName: string }>;
+  /** Follows the conversation's events socket from `since` (the newest event shown). */
+  followEvents(conversationId: string, since: string | undefined, handlers: LiveHandlers): LiveConnection;
 }
 
 export function createViewerApi(sessionKey: string | undefined): ViewerApi {
@@ -76,6 +79,9 @@ export function createViewerApi(sessionKey: string | undefined): ViewerApi {
         blob: await result.response.blob(),
         fileName: result.fileName ?? `conversation-${conversationId}.${format === 'markdown' ? 'md' : 'jsonl'}`,
       };
+    },
+    followEvents(conversationId, since, handlers) {
+      return followEvents(conversationId, since, sessionKey, handlers);
     },
   };
 }

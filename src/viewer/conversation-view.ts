@@ -15,7 +15,10 @@ import { type ViewFilters, type ViewState, viewStateSearch } from './view-state'
 const FIRST_PAGE_SIZE = 20;
 /** Events per later request: small enough to draw in one frame, large enough to stay ahead of fast scrolling. */
 const PAGE_SIZE = 50;
-/** New events must be on screen within 2 s of being written; polling twice a second leaves room for a slow request. */
+/**
+ * New events must be on screen within 2 s of being written. The socket says so at once;
+ * when it fails, polling twice a second leaves room for a slow request.
+ */
 const POLL_MS = 500;
 
 export interface ConversationScreenOptions {
@@ -47,6 +50,7 @@ export async function showConversation(container: HTMLElement, options: Conversa
     pollMs: POLL_MS,
     fetchPage: (pageId) => api.searchEvents(conversationId, pageId === undefined ? firstQuery : { ...query, page_id: pageId }),
     eventLink: (eventId) => `/${viewStateSearch({ conversation: conversationId, event: eventId, filters: {} })}`,
+    follow: (since, handlers) => api.followEvents(conversationId, since, handlers),
     onError: options.onError,
     onChange: (cause) => {
       updateStatus();

@@ -20,6 +20,8 @@ export interface TimelineOptions {
   pollMs: number;
   /** The address of a link to one event of this conversation; each card then carries the link and a "Copy link" button. */
   eventLink?(eventId: string): string;
+  /** Opens a push channel that says when events were written (the events socket); polling every `pollMs` is the fallback when it fails. */
+  follow?(since: string | undefined, handlers: { onEvent(): void; onFailure(): void }): { close(): void };
 }
 
 /** Pages read at most while looking for a linked event, so a link to a missing event does not read a huge conversation whole. */
@@ -47,6 +49,11 @@ export class Timeline {
   private disposed = false;
   private positions = 0;
   private focused: HTMLElement | undefined;
+  /** The newest stored timestamp shown: where the socket's resend starts. */
+  private newestTimestamp: string | undefined;
+  private live: { close(): void } | undefined;
+  private pollRunning = false;
+  private pollAgain = false;
 
   constructor(private readonly options: TimelineOptions) {
     this.list = element('div', { className: 'timeline', attributes: { role: 'feed', 'aria-busy': 'true', 'aria-label': 'Events' } });
@@ -65,17 +72,50 @@ export class Timeline {
     );
   }
 
-  /** Loads the first page, then follows the reader's scrolling and polls for new events. */
+  /** Loads the first page, then follows the reader's scrolling, and new events over the socket (or by polling when it fails). */
   async start(): Promise<void> {
     await this.loadMore();
     this.observer.observe(this.footer);
-    this.schedulePoll();
+    if (this.disposed) return;
+    if (!this.options.follow) {
+      this.schedulePoll();
+      return;
+    }
+    this.live = this.options.follow(this.newestTimestamp, {
+      onEvent: () => this.pollNow(),
+      onFailure: () => {
+        this.live = undefined;
+        // Whatever was written while the socket went down is read by the first poll.
+        this.pollNow();
+        this.schedulePoll();
+      },
+    });
   }
 
   dispose(): void {
     this.disposed = true;
     this.observer.disconnect();
     clearTimeout(this.pollTimer);
+    this.live?.close();
+  }
+
+  /** Reads new events now; events arriving during a read make one more read after it. */
+  private pollNow(): void {
+    if (this.disposed) return;
+    if (this.pollRunning) {
+      this.pollAgain = true;
+      return;
+    }
+    this.pollRunning = true;
+    void (this.loading ?? Promise.resolve())
+      .then(() => this.poll(true))
+      .finally(() => {
+        this.pollRunning = false;
+        if (this.pollAgain) {
+          this.pollAgain = false;
+          this.pollNow();
+        }
+      });
   }
 
   get renderedCount(): number {
@@ -159,8 +199,9 @@ export class Timeline {
    * at it (the cursor is inclusive) holds them; in newest-first order they come before
    * the first event, so the first page holds them.
    */
-  private async poll(): Promise<void> {
-    if (document.hidden || this.loading) return;
+  private async poll(pushed = false): Promise<void> {
+    // A timed poll skips a hidden tab; a push is read whatever, since no timer will read it later.
+    if ((document.hidden && !pushed) || this.loading) return;
     try {
       if (this.options.order === 'TIMESTAMP') {
         if (!this.reachedEnd) return;
@@ -231,6 +272,9 @@ export class Timeline {
 
   private render(event: Event): HTMLElement {
     if (event.id !== undefined) this.ids.add(event.id);
+    // Stored timestamps are ISO 8601 written by one server, so their text order is their time order.
+    if (event.timestamp !== undefined && (this.newestTimestamp === undefined || event.timestamp > this.newestTimestamp))
+      this.newestTimestamp = event.timestamp;
     const card = eventCard(event, this.positions++);
     if (this.options.eventLink && event.id !== undefined) card.querySelector('.event-head')?.append(...eventLinks(this.options.eventLink(event.id)));
     if (event.kind === 'ActionEvent') this.actionsByCall.set(event.tool_call_id, card);

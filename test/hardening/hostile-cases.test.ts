@@ -54,8 +54,11 @@ describe('answers by the contract (200, 404, 422) to hostile but well-formed req
       { target: '/api/conversations/%/events/search', want: { status: 422, body: uuidError('%', 'invalid character: found `%` at 0') } },
     ],
     [
-      'found by fuzz: a raw # in the path (was 500): what follows is a fragment, so the path names no route',
-      { target: '/api/conversations/#%/events/search', want: { status: 404, body: { detail: 'Not Found' } } },
+      'found by fuzz: a raw # in the path (was 500): what follows is a fragment, so the path is the catalog get by ids, without its ids',
+      {
+        target: '/api/conversations/#%/events/search',
+        want: { status: 422, body: { detail: [{ type: 'missing', loc: ['query', 'ids'], msg: 'Field required', input: null }] } },
+      },
     ],
     [
       'a fragment after the search path is dropped with everything after it',

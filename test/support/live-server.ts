@@ -5,6 +5,8 @@ import { createAgentServerClient, type AgentServerClient } from '../../src/clien
 import type { Event } from '../../src/contract';
 import { writeConversation } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
+import { createDirectoryCatalog } from '../../src/catalog';
+import type { SocketLimits } from '../../src/live/event-sockets';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
 import { createDirectoryStore } from '../../src/store/directory-store';
@@ -50,13 +52,21 @@ export interface LiveServer {
  */
 export async function startLiveServer(
   conversations: readonly TestConversation[] = [],
-  options: { sessionApiKeys?: string[]; validateResponses?: boolean } = {},
+  options: { sessionApiKeys?: string[]; validateResponses?: boolean; socketLimits?: SocketLimits } = {},
 ): Promise<LiveServer> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'agent-server-test-'));
   for (const conversation of conversations) writeConversation(root, conversation.id, conversation.events);
   const logger = createMemoryLogger();
   const { store, stop: stopStore } = await openStore(root, logger);
-  const app = createApp({ store, logger, validateResponses: options.validateResponses ?? false, sessionApiKeys: options.sessionApiKeys ?? [] });
+  const catalog = storeKind === 'postgres' ? undefined : createDirectoryCatalog(root, logger);
+  const app = createApp({
+    store,
+    catalog,
+    logger,
+    validateResponses: options.validateResponses ?? false,
+    sessionApiKeys: options.sessionApiKeys ?? [],
+    socketLimits: options.socketLimits,
+  });
   const running = await listen(app, '127.0.0.1', 0);
   const get: LiveServer['get'] = async (pathAndQuery, headers = {}) => {
     const response = await fetch(running.url + pathAndQuery, { headers });

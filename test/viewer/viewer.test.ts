@@ -19,6 +19,8 @@ const RECORDED_SAMPLE_ID = '1058b2ad-0e0c-4f2e-8a5b-3c7d9e1f2a3b';
 const HOSTILE_ID = 'c0000000-0000-4000-8000-000000000001';
 const LIVE_ID = 'c0000000-0000-4000-8000-000000000002';
 const LIVE = [eventId(201), eventId(202), eventId(203)] as const;
+const SOCKET_ID = 'c0000000-0000-4000-8000-000000000003';
+const PUSHED = [eventId(301), eventId(302), eventId(303)] as const;
 const HOSTILE_TEXT = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold?</b>';
 
 let harness: ViewerHarness;
@@ -40,6 +42,10 @@ beforeAll(async () => {
       {
         id: LIVE_ID,
         events: [message({ id: LIVE[0], timestamp: '2026-01-02T10:00:00', source: 'user' }, { text: ['Start the run.'] })],
+      },
+      {
+        id: SOCKET_ID,
+        events: [message({ id: PUSHED[0], timestamp: '2026-01-03T10:00:00', source: 'user' }, { text: ['Follow me.'] })],
       },
     ],
   });
@@ -64,7 +70,7 @@ describe('the list of conversations', () => {
     const rows = page.locator('.conversation-list li');
     const ids = await rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-conversation-id')));
     // The two written for this test have 2026-01 timestamps, older than the samples; the empty one is last.
-    expect(ids).toEqual([RECORDED_SAMPLE_ID, TODAYS_SAMPLE_ID, SMALL_SAMPLE_ID, SAMPLE_ID, LIVE_ID, HOSTILE_ID, EMPTY_SAMPLE_ID]);
+    expect(ids).toEqual([RECORDED_SAMPLE_ID, TODAYS_SAMPLE_ID, SMALL_SAMPLE_ID, SAMPLE_ID, SOCKET_ID, LIVE_ID, HOSTILE_ID, EMPTY_SAMPLE_ID]);
     const sampleRow = rows.nth(ids.indexOf(SAMPLE_ID));
     await expect(sampleRow.textContent()).resolves.toContain('The orders table skips the first row');
     await expect(sampleRow.textContent()).resolves.toContain('320 events');
@@ -83,7 +89,7 @@ describe('the list of conversations', () => {
     await expect(
       page.locator('.conversation-list li').evaluateAll((items) => items.map((item) => item.getAttribute('data-conversation-id'))),
     ).resolves.toEqual([SAMPLE_ID]);
-    await expect(page.locator('.list-summary').textContent()).resolves.toContain('1 of 7 conversations');
+    await expect(page.locator('.list-summary').textContent()).resolves.toContain('1 of 8 conversations');
   });
 
   it('opens a conversation from the list; the address names it and Back returns to the list', async () => {
@@ -299,13 +305,43 @@ describe('filters', () => {
 });
 
 describe('live', () => {
-  function appendEvent(index: number, id: string, timestamp: string, text: string): void {
+  function appendEvent(index: number, id: string, timestamp: string, text: string, conversation = LIVE_ID): void {
     const event = message({ id, timestamp, source: 'agent' }, { text: [text] });
     writeFileSync(
-      path.join(harness.root, LIVE_ID.replaceAll('-', ''), 'events', `event-${String(index).padStart(5, '0')}-${id}.json`),
+      path.join(harness.root, conversation.replaceAll('-', ''), 'events', `event-${String(index).padStart(5, '0')}-${id}.json`),
       JSON.stringify(event),
     );
   }
+
+  it('follows new events over the events socket, and falls back to polling when the socket fails', async () => {
+    const followed = (await harness.open(`/?conversation=${SOCKET_ID}`)).page;
+    const pushedFrames: string[] = [];
+    const opened = new Promise<void>((resolve) =>
+      followed.on('websocket', (socket) => {
+        socket.on('framereceived', ({ payload }) => {
+          pushedFrames.push(String(payload));
+          resolve();
+        });
+      }),
+    );
+    await followed.reload();
+    await followed.locator('article.event').first().waitFor();
+    await opened;
+    appendEvent(1, PUSHED[1], '2026-01-03T10:00:05', 'Pushed over the socket.', SOCKET_ID);
+    await followed.locator(`article.event[data-event-id="${PUSHED[1]}"]`).waitFor({ timeout: 2000 });
+    // The page learnt of it from the socket: the frame carrying it reached the page.
+    expect(pushedFrames.some((frame) => frame.includes(PUSHED[1]))).toBe(true);
+    expect(await shownEventIds(followed)).toEqual([PUSHED[0], PUSHED[1]]);
+
+    // A socket that the network refuses: the page reads by polling instead.
+    const refused = (await harness.open()).page;
+    await refused.routeWebSocket(/\/sockets\//, (socket) => socket.close({ code: 1011, reason: 'refused by the test' }));
+    await refused.goto(`${harness.url}/?conversation=${SOCKET_ID}`);
+    await refused.locator(`article.event[data-event-id="${PUSHED[1]}"]`).waitFor();
+    appendEvent(2, PUSHED[2], '2026-01-03T10:00:09', 'Read by polling.', SOCKET_ID);
+    await refused.locator(`article.event[data-event-id="${PUSHED[2]}"]`).waitFor({ timeout: 2000 });
+    expect(await shownEventIds(refused)).toEqual([...PUSHED]);
+  });
 
   it('shows an event written to the conversation within 2 s, in oldest-first and newest-first views', async () => {
     const oldestFirst = (await harness.open(`/?conversation=${LIVE_ID}`)).page;

@@ -49,6 +49,10 @@ export interface CheckContext {
    * `tail`, the event id) as the contract writes it, then `?` and `query`; everything inserted as given.
    */
   eventsPath(tail: string, conversationId?: string, query?: string): string;
+  /** `ws://<host>/sockets/events/<id>`, then `?` and `query`: the events socket, which the transport does not carry. */
+  socketUrl(conversationId?: string, query?: string): string;
+  /** The session key the run was given, for the socket (never printed). */
+  sessionApiKey?: string;
   /** Walks every page of a query; shared by every check that asks for the same walk. */
   walk(query: WalkQuery, maxPages?: number): Promise<Walk>;
   requestsLeft(): number;
@@ -74,6 +78,7 @@ export interface ContextParts {
   operationsInScope: ReadonlySet<string>;
   requireImplemented: boolean;
   manifest?: FixtureManifest;
+  sessionApiKey?: string;
 }
 
 export function createCheckContext(parts: ContextParts): CheckContext {
@@ -94,6 +99,9 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     requireImplemented: parts.requireImplemented,
     searchPath: (conversationId = parts.conversationId, query) => eventsPath(contract, 'search', conversationId, query),
     eventsPath: (tail, conversationId = parts.conversationId, query) => eventsPath(contract, tail, conversationId, query),
+    socketUrl: (conversationId = parts.conversationId, query) =>
+      `${transport.baseUrl.replace(/^http/, 'ws')}/sockets/events/${conversationId}${query === undefined ? '' : `?${query}`}`,
+    ...(parts.sessionApiKey === undefined ? {} : { sessionApiKey: parts.sessionApiKey }),
     walk(query, maxPages = pagesOf(query.limit)) {
       const key = `${canonicalKey(query)}|${maxPages}`;
       const walk = walks.get(key) ?? walkPages(parts.search, query, maxPages);

@@ -168,6 +168,7 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
       operationsInScope: new Set(inScope ?? contract.table.operations.map((operation) => operation.operationId)),
       requireImplemented: options.requireImplemented === true,
       ...(options.manifest ? { manifest: options.manifest } : {}),
+      ...optional('sessionApiKey', options.sessionApiKey),
     });
     const selected = selectChecks(options, contract, inScope);
     for (const check of [...selected.filter((candidate) => !candidate.audit), ...selected.filter((candidate) => candidate.audit)]) {

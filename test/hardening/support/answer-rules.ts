@@ -4,7 +4,7 @@
  * property prints what was wrong next to the request fast-check shrank it to.
  */
 import { unescape } from 'node:querystring';
-import { SEARCH_PATH } from '../../../src/contract';
+import { SEARCH_PATH, loadOpenApiDocument } from '../../../src/contract';
 import { hyphenate, parseUuid } from '../../../src/search';
 import { SERVER_LIMITS } from '../../../src/server/listen';
 import { createContractAjv, validationErrors, validatorAt } from '../../contract/contract-schema';
@@ -19,7 +19,17 @@ const bodyValidators = new Map(CONTRACT_STATUSES.map((status) => [status as numb
 /** Node's limit on the request line plus headers; beyond it the answer is 431. */
 const HEADER_LIMIT_BYTES = SERVER_LIMITS.maxHeaderSize;
 const SEARCH_TARGET = /^\/api\/conversations\/([^/?#]+)\/events\/search\/?(?:[?#]|$)/;
-const DECLARED = new Set<string>(['conversation_id', ...QUERY_NAMES]);
+/** The search's parameters, and those of the operations a fuzzed search path can turn into (the catalog's, when a `?` or `#` cuts it short). */
+const DECLARED = new Set<string>(['conversation_id', ...QUERY_NAMES, ...catalogParameterNames()]);
+
+function catalogParameterNames(): string[] {
+  const document = loadOpenApiDocument();
+  return ['/api/conversations', '/api/conversations/{conversation_id}'].flatMap((template) =>
+    (
+      (document.paths[template as keyof typeof document.paths] as { get?: { parameters?: { name?: string }[] } } | undefined)?.get?.parameters ?? []
+    ).map((parameter) => parameter.name ?? ''),
+  );
+}
 
 export interface AnswerContext {
   /** The request target as sent. */
@@ -45,6 +55,7 @@ export function answerProblems(response: RawResponse, context: AnswerContext): s
   if (response.status === 431 && context.headBytes > HEADER_LIMIT_BYTES - 1024) return [];
   if (response.status === 400 && !isWellFormedTarget(context.target))
     return response.body === '' ? [] : [`a parser 400 has a body: ${response.body.slice(0, 200)}`];
+  if (response.status === 200 && CATALOG_GET_TARGET.test(context.target)) return catalogGetProblems(response, context);
   const validate = bodyValidators.get(response.status);
   if (!validate) return [`status ${response.status} is not an answer of the search operation`];
   if (!/^application\/json\b/.test(response.headers['content-type'] ?? '')) return [`content-type is ${response.headers['content-type']}`];
@@ -59,6 +70,22 @@ export function answerProblems(response: RawResponse, context: AnswerContext): s
   if (response.status === 200) return [...servedConversationProblems(context), ...pageSizeProblems(body as { items: unknown[] }, context.target)];
   if (response.status === 404) return notFoundProblems(body as { detail: string }, context);
   return validationProblems(body as { detail: { loc: (string | number)[] }[] });
+}
+
+/** `/api/conversations/{id}`: since the catalog, a target the fuzzer can hit that is not the search. */
+const CATALOG_GET_TARGET = /^\/api\/conversations\/([^/?#]+)\/?(?:[?#]|$)/;
+
+/** A 200 for the catalog's get: the conversation asked for, held by the server, as a JSON object naming it. */
+function catalogGetProblems(response: RawResponse, { target, knownHex }: AnswerContext): string[] {
+  const parsed = parseUuid(unescape(CATALOG_GET_TARGET.exec(target)![1]!));
+  if (!parsed.ok || !knownHex.has(parsed.hex)) return [`200 from the catalog for ${target.slice(0, 200)}, which names no conversation held`];
+  let body: { id?: unknown };
+  try {
+    body = JSON.parse(response.body) as { id?: unknown };
+  } catch {
+    return [`body is not JSON: ${response.body.slice(0, 200)}`];
+  }
+  return body.id === hyphenate(parsed.hex) ? [] : [`the catalog answered conversation ${String(body.id)} for ${target.slice(0, 200)}`];
 }
 
 function servedConversationProblems({ target, knownHex }: AnswerContext): string[] {

@@ -1,0 +1,41 @@
+/**
+ * What the server asks of a conversations catalog: the reference's catalog operations
+ * over stored conversations, the saved state the event socket starts with, and the
+ * files of a conversation for its trajectory download. Ids are 32 lower-case hex digits.
+ */
+import type { ConversationExecutionStatus, ConversationInfo, ConversationSortOrder } from '../contract';
+import type { JsonObject } from './conversation-info';
+
+export interface CatalogSearch {
+  status?: ConversationExecutionStatus;
+  sortOrder: ConversationSortOrder;
+  pageId?: string;
+  limit: number;
+  includeSkills: boolean;
+}
+
+export interface CatalogPage {
+  items: ConversationInfo[];
+  nextPageId: string | null;
+}
+
+/** One file of a conversation's directory, for the trajectory archive. */
+export interface ConversationFile {
+  /** The path inside the conversation's directory, `/`-separated: `meta.json`, `events/event-00000-<id>.json`. */
+  relativePath: string;
+  modifiedAt: Date;
+  /** The file's bytes; undefined when it vanished after it was listed (skipped, as the reference skips it). */
+  read(): Promise<Buffer | undefined>;
+}
+
+export interface ConversationCatalog {
+  search(query: CatalogSearch): Promise<CatalogPage>;
+  /** Catalog entries with this status; without one, every entry, those without a saved state included. */
+  count(status?: ConversationExecutionStatus): Promise<number>;
+  /** Undefined when the catalog does not hold the conversation or it has no saved state. */
+  get(hex: string, includeSkills: boolean): Promise<ConversationInfo | undefined>;
+  /** The saved state (`base_state.json`) with its secrets masked; undefined when there is none. */
+  state(hex: string): Promise<JsonObject | undefined>;
+  /** The conversation's files in path order, directories as entries ending in `/`; undefined when there is no such conversation. */
+  files(hex: string): Promise<ConversationFile[] | undefined>;
+}

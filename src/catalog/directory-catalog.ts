@@ -1,0 +1,265 @@
+/**
+ * The conversations catalog over a conversations directory in the reference's layout:
+ * every `<root>/<32 hex>/` with a `meta.json` is an entry, its `base_state.json` the saved
+ * state. Unlike the reference, which builds its catalog once at start, the directory is
+ * listed on each request, so conversations written later appear; what was parsed is kept
+ * while the files' modification times and sizes stay the same.
+ */
+import type { Stats } from 'node:fs';
+import { opendir, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
+import type { Logger } from '../log';
+import { hyphenate, parseUuid, storedTimestampMicros } from '../search';
+import { locateConversation } from '../store/conversation-location';
+import { errorCode } from '../store/error-code';
+import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile } from './conversation-catalog';
+import { type JsonObject, composeConversationInfo, executionStatusOf, isObject, servedState } from './conversation-info';
+
+const CONVERSATION_DIRECTORY_NAME = /^[0-9a-f]{32}$/;
+const META_FILE = 'meta.json';
+const STATE_FILE = 'base_state.json';
+/** Directories the reference leaves out of a trajectory: they hold a runtime's credentials. */
+const EXCLUDED_TOP_DIRECTORIES = new Set(['acp']);
+/** A file still being written under a temporary name, then renamed into place. */
+const TEMPORARY_SUFFIX = '.tmp';
+
+interface Entry {
+  hex: string;
+  directory: string;
+  meta: JsonObject;
+  /** The state file's parsed content; undefined when there is none. */
+  state: JsonObject | undefined;
+  status: ConversationExecutionStatus;
+  createdAt: number;
+  updatedAt: number;
+  parentHex: string | undefined;
+}
+
+interface CachedEntry {
+  version: string;
+  entry: Entry | undefined;
+}
+
+export function createDirectoryCatalog(root: string, logger: Logger): ConversationCatalog {
+  return new DirectoryCatalog(path.resolve(root), logger);
+}
+
+class DirectoryCatalog implements ConversationCatalog {
+  private readonly cache = new Map<string, CachedEntry>();
+  private resolvedRoot: string | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async search(query: CatalogSearch): Promise<CatalogPage> {
+    const entries = await this.entries();
+    const matching = entries.filter((entry) => query.status === undefined || entry.status === query.status);
+    const byCreation = query.sortOrder === 'CREATED_AT' || query.sortOrder === 'CREATED_AT_DESC';
+    const descending = query.sortOrder.endsWith('_DESC');
+    matching.sort((a, b) => {
+      const difference = byCreation ? a.createdAt - b.createdAt : a.updatedAt - b.updatedAt;
+      // Ties (and equal missing times) keep one order in both directions: the id's.
+      return (descending ? -difference : difference) || (a.hex < b.hex ? -1 : a.hex > b.hex ? 1 : 0);
+    });
+    let start = 0;
+    if (query.pageId)
+      start = Math.max(
+        0,
+        matching.findIndex((entry) => entry.hex === query.pageId),
+      );
+    const children = childrenIndex(entries);
+    const items: ConversationInfo[] = [];
+    for (let i = start; i < matching.length; i++) {
+      const entry = matching[i]!;
+      if (items.length >= query.limit) return { items, nextPageId: entry.hex };
+      const info = infoOf(entry, query.includeSkills, children);
+      if (info) items.push(info);
+    }
+    return { items, nextPageId: null };
+  }
+
+  async count(status?: ConversationExecutionStatus): Promise<number> {
+    const entries = await this.entries();
+    return status === undefined ? entries.length : entries.filter((entry) => entry.status === status).length;
+  }
+
+  async get(hex: string, includeSkills: boolean): Promise<ConversationInfo | undefined> {
+    const entry = await this.entry(hex);
+    if (!entry?.state) return undefined;
+    // Children are the conversations naming this one as their parent: the whole catalog is read for them, as the reference's is.
+    return infoOf(entry, includeSkills, childrenIndex(await this.entries()));
+  }
+
+  async state(hex: string): Promise<JsonObject | undefined> {
+    const location = await locateConversation(await this.realRoot(), hex);
+    if (!location.found) return undefined;
+    const state = await readJsonObject(path.join(location.directory, STATE_FILE));
+    return state && servedState(state);
+  }
+
+  async files(hex: string): Promise<ConversationFile[] | undefined> {
+    const location = await locateConversation(await this.realRoot(), hex);
+    if (!location.found) return undefined;
+    const files: ConversationFile[] = [];
+    await collectFiles(location.directory, '', files);
+    return files.sort((a, b) => comparePaths(a.relativePath, b.relativePath));
+  }
+
+  /** Links inside the root are judged against its real path (contained-path.ts). */
+  private async realRoot(): Promise<string> {
+    if (this.resolvedRoot !== undefined) return this.resolvedRoot;
+    try {
+      this.resolvedRoot = await realpath(this.root);
+    } catch (error) {
+      throw new Error(`Cannot read the conversations directory ${this.root} (${errorCode(error) ?? String(error)})`, { cause: error });
+    }
+    return this.resolvedRoot;
+  }
+
+  /** Every catalog entry: conversation directories whose `meta.json` and state file (when present) parse. */
+  private async entries(): Promise<Entry[]> {
+    const names = await conversationNames(await this.realRoot());
+    const entries: Entry[] = [];
+    for (const hex of names) {
+      const entry = await this.entry(hex);
+      if (entry) entries.push(entry);
+    }
+    const present = new Set(names);
+    for (const hex of this.cache.keys()) if (!present.has(hex)) this.cache.delete(hex);
+    return entries;
+  }
+
+  private async entry(hex: string): Promise<Entry | undefined> {
+    const location = await locateConversation(await this.realRoot(), hex);
+    if (!location.found) return undefined;
+    const metaFile = path.join(location.directory, META_FILE);
+    const stateFile = path.join(location.directory, STATE_FILE);
+    const [metaStats, stateStats] = await Promise.all([statIfPresent(metaFile), statIfPresent(stateFile)]);
+    if (!metaStats) return undefined;
+    const version = `${location.identity}|${versionOf(metaStats)}|${versionOf(stateStats)}`;
+    const cached = this.cache.get(hex);
+    if (cached?.version === version) return cached.entry;
+    const entry = await this.readEntry(hex, location.directory, metaFile, stateStats ? stateFile : undefined);
+    this.cache.set(hex, { version, entry });
+    return entry;
+  }
+
+  private async readEntry(hex: string, directory: string, metaFile: string, stateFile: string | undefined): Promise<Entry | undefined> {
+    const meta = await readJsonObject(metaFile);
+    const state = stateFile === undefined ? undefined : await readJsonObject(stateFile);
+    // As the reference's catalog: an unreadable meta.json, or a state file that is there but does not parse, drops the entry.
+    if (!meta || (stateFile !== undefined && !state)) {
+      this.logger.warn('conversation left out of the catalog: its meta.json or base_state.json is not a JSON object', { conversation: hex });
+      return undefined;
+    }
+    const parent = typeof meta['parent_conversation_id'] === 'string' ? parseUuid(meta['parent_conversation_id']) : undefined;
+    return {
+      hex,
+      directory,
+      meta,
+      state,
+      status: executionStatusOf(state),
+      createdAt: storedTimestampMicros(meta['created_at']) ?? Number.NEGATIVE_INFINITY,
+      updatedAt: storedTimestampMicros(meta['updated_at']) ?? Number.NEGATIVE_INFINITY,
+      parentHex: parent?.ok ? parent.hex : undefined,
+    };
+  }
+}
+
+function infoOf(entry: Entry, includeSkills: boolean, children: Map<string, string[]>): ConversationInfo | undefined {
+  if (!entry.state) return undefined;
+  return composeConversationInfo(entry.state, entry.meta, { includeSkills, subConversationIds: children.get(entry.hex) ?? [] });
+}
+
+function childrenIndex(entries: readonly Entry[]): Map<string, string[]> {
+  const children = new Map<string, string[]>();
+  for (const entry of entries) {
+    if (entry.parentHex === undefined) continue;
+    const list = children.get(entry.parentHex) ?? [];
+    list.push(hyphenate(entry.hex));
+    children.set(entry.parentHex, list);
+  }
+  return children;
+}
+
+async function collectFiles(directory: string, prefix: string, files: ConversationFile[]): Promise<void> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await readdir(path.join(directory, prefix), { withFileTypes: true });
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return;
+    throw new Error(`Cannot list ${path.join(directory, prefix)} (${errorCode(error) ?? String(error)})`, { cause: error });
+  }
+  for (const dirent of entries) {
+    const relativePath = prefix === '' ? dirent.name : `${prefix}/${dirent.name}`;
+    if (prefix === '' && EXCLUDED_TOP_DIRECTORIES.has(dirent.name)) continue;
+    if (dirent.name.endsWith(TEMPORARY_SUFFIX)) continue;
+    const absolute = path.join(directory, relativePath);
+    // Links are not followed: a link could lead out of the conversation's directory.
+    if (dirent.isDirectory()) {
+      const stats = await statIfPresent(absolute);
+      if (!stats) continue;
+      files.push({ relativePath: `${relativePath}/`, modifiedAt: stats.mtime, read: async () => Buffer.alloc(0) });
+      await collectFiles(directory, relativePath, files);
+    } else if (dirent.isFile()) {
+      const stats = await statIfPresent(absolute);
+      if (!stats) continue;
+      files.push({ relativePath, modifiedAt: stats.mtime, read: () => readIfPresent(absolute) });
+    }
+  }
+}
+
+/** Component by component, as the reference sorts its paths: `events/...` before `events.json`. */
+function comparePaths(a: string, b: string): number {
+  const as = a.split('/').filter((part) => part !== '');
+  const bs = b.split('/').filter((part) => part !== '');
+  for (let i = 0; i < Math.min(as.length, bs.length); i++) {
+    if (as[i] !== bs[i]) return as[i]! < bs[i]! ? -1 : 1;
+  }
+  return as.length - bs.length;
+}
+
+async function readIfPresent(file: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw new Error(`Cannot read ${file} (${errorCode(error) ?? String(error)})`, { cause: error });
+  }
+}
+
+async function conversationNames(root: string): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const entry of await opendir(root)) if (CONVERSATION_DIRECTORY_NAME.test(entry.name)) names.push(entry.name);
+  } catch (error) {
+    throw new Error(`Cannot list the conversations directory ${root} (${errorCode(error) ?? String(error)})`, { cause: error });
+  }
+  return names;
+}
+
+async function readJsonObject(file: string): Promise<JsonObject | undefined> {
+  try {
+    const value: unknown = JSON.parse(await readFile(file, 'utf8'));
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function statIfPresent(file: string): Promise<Stats | undefined> {
+  try {
+    return await stat(file);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new Error(`Cannot read ${file} (${code ?? String(error)})`, { cause: error });
+  }
+}
+
+function versionOf(stats: Stats | undefined): string {
+  return stats ? `${stats.ino}:${stats.mtimeMs}:${stats.size}` : '-';
+}

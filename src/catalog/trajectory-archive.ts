@@ -1,0 +1,222 @@
+/**
+ * The trajectory download: a conversation's files as a zip archive, written entry by entry
+ * to a stream, so memory holds one file at a time whatever the conversation's size. Entries
+ * are named `<hex id>/<path>` after one for the directory itself, as the reference names
+ * them; `.json` and `.jsonl` files pass through the reference's credential redaction.
+ */
+import type { Writable } from 'node:stream';
+import { promisify } from 'node:util';
+import { crc32, deflateRaw } from 'node:zlib';
+import type { ConversationFile } from './conversation-catalog';
+import { redactCredentials } from './secret-masking';
+
+const deflate = promisify(deflateRaw);
+
+const LOCAL_HEADER = 0x04034b50;
+const CENTRAL_HEADER = 0x02014b50;
+const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
+/** Version 2.0: deflate and directories. */
+const VERSION = 20;
+/** Made on Unix, so the external attributes carry file modes. */
+const MADE_BY = (3 << 8) | VERSION;
+/** Bit 11: names are UTF-8. */
+const UTF8_NAMES = 0x0800;
+const STORED = 0;
+const DEFLATED = 8;
+const DIRECTORY_ATTRIBUTES = ((0o40755 << 16) | 0x10) >>> 0;
+const FILE_ATTRIBUTES = (0o100644 << 16) >>> 0;
+/** The classic format's limits; a conversation beyond them would need ZIP64, which this writer does not write. */
+const MAX_ENTRIES = 0xffff;
+const MAX_OFFSET = 0xffffffff;
+
+interface CentralRecord {
+  name: Buffer;
+  method: number;
+  time: number;
+  date: number;
+  crc: number;
+  compressedSize: number;
+  size: number;
+  attributes: number;
+  offset: number;
+}
+
+/**
+ * Writes the archive of `files` (a conversation directory's, in path order) to `out`,
+ * waiting whenever `out` is full. Rejects when the archive would exceed the classic zip
+ * limits or `out` closes early; the caller ends `out`.
+ */
+export async function writeTrajectoryArchive(hex: string, files: readonly ConversationFile[], out: Writable, now = new Date()): Promise<void> {
+  const records: CentralRecord[] = [];
+  let offset = 0;
+  const write = async (chunk: Buffer) => {
+    if (out.destroyed) throw new Error('The client closed the connection during the download');
+    offset += chunk.length;
+    if (!out.write(chunk)) await waitForDrain(out);
+  };
+  const entries: { name: string; modifiedAt: Date; read: () => Promise<Buffer | undefined> }[] = [
+    { name: `${hex}/`, modifiedAt: now, read: async () => Buffer.alloc(0) },
+    ...files.map((file) => ({ name: `${hex}/${file.relativePath}`, modifiedAt: file.modifiedAt, read: () => file.read() })),
+  ];
+  for (const entry of entries) {
+    const directory = entry.name.endsWith('/');
+    const data = directory ? Buffer.alloc(0) : await entry.read();
+    if (data === undefined) continue;
+    const content = directory ? data : redactedContent(entry.name, data);
+    const compressed = directory ? content : await deflate(content);
+    const { time, date } = dosDateTime(entry.modifiedAt);
+    const record: CentralRecord = {
+      name: Buffer.from(entry.name, 'utf8'),
+      method: directory ? STORED : DEFLATED,
+      time,
+      date,
+      crc: crc32(content),
+      compressedSize: compressed.length,
+      size: content.length,
+      attributes: directory ? DIRECTORY_ATTRIBUTES : FILE_ATTRIBUTES,
+      offset,
+    };
+    if (records.length >= MAX_ENTRIES || offset + compressed.length + 30 + record.name.length > MAX_OFFSET) {
+      throw new Error(`The conversation ${hex} is too large for a zip archive without ZIP64 (more than 65535 files or 4 GiB)`);
+    }
+    records.push(record);
+    await write(localHeader(record));
+    if (compressed.length > 0) await write(compressed);
+  }
+  const centralStart = offset;
+  for (const record of records) await write(centralHeader(record));
+  await write(endOfCentralDirectory(records.length, offset - centralStart, centralStart));
+}
+
+/** The file as the reference exports it: credentials masked in JSON documents, any other bytes as they are. */
+export function redactedContent(name: string, data: Buffer): Buffer {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.jsonl')) return redactedJsonLines(data) ?? data;
+  if (!lower.endsWith('.json')) return data;
+  const text = utf8(data);
+  if (text === undefined) return data;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return data;
+  }
+  return redactCredentials(value) ? Buffer.from(pythonJsonText(value), 'utf8') : data;
+}
+
+function redactedJsonLines(data: Buffer): Buffer | undefined {
+  const text = utf8(data);
+  if (text === undefined) return undefined;
+  let changed = false;
+  const lines = text.split(/(?<=\n)/);
+  const out = lines.map((line) => {
+    const stripped = line.trim();
+    if (stripped === '') return line;
+    let value: unknown;
+    try {
+      value = JSON.parse(stripped);
+    } catch {
+      return line;
+    }
+    if (!redactCredentials(value)) return line;
+    changed = true;
+    return pythonJsonText(value) + (line.endsWith('\n') ? '\n' : '');
+  });
+  return changed ? Buffer.from(out.join(''), 'utf8') : undefined;
+}
+
+function utf8(data: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * JSON as Python's `json.dumps` writes it by default, which is how the reference writes a
+ * redacted file: `", "` and `": "` between items, non-ASCII characters escaped.
+ */
+export function pythonJsonText(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJsonText).join(', ')}]`;
+  if (typeof value === 'object' && value !== null) {
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([key, item]) => `${asciiJson(key)}: ${pythonJsonText(item)}`)
+      .join(', ')}}`;
+  }
+  if (typeof value === 'string') return asciiJson(value);
+  return JSON.stringify(value);
+}
+
+function asciiJson(text: string): string {
+  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function localHeader(record: CentralRecord): Buffer {
+  const header = Buffer.alloc(30);
+  header.writeUInt32LE(LOCAL_HEADER, 0);
+  header.writeUInt16LE(VERSION, 4);
+  header.writeUInt16LE(UTF8_NAMES, 6);
+  header.writeUInt16LE(record.method, 8);
+  header.writeUInt16LE(record.time, 10);
+  header.writeUInt16LE(record.date, 12);
+  header.writeUInt32LE(record.crc, 14);
+  header.writeUInt32LE(record.compressedSize, 18);
+  header.writeUInt32LE(record.size, 22);
+  header.writeUInt16LE(record.name.length, 26);
+  header.writeUInt16LE(0, 28);
+  return Buffer.concat([header, record.name]);
+}
+
+function centralHeader(record: CentralRecord): Buffer {
+  const header = Buffer.alloc(46);
+  header.writeUInt32LE(CENTRAL_HEADER, 0);
+  header.writeUInt16LE(MADE_BY, 4);
+  header.writeUInt16LE(VERSION, 6);
+  header.writeUInt16LE(UTF8_NAMES, 8);
+  header.writeUInt16LE(record.method, 10);
+  header.writeUInt16LE(record.time, 12);
+  header.writeUInt16LE(record.date, 14);
+  header.writeUInt32LE(record.crc, 16);
+  header.writeUInt32LE(record.compressedSize, 20);
+  header.writeUInt32LE(record.size, 24);
+  header.writeUInt16LE(record.name.length, 28);
+  // Extra field, comment, disk number and internal attributes: none.
+  header.writeUInt32LE(record.attributes, 38);
+  header.writeUInt32LE(record.offset, 42);
+  return Buffer.concat([header, record.name]);
+}
+
+function endOfCentralDirectory(entries: number, size: number, offset: number): Buffer {
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(END_OF_CENTRAL_DIRECTORY, 0);
+  end.writeUInt16LE(entries, 8);
+  end.writeUInt16LE(entries, 10);
+  end.writeUInt32LE(size, 12);
+  end.writeUInt32LE(offset, 16);
+  return end;
+}
+
+/** MS-DOS date and time in local time, two-second resolution, as zip stores them (1980 at the earliest). */
+function dosDateTime(at: Date): { time: number; date: number } {
+  const year = Math.max(1980, at.getFullYear());
+  return {
+    time: (at.getHours() << 11) | (at.getMinutes() << 5) | Math.floor(at.getSeconds() / 2),
+    date: ((year - 1980) << 9) | ((at.getMonth() + 1) << 5) | at.getDate(),
+  };
+}
+
+function waitForDrain(out: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onDrain = () => {
+      out.off('close', onClose);
+      resolve();
+    };
+    const onClose = () => {
+      out.off('drain', onDrain);
+      reject(new Error('The client closed the connection during the download'));
+    };
+    out.once('drain', onDrain);
+    out.once('close', onClose);
+  });
+}
