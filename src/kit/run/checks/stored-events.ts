@@ -177,9 +177,9 @@ const unionProperty: Check = {
     const sets = filterSets(context);
     for (const filters of sets) {
       const label = describeFilters(filters);
-      const across = await walkHits(context, filters, 100);
+      const across = await walkHits(context, filters, context.contract.pageSize.maximum);
       if (!across.ok) return across.outcome;
-      const single = await context.walk({ ...filters, limit: 100 });
+      const single = await context.walk({ ...filters, limit: context.contract.pageSize.maximum });
       const unfinished = unfinishedWalk(single, label);
       if (unfinished) return unfinished;
       const mine = across.hits.filter((hit) => hit.conversation === own).map((hit) => hit.event.key);
@@ -200,22 +200,22 @@ const unionProperty: Check = {
 const exactlyOnce: Check = {
   id: 'stored.exactly-once',
   level: 'seed',
-  title: 'paging the search across stored conversations with limit 7 returns what limit 100 does, and TIMESTAMP_DESC is its exact reverse',
+  title: 'paging the search across stored conversations with limit 7 returns what the largest page size does, and TIMESTAMP_DESC is its exact reverse',
   run: async (context) => {
     const missing = await unavailable(context);
     if (missing) return missing;
     const label = (walk: string) => `search across conversations, ${walk}`;
-    const large = await walkHits(context, {}, 100);
+    const large = await walkHits(context, {}, context.contract.pageSize.maximum);
     if (!large.ok) return large.outcome;
     const small = await walkHits(context, {}, 7);
     if (!small.ok) return small.outcome;
-    const descending = await walkHits(context, {}, 100, 'TIMESTAMP_DESC');
+    const descending = await walkHits(context, {}, context.contract.pageSize.maximum, 'TIMESTAMP_DESC');
     if (!descending.ok) return descending.outcome;
     const keys = (walk: { hits: ObservedHit[] }) => walk.hits.map((hit) => `${hit.conversation} ${hit.event.key}`);
     const findings: Finding[] = [];
     if (!isDeepStrictEqual(keys(small), keys(large))) {
       findings.push({
-        message: `${label('limit 7')}: ${plural(small.hits.length, 'hit')}, limit 100: ${large.hits.length}, or the same in another order`,
+        message: `${label('limit 7')}: ${plural(small.hits.length, 'hit')}, limit ${context.contract.pageSize.maximum}: ${large.hits.length}, or the same in another order`,
         expected: 'the same hits in the same order at any page size',
         ...(small.pages[1] ? { exchange: small.pages[1] } : {}),
       });
@@ -242,7 +242,7 @@ const countMatchesWalk: Check = {
     const findings: Finding[] = [];
     const sets = filterSets(context);
     for (const filters of sets) {
-      const walk = await walkHits(context, filters, 100);
+      const walk = await walkHits(context, filters, context.contract.pageSize.maximum);
       if (!walk.ok) return walk.outcome;
       const query = filterQuery(filters);
       const sent = exchangeOrOutcome(
