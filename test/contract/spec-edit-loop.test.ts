@@ -20,7 +20,18 @@ import { SAMPLE_CONVERSATIONS } from '../../dev/schemathesis/dictionaries';
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLES = 'test/contract/examples.ts';
 /** What generation and type-checking need; tsconfig.json is written, not copied. */
-const COPIED = ['openapi.yaml', 'redocly.yaml', 'package.json', 'tsconfig.build.json', 'scripts', 'generated', 'src', 'packages', 'LICENSE', EXAMPLES];
+const COPIED = [
+  'openapi.yaml',
+  'redocly.yaml',
+  'package.json',
+  'tsconfig.build.json',
+  'scripts',
+  'generated',
+  'src',
+  'packages',
+  'LICENSE',
+  EXAMPLES,
+];
 // Covers the shared preparation too, and four compilers at once on a busy machine.
 /** What `npm run generate` says when it rewrote generated/; the copy is not a git checkout, so there is no committed contract to diff against. */
 const WROTE_GENERATED = { status: 0, stdout: expect.stringMatching(/^wrote generated\/openapi\.ts, generated\/openapi\.json\n/), stderr: '' };

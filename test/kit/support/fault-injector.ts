@@ -4,7 +4,7 @@ import { parseFilterTimestamp, storedTimestampMicros } from '../../../src/search
 
 export interface UpstreamResponse {
   status: number;
-  /** Parsed JSON when the body is JSON, otherwise the text. */
+  /** Parsed JSON when the body is JSON (or unreadable as JSON: then its text), otherwise its bytes. */
   body: unknown;
   /** The Content-Type sent back; application/json when absent. */
   contentType?: string;
@@ -33,7 +33,7 @@ export async function startFaultInjector(upstream: string, fault: Fault): Promis
     void forward(upstream, fault, req).then(
       ({ status, body, contentType }) => {
         res.writeHead(status, { 'content-type': contentType ?? 'application/json' });
-        res.end(typeof body === 'string' ? body : JSON.stringify(body));
+        res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
       },
       (error: unknown) => {
         res.writeHead(502, { 'content-type': 'text/plain' });
@@ -62,8 +62,11 @@ async function forward(upstream: string, fault: Fault, req: http.IncomingMessage
   const key = req.headers['x-session-api-key'];
   if (typeof key === 'string') headers.set('X-Session-API-Key', key);
   const response = await fetch(upstream + rewritten.pathname + rewritten.search, { headers });
-  const text = await response.text();
-  const received = { status: response.status, body: parseOrText(text) };
+  // A download (a zip, an export) passes as its bytes and its own Content-Type; JSON is parsed for the faults to change.
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const contentType = response.headers.get('content-type') ?? undefined;
+  const body = contentType === undefined || contentType.includes('json') ? parseOrText(bytes.toString('utf8')) : bytes;
+  const received: UpstreamResponse = { status: response.status, body, ...(contentType === undefined ? {} : { contentType }) };
   return fault.response ? fault.response(incoming, received) : received;
 }
 

@@ -107,16 +107,35 @@ function requestArbitrary(context: CheckContext, operation: ContractOperation): 
   });
   const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
   const queryValues = queryParameters.map((parameter) => {
-    const value = validValue(parameter.schema);
-    return parameter.required ? value : fc.option(value, { nil: undefined, freq: 2 });
+    const values = queryParameterValues(parameter);
+    return parameter.required ? values : fc.option(values, { nil: undefined, freq: 2 });
   });
   return fc.tuple(fc.tuple(...pathValues), fc.tuple(...queryValues)).map(([path, query]) =>
     targetOf(
       operation,
       path.map((value) => value ?? ''),
-      queryParameters.flatMap((parameter, index) => (query[index] === undefined ? [] : [[parameter.name, query[index]] as [string, string]])),
+      queryParameters.flatMap((parameter, index) => (query[index] ?? []).map((value) => [parameter.name, value] as [string, string])),
     ),
   );
+}
+
+/** Items an array parameter is sent with at most: enough to show a list is read as one. */
+const MAX_LIST_ITEMS = 5;
+
+/**
+ * A query parameter's values: one for a scalar, several for an array, each then written as
+ * `name=value` (OpenAPI's default for a query array, `form` style exploded: `ids=a&ids=b`).
+ */
+function queryParameterValues(parameter: ContractParameter): fc.Arbitrary<string[]> {
+  const { schema } = parameter;
+  if (schema.type === 'array' && schema.items) {
+    const maxLength = Math.min(schema.maxItems ?? MAX_LIST_ITEMS, MAX_LIST_ITEMS);
+    const minLength = Math.min(parameter.required ? 1 : 0, maxLength);
+    return fc
+      .array(validValue(schema.items), { minLength, maxLength })
+      .map((values) => values.filter((value): value is string => value !== undefined));
+  }
+  return validValue(schema).map((value) => (value === undefined ? [] : [value]));
 }
 
 /** Values discovery found for a path parameter: the conversation's id, the ids of its events. */

@@ -200,7 +200,8 @@ const unionProperty: Check = {
 const exactlyOnce: Check = {
   id: 'stored.exactly-once',
   level: 'seed',
-  title: 'paging the search across stored conversations with limit 7 returns what the largest page size does, and TIMESTAMP_DESC is its exact reverse',
+  title:
+    'paging the search across stored conversations with limit 7 returns what the largest page size does, and TIMESTAMP_DESC is its exact reverse',
   run: async (context) => {
     const missing = await unavailable(context);
     if (missing) return missing;
