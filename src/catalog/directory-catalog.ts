@@ -1,18 +1,11 @@
-/**
- * The conversations catalog over a conversations directory in the reference's layout:
- * every `<root>/<32 hex>/` with a `meta.json` is an entry, its `base_state.json` the saved
- * state. Unlike the reference, which builds its catalog once at start, the directory is
- * listed on each request, so conversations written later appear; what was parsed is kept
- * while the files' modification times and sizes stay the same.
- */
-import type { Stats } from 'node:fs';
-import { opendir, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { opendir, readFile, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
 import type { Logger } from '../log';
 import { hyphenate, parseUuid, storedTimestampMicros } from '../search';
 import { locateConversation } from '../store/conversation-location';
 import { errorCode } from '../store/error-code';
+import { statIfPresent, versionOf } from '../store/file-version';
 import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile } from './conversation-catalog';
 import { type JsonObject, composeConversationInfo, executionStatusOf, isObject, servedState } from './conversation-info';
 
@@ -248,18 +241,4 @@ async function readJsonObject(file: string): Promise<JsonObject | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function statIfPresent(file: string): Promise<Stats | undefined> {
-  try {
-    return await stat(file);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new Error(`Cannot read ${file} (${code ?? String(error)})`, { cause: error });
-  }
-}
-
-function versionOf(stats: Stats | undefined): string {
-  return stats ? `${stats.ino}:${stats.mtimeMs}:${stats.size}` : '-';
 }

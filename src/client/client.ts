@@ -92,18 +92,7 @@ export function createAgentServerClient(options: AgentServerClientOptions) {
   }
 
   async function* iterateEvents(conversationId: string, filters: SearchFilters = {}): AsyncGenerator<Event> {
-    const seenCursors = new Set<string>();
-    let pageId: string | undefined;
-    do {
-      const result = await searchEvents(conversationId, { ...filters, page_id: pageId });
-      if (!result.ok) throw result.error;
-      yield* result.page.items;
-      pageId = result.page.next_page_id ?? undefined;
-      if (pageId !== undefined && seenCursors.has(pageId)) {
-        throw new PagingError(`the server returned next_page_id ${JSON.stringify(pageId)} twice; stopping instead of looping forever`);
-      }
-      if (pageId !== undefined) seenCursors.add(pageId);
-    } while (pageId);
+    yield* everyItem((pageId) => searchEvents(conversationId, { ...filters, page_id: pageId }));
   }
 
   async function listEvents(conversationId: string, filters: SearchFilters = {}): Promise<Event[]> {
@@ -134,18 +123,7 @@ export function createAgentServerClient(options: AgentServerClientOptions) {
 
   /** Every hit of a search across stored conversations, page after page; throws as `iterateEvents` does. */
   async function* iterateStoredEvents(filters: StoredEventsFilters = {}): AsyncGenerator<StoredEventHit> {
-    const seenCursors = new Set<string>();
-    let pageId: string | undefined;
-    do {
-      const result = await searchStoredEvents({ ...filters, page_id: pageId });
-      if (!result.ok) throw result.error;
-      yield* result.page.items;
-      pageId = result.page.next_page_id ?? undefined;
-      if (pageId !== undefined && seenCursors.has(pageId)) {
-        throw new PagingError(`the server returned next_page_id ${JSON.stringify(pageId)} twice; stopping instead of looping forever`);
-      }
-      if (pageId !== undefined) seenCursors.add(pageId);
-    } while (pageId);
+    yield* everyItem((pageId) => searchStoredEvents({ ...filters, page_id: pageId }));
   }
 
   /** A stored conversation as a file; the body is left to the caller, so a long one can be streamed to disk. */
@@ -171,6 +149,27 @@ export function createAgentServerClient(options: AgentServerClientOptions) {
     iterateStoredEvents,
     exportConversation,
   };
+}
+
+type PageResult<Item> = { ok: true; page: { items: Item[]; next_page_id?: string | null } } | { ok: false; error: AgentServerError };
+
+/**
+ * Every item of a paged search, page after page: throws the error of a page that failed, and
+ * a PagingError when the server hands out the same cursor twice, rather than looping forever.
+ */
+async function* everyItem<Item>(searchPage: (pageId: string | undefined) => Promise<PageResult<Item>>): AsyncGenerator<Item> {
+  const seenCursors = new Set<string>();
+  let pageId: string | undefined;
+  do {
+    const result = await searchPage(pageId);
+    if (!result.ok) throw result.error;
+    yield* result.page.items;
+    pageId = result.page.next_page_id ?? undefined;
+    if (pageId !== undefined && seenCursors.has(pageId)) {
+      throw new PagingError(`the server returned next_page_id ${JSON.stringify(pageId)} twice; stopping instead of looping forever`);
+    }
+    if (pageId !== undefined) seenCursors.add(pageId);
+  } while (pageId);
 }
 
 function failed(response: Response, body: unknown): { ok: false; error: AgentServerError; response: Response } {

@@ -1,15 +1,8 @@
-/**
- * The stored conversations as the viewer lists them, read from the directory without
- * loading any conversation: the event files are counted from the listing of `events/`,
- * the last event's timestamp comes from the one file with the highest index, the title
- * from `meta.json`. A summary is kept while its directory's `events/` and `meta.json`
- * keep their modification times, so listing again costs two stats per conversation.
- */
-import type { Stats } from 'node:fs';
-import { opendir, readFile, stat } from 'node:fs/promises';
+import { opendir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { locateConversation } from './conversation-location';
 import { errorCode } from './error-code';
+import { statIfPresent, versionOf } from './file-version';
 import { parseEventFileName, type EventFileName } from './event-file-name';
 import { listDirectory } from './event-listing';
 import type { StoredConversationSummary } from './event-store';
@@ -114,18 +107,4 @@ async function readJson(file: string): Promise<unknown> {
   } catch {
     return undefined;
   }
-}
-
-async function statIfPresent(file: string): Promise<Stats | undefined> {
-  try {
-    return await stat(file);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new Error(`Cannot read ${file} (${code ?? String(error)})`, { cause: error });
-  }
-}
-
-function versionOf(stats: Stats | undefined): string {
-  return stats ? `${stats.ino}:${stats.mtimeMs}:${stats.size}` : '-';
 }
