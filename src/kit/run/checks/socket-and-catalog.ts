@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import WebSocket from 'ws';
+import { integerBounds } from '../../search-contract';
 import type { CheckContext } from '../context';
 import type { Exchange } from '../../http';
 import { count as plural, notImplemented, skipped, verdict, type Check, type CheckOutcome, type Finding } from '../types';
@@ -130,7 +131,7 @@ const resendSince: Check = {
   async run(context) {
     const middle = context.data.events[Math.floor(context.data.events.length / 2)];
     if (!middle?.timestamp) return skipped('the conversation has no event with a timestamp');
-    const walk = await context.walk({ timestamp__gte: middle.timestamp, limit: 100 });
+    const walk = await context.walk({ timestamp__gte: middle.timestamp, limit: context.contract.pageSize.maximum });
     const unfinished = unfinishedWalk(walk, `the walk from ${middle.timestamp}`);
     if (unfinished) return unfinished;
     const walked = walk.events.map((event) => event.id);
@@ -259,18 +260,20 @@ async function countOfCatalog(context: CheckContext, query: string): Promise<{ o
 const catalogPaging: Check = {
   id: 'ref.catalog.paging-exactly-once',
   level: 'reference',
-  title: 'the conversations catalog walked with limit 1, 7 and 100 lists the same conversations, each once',
+  title: 'the conversations catalog walked with limit 1, 7 and its largest page lists the same conversations, each once',
   async run(context) {
     const findings: Finding[] = [];
     let reference: unknown[] | undefined;
-    for (const limit of [100, 7, 1]) {
+    for (const limit of [catalogPageSize(context), 7, 1]) {
       const walk = await walkCatalog(context, `limit=${limit}`);
       if (!walk.ok) return walk.outcome;
       const ids = walk.items.map((item) => item.id);
       const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);
       if (repeated.length > 0) findings.push({ message: `limit=${limit}: ${JSON.stringify(repeated.slice(0, 5))} listed more than once` });
       if (reference && !isDeepStrictEqual(ids, reference))
-        findings.push({ message: `limit=${limit} lists ${ids.length} conversations, limit=100 ${reference.length}, or in another order` });
+        findings.push({
+          message: `limit=${limit} lists ${ids.length} conversations, limit=${catalogPageSize(context)} ${reference.length}, or in another order`,
+        });
       reference ??= ids;
     }
     return verdict(findings, `${plural(reference?.length ?? 0, 'conversation')}`);
@@ -284,7 +287,7 @@ const catalogCount: Check = {
     'the catalog count with a status equals the walk with that status; without one it is at least the walk (entries without a saved state are counted, not listed)',
   async run(context) {
     const findings: Finding[] = [];
-    const all = await walkCatalog(context, 'limit=100');
+    const all = await walkCatalog(context, `limit=${catalogPageSize(context)}`);
     if (!all.ok) return all.outcome;
     const total = await countOfCatalog(context, '');
     if (!total.ok) return total.outcome;
@@ -296,7 +299,7 @@ const catalogCount: Check = {
       ),
     ];
     for (const status of statuses) {
-      const walk = await walkCatalog(context, `limit=100&status=${status}`);
+      const walk = await walkCatalog(context, `limit=${catalogPageSize(context)}&status=${status}`);
       if (!walk.ok) return walk.outcome;
       const counted = await countOfCatalog(context, `status=${status}`);
       if (!counted.ok) return counted.outcome;
@@ -317,7 +320,7 @@ const catalogGet: Check = {
   level: 'reference',
   title: 'get and get-by-ids answer each conversation as its catalog search item; an unknown id is 404 and null',
   async run(context) {
-    const walk = await walkCatalog(context, 'limit=100');
+    const walk = await walkCatalog(context, `limit=${catalogPageSize(context)}`);
     if (!walk.ok) return walk.outcome;
     const findings: Finding[] = [];
     for (const item of walk.items.slice(0, GETS)) {
@@ -355,4 +358,10 @@ const catalogGet: Check = {
 
 export function socketAndCatalogChecks(): Check[] {
   return [resendAll, resendSince, unknownConversation, wrongKey, catalogPaging, catalogCount, catalogGet];
+}
+
+/** The catalog search's largest page, as the contract bounds its `limit`. */
+function catalogPageSize(context: CheckContext): number {
+  const limit = context.contract.table.byId('searchConversations')?.parameters.find((parameter) => parameter.name === 'limit');
+  return integerBounds(limit?.schema ?? {}).maximum;
 }
