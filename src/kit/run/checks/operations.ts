@@ -287,6 +287,21 @@ async function whenExercised(context: CheckContext, operation: ContractOperation
   return (await probe) ?? exercise();
 }
 
+/** The probe's request with its first path parameter that has a value the contract rejects set to it; undefined when none has. */
+function rejectedPathTarget(operation: ContractOperation, path: readonly string[], query: readonly [string, string][]): string | undefined {
+  for (const [index, name] of operation.pathParameterNames.entries()) {
+    const parameter = operation.parameters.find((candidate) => candidate.in === 'path' && candidate.name === name);
+    const invalid = parameter ? invalidValues(parameter.schema)[0] : undefined;
+    if (invalid !== undefined)
+      return targetOf(
+        operation,
+        path.map((value, at) => (at === index ? invalid.value : value)),
+        query,
+      );
+  }
+  return undefined;
+}
+
 async function probeOperation(context: CheckContext, operation: ContractOperation): Promise<CheckOutcome | undefined> {
   const path = operation.pathParameterNames.map((name) => discoveredValues(context, name)[0] ?? 'x');
   const required = operation.parameters
@@ -296,6 +311,15 @@ async function probeOperation(context: CheckContext, operation: ContractOperatio
   if ('outcome' in sent) return sent.outcome;
   const { exchange } = sent;
   if (!answersUnknownRoute(exchange)) return undefined;
+  // A route the server has may answer a resource it lacks with the same bare 404 (the catalog's
+  // get does, as the reference's does). A path value the contract rejects tells them apart: the
+  // route answers it with a 4xx of its own, an unknown route with the same 404.
+  const rejected = rejectedPathTarget(operation, path, required);
+  if (rejected !== undefined) {
+    const probe = exchangeOrOutcome(await context.get(rejected), `probing ${operation.operationId} with a path value it rejects`);
+    if ('outcome' in probe) return probe.outcome;
+    if (!answersUnknownRoute(probe.exchange)) return undefined;
+  }
   const message = `the server has no ${operation.method} ${operation.template} (${operation.operationId}): a valid request answered ${statusAndBody(exchange)}, the answer of an unknown route`;
   if (context.requireImplemented)
     return failed([{ message, expected: 'every operation of the contract implemented (--require-implemented)', exchange }]);
