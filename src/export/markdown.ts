@@ -8,6 +8,7 @@
 import type { Event, EventOfKind, Message, ReasoningItemModel, TextContent } from '../contract';
 import { DEFAULT_SOURCE } from '../search/kinds';
 import { redactSecrets, redactedJson } from './redact';
+import { observationText, withoutKind } from './observation-text';
 
 /** Outputs longer than this many lines are folded. */
 const OPEN_OUTPUT_LINES = 24;
@@ -153,20 +154,6 @@ function reasoning(content: string | null | undefined, blocks: Message['thinking
   for (const block of blocks ?? []) parts.push('thinking' in block ? block.thinking : '[redacted thinking]');
   for (const line of [...(item?.summary ?? []), ...(item?.content ?? [])]) parts.push(line);
   return parts.length === 0 ? [] : [details('Reasoning', text(parts.join('\n\n')))];
-}
-
-function observationText(observation: Record<string, unknown>): string | undefined {
-  const content = observation['content'];
-  if (!Array.isArray(content)) return undefined;
-  const texts = content.flatMap((part: unknown) =>
-    typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string' ? [(part as { text: string }).text] : [],
-  );
-  return texts.length > 0 ? texts.join('\n') : undefined;
-}
-
-function withoutKind(observation: Record<string, unknown>): Record<string, unknown> {
-  const { kind: _kind, ...rest } = observation;
-  return rest;
 }
 
 /** Prose from the conversation, as Markdown, secrets redacted; raw HTML is shown as text, not run by a renderer. */

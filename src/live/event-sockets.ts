@@ -172,7 +172,7 @@ async function serveSocket(
   }
   ws.once('close', () => feed.unsubscribe(subscriber));
   inbound.answerWith((frame) => subscriber.answerInbound(frame));
-  void subscriber.sendFrame(fullStateFrame(parsed.hex, await options.catalog.state(parsed.hex)));
+  void subscriber.sendFrame(fullStateFrame(await options.catalog.state(parsed.hex)));
   if (parsed.resend.mode === 'all' || (parsed.resend.mode === 'since' && parsed.resend.gte !== undefined)) {
     const criteria: SearchCriteria = { sortOrder: 'TIMESTAMP', limit: RESEND_PAGE };
     if (parsed.resend.mode === 'since') criteria.gte = parsed.resend.gte;
@@ -374,7 +374,7 @@ function isAuthFrame(frame: string): boolean {
  * (secrets masked). Without a saved state the value is `{}`: the conversation has events
  * but nothing says what its agent was.
  */
-function fullStateFrame(hex: string, state: Record<string, unknown> | undefined): string {
+function fullStateFrame(state: Record<string, unknown> | undefined): string {
   return JSON.stringify({
     id: randomUUID(),
     timestamp: localTimestamp(new Date()),

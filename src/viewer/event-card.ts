@@ -7,6 +7,7 @@
  */
 import type { Event, EventOfKind, Message, ReasoningItemModel, TextContent } from '../contract/types';
 import { DEFAULT_SOURCE } from '../search/kinds';
+import { observationText, withoutKind } from '../export/observation-text';
 import { element, type Child } from './dom';
 import { KIND_PRESENTATION } from './kinds';
 import { codeBlock, richText } from './rich-text';
@@ -246,20 +247,6 @@ function jsonBlock(value: unknown, label: string): HTMLElement {
   const text = prettyJson(value);
   const lines = text.split('\n').length;
   return folded(`${label} (${lines} ${lines === 1 ? 'line' : 'lines'})`, () => [codeBlock(text, 'json')], lines <= OPEN_OUTPUT_LINES);
-}
-
-function observationText(observation: Record<string, unknown>): string | undefined {
-  const content = observation['content'];
-  if (!Array.isArray(content)) return undefined;
-  const texts = content.flatMap((part: unknown) =>
-    typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string' ? [(part as { text: string }).text] : [],
-  );
-  return texts.length > 0 ? texts.join('\n') : undefined;
-}
-
-function withoutKind(observation: Record<string, unknown>): Record<string, unknown> {
-  const { kind: _kind, ...rest } = observation;
-  return rest;
 }
 
 /** A `<details>` whose content is built when it is first opened. */

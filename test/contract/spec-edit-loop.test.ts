@@ -13,7 +13,7 @@ import { DEFAULT_START_TIME, runFixture } from '../../src/fixture';
 import { spawnScript } from '../../src/server-process';
 import { operationFaults, startFaultInjector, type Fault } from '../kit/support/fault-injector';
 import { failedIds, runKit } from '../kit/support/run-kit';
-import { eventually } from '../support/eventually';
+import { listeningUrl } from '../support/listening-url';
 import { documentedCodes, schemathesisCodes } from '../support/schemathesis-fault-table';
 import { SAMPLE_CONVERSATIONS } from '../../dev/schemathesis/dictionaries';
 
@@ -411,20 +411,7 @@ async function startBuiltServer(project: string, conversations: string): Promise
     compiled: true,
     label: 'rebuilt server',
   });
-  let output = '';
-  child.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = await eventually(
-    () => {
-      const match = /listening on (http:\/\/\S+?),/.exec(output);
-      if (!match) throw new Error(`not listening yet: ${output}`);
-      return match[1]!;
-    },
-    { withinMs: 60_000, everyMs: 50 },
-  ).catch(async (error: Error) => {
-    await child.stop(1000);
-    throw error;
-  });
+  const { url } = await listeningUrl(child);
   return { url, stop: (graceMs) => child.stop(graceMs) };
 }
 

@@ -20,6 +20,7 @@ import { latestSchemaVersion } from '../../src/store/postgres/migrations';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store';
 import { conversationId } from '../support/events';
 import { eventually } from '../support/eventually';
+import { listeningUrl } from '../support/listening-url';
 import { searchPath } from '../support/search-requests';
 import { CLUSTER_TIMEOUT_MS, conversationsDirectory, ingestOnce, startLocalCluster, type LocalCluster } from './support/database';
 import { loadOpenApiDocument } from '../../src/contract';
@@ -65,21 +66,8 @@ async function serveInProcess(databaseUrl: string): Promise<{ server: RunningSer
 
 async function spawnServer(args: string[]): Promise<{ process: ScriptProcess; url: string; output: () => string }> {
   const child = spawnScript('src/cli/start.ts', ['--port', '0', ...args], { label: 'server' });
-  let output = '';
-  child.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = await eventually(
-    () => {
-      const match = /listening on (http:\/\/\S+?),/.exec(output);
-      if (!match) throw new Error(`not listening yet: ${output}`);
-      return match[1]!;
-    },
-    { withinMs: 60_000, everyMs: 50 },
-  ).catch(async (error: Error) => {
-    await child.stop(1000);
-    throw error;
-  });
-  return { process: child, url, output: () => output };
+  const { url, output } = await listeningUrl(child);
+  return { process: child, url, output };
 }
 
 describe('servers on PostgreSQL', () => {

@@ -1,0 +1,24 @@
+import type { ScriptProcess } from '../../src/server-process';
+import { eventually } from './eventually';
+
+/**
+ * The URL a spawned server says it listens on (its "listening on <url>," line), and all it has
+ * printed so far; the process is stopped if the line does not come within a minute.
+ */
+export async function listeningUrl(child: ScriptProcess): Promise<{ url: string; output: () => string }> {
+  let output = '';
+  child.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = await eventually(
+    () => {
+      const match = /listening on (http:\/\/\S+?),/.exec(output);
+      if (!match) throw new Error(`not listening yet: ${output}`);
+      return match[1]!;
+    },
+    { withinMs: 60_000, everyMs: 50 },
+  ).catch(async (error: Error) => {
+    await child.stop(1000);
+    throw error;
+  });
+  return { url, output: () => output };
+}
