@@ -2,11 +2,14 @@
  * Judges one request and its response against the contract, with nothing else known: the
  * proxy's rules. The operation must be one the contract declares, the status declared for
  * it, the body valid for that status (each event against its own kind's schema), a page's
- * `next_page_id` usable by a client, and no 5xx for anything a client sends.
+ * `next_page_id` usable by a client, and no 5xx for anything a client sends. With
+ * `judgeRequests` (the proxy's), a request that breaks a parameter's rule must not be
+ * answered 2xx: the run sends such requests itself and judges their answers in its own checks.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { type ContractOperation, type OpenApiDocument, declaresStatus, operationTable, responseFor } from '../contract';
 import { parseJson } from './http';
+import { valueProblem } from './parameter-values';
 import type { ResponseValidator } from './schema-validator';
 
 export interface JudgedExchange {
@@ -27,7 +30,16 @@ export interface ExchangeVerdict {
   json: unknown;
 }
 
-export function createExchangeJudge(document: OpenApiDocument, validator: ResponseValidator): (exchange: JudgedExchange) => ExchangeVerdict {
+export interface JudgeOptions {
+  /** Also judge the request: one breaking a parameter's rule is a violation when answered 2xx. */
+  judgeRequests?: boolean;
+}
+
+export function createExchangeJudge(
+  document: OpenApiDocument,
+  validator: ResponseValidator,
+  options: JudgeOptions = {},
+): (exchange: JudgedExchange) => ExchangeVerdict {
   const table = operationTable(document);
   return (exchange) => {
     const url = new URL(exchange.target, 'http://judge.invalid');
@@ -41,6 +53,8 @@ export function createExchangeJudge(document: OpenApiDocument, validator: Respon
       return { operationId: undefined, violations, json };
     }
     const { operation } = match;
+    if (options.judgeRequests && exchange.status >= 200 && exchange.status < 300)
+      violations.push(...acceptedInvalidRequest(operation, match.pathParameters, url.searchParams, exchange.status));
     const contentTypeProblem = contentTypeViolation(operation, exchange);
     if (contentTypeProblem) violations.push(contentTypeProblem);
     if (!declaresStatus(operation, exchange.status)) {
@@ -57,7 +71,6 @@ export function createExchangeJudge(document: OpenApiDocument, validator: Respon
   };
 }
 
-/** A response whose declared body has media types must carry one of them. */
 /**
  * The answer a server gives for a route it does not have at all: FastAPI's, and ours, is
  * `404 {"detail":"Not Found"}`. The kit reports such an operation as not implemented rather
@@ -67,6 +80,7 @@ export function answersUnknownRoute(exchange: { status: number; json: { ok: true
   return exchange.status === 404 && exchange.json.ok && isDeepStrictEqual(exchange.json.value, { detail: 'Not Found' });
 }
 
+/** A response whose declared body has media types must carry one of them. */
 export function contentTypeViolation(operation: ContractOperation, exchange: Pick<JudgedExchange, 'status' | 'contentType'>): string | undefined {
   if (exchange.contentType === undefined) return undefined;
   const declared = responseFor(operation, exchange.status)?.mediaTypes ?? [];
@@ -81,6 +95,39 @@ export function contentTypeViolation(operation: ContractOperation, exchange: Pic
 function mediaTypeCovers(declared: string, received: string): boolean {
   if (declared === received || declared === '*/*') return true;
   return declared.endsWith('/*') && received.startsWith(declared.slice(0, -1));
+}
+
+/** The status the contract declares for a rejected request: 422 (FastAPI's), else 400, else the first 4xx it declares but 401 and 404. */
+export function rejectionStatus(operation: ContractOperation): string | undefined {
+  const declared = operation.statuses;
+  return (
+    ['422', '400'].find((status) => declared.includes(status)) ??
+    declared.find((status) => /^4(\d\d|XX)$/i.test(status) && status !== '401' && status !== '404')
+  );
+}
+
+/** Each parameter rule the request breaks, said once as a violation of the 2xx that accepted it. */
+function acceptedInvalidRequest(
+  operation: ContractOperation,
+  pathParameters: Record<string, string>,
+  query: URLSearchParams,
+  status: number,
+): string[] {
+  const rejection = rejectionStatus(operation);
+  if (rejection === undefined) return [];
+  const problems: string[] = [];
+  for (const parameter of operation.parameters) {
+    if (parameter.in !== 'path' && parameter.in !== 'query') continue;
+    // A query parameter given twice is read as its last value, as FastAPI reads it.
+    const sent = parameter.in === 'path' ? pathParameters[parameter.name] : query.getAll(parameter.name).at(-1);
+    if (sent === undefined) {
+      if (parameter.required) problems.push(`the required ${parameter.in} parameter ${parameter.name} is missing`);
+      continue;
+    }
+    const problem = valueProblem(parameter.schema, sent);
+    if (problem) problems.push(`${parameter.in} parameter ${parameter.name} ${JSON.stringify(sent)} is ${problem}`);
+  }
+  return problems.map((problem) => `${problem}, yet the request was answered ${status}: the contract answers it with ${rejection}`);
 }
 
 /** `next_page_id` rules of a page: a client can follow it and stops at its end. */

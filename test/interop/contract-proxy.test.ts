@@ -167,6 +167,40 @@ describe('in front of a server with injected faults', () => {
   });
 });
 
+describe('in front of a server that accepts what the contract rejects', () => {
+  let lenient: FaultInjector;
+  beforeAll(async () => {
+    lenient = await startFaultInjector(ours.url, FAULTS.limit101Accepted);
+  });
+  afterAll(() => lenient.stop());
+
+  it('a 2xx to a request breaking a parameter rule is a violation; the spellings the reference accepts are not', async () => {
+    const proxy = await startProxyCli(['--target', lenient.url, '--port', '0']);
+    const id = ours.conversationId;
+    const hyphenated = `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+    const accepted = [
+      `/api/conversations/${id}/events/search?limit=101`,
+      `/api/conversations/${hyphenated}/events/search?limit=%205`,
+      `/api/conversations/${id}/events/search?limit=100.0`,
+      `/api/conversations/${id}/events/search?timestamp__gte=2024-01-01T00:00:00&sort_order=TIMESTAMP_DESC`,
+    ];
+    let code: number | null;
+    try {
+      for (const target of accepted) {
+        const answered = await fetch(`${proxy.url}${target}`);
+        await answered.text();
+        expect({ target, status: answered.status }).toEqual({ target, status: 200 });
+      }
+    } finally {
+      code = await proxy.stop();
+    }
+    expect(code).toBe(1);
+    const output = proxy.output();
+    expect(output.match(/VIOLATION #/g)).toHaveLength(1);
+    expect(output).toContain('- query parameter limit "101" is above the maximum 100, yet the request was answered 200: the contract answers it with 422');
+  });
+});
+
 it('--contract judges with an edited document: a page larger than its new default limit is a violation', async () => {
   const edited = path.join(work, 'edited.yaml');
   const document = loadOpenApiDocument();

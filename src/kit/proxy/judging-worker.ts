@@ -14,7 +14,7 @@ import { createResponseValidator } from '../schema-validator';
 if (!parentPort) throw new Error('judging-worker.ts runs as a worker thread; judging.ts starts it');
 const port = parentPort;
 const document = workerData as OpenApiDocument;
-const judge = createExchangeJudge(document, createResponseValidator(document));
+const judge = createExchangeJudge(document, createResponseValidator(document), { judgeRequests: true });
 const coverage = createCoverageRecorder(operationTable(document));
 
 port.on('message', (request: JudgingRequest) => {

@@ -19,9 +19,9 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { type ContractOperation, type ContractParameter, statusCovers } from '../../../contract';
 import type { CheckContext } from '../context';
-import { answersUnknownRoute } from '../../exchange-judge';
+import { answersUnknownRoute, rejectionStatus } from '../../exchange-judge';
 import type { Exchange } from '../../http';
-import { invalidValues, validValue } from '../parameter-values';
+import { invalidValues, validValue } from '../../parameter-values';
 import type { SearchContract } from '../../search-contract';
 import { failed, notImplemented, passed, skipped, verdict, type Check, type CheckOutcome, type Finding } from '../types';
 import { exchangeOrOutcome, statusAndBody } from './support';
@@ -183,15 +183,6 @@ function invalidRequestsCheck(operation: ContractOperation): Check {
         );
       }),
   };
-}
-
-/** The status the contract declares for a rejected request: 422 (FastAPI's), else 400, else the first 4xx it declares. */
-function rejectionStatus(operation: ContractOperation): string | undefined {
-  const declared = operation.statuses;
-  return (
-    ['422', '400'].find((status) => declared.includes(status)) ??
-    declared.find((status) => /^4(\d\d|XX)$/i.test(status) && status !== '401' && status !== '404')
-  );
 }
 
 function invalidCases(context: CheckContext, operation: ContractOperation): InvalidCase[] {

@@ -3,10 +3,14 @@
  * must accept (within the bounds, exclusive ones included; enum members; formats; defaults)
  * and values it must reject (each bound one step outside, the wrong type, a malformed
  * format, an unknown enum member). Values are strings, as they travel in a path or a query.
+ * `valueProblem` is the same rules read the other way, for a value a client sent: it names
+ * what breaks one of them, and lets pass every spelling the reference's parser accepts
+ * (spaces around a number, `100.0`, a UUID without hyphens), so it only speaks of values the
+ * run itself would send as invalid.
  */
 import fc from 'fast-check';
-import type { ParameterSchema } from '../../contract';
-import { enumValues, integerBounds } from '../search-contract';
+import type { ParameterSchema } from '../contract';
+import { enumValues, integerBounds } from './search-contract';
 
 /** An integer parameter without bounds is drawn from this range: enough to reach both signs without overflowing a server's integers. */
 const UNBOUNDED_INTEGER = 1_000_000;
@@ -121,4 +125,73 @@ function typesOf(schema: ParameterSchema): string[] {
   if (Array.isArray(schema.type)) return schema.type;
   if (typeof schema.type === 'string') return [schema.type];
   return ['string'];
+}
+
+/** Spellings of a boolean that pydantic's lax mode, and so the reference, reads. */
+const BOOLEAN_SPELLINGS = new Set(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off', 't', 'f', 'y', 'n']);
+const UUID_HEX = /^[0-9a-f]{32}$/i;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** What about `value` breaks a rule of the schema, as `invalidValues` would say it; undefined when nothing does. */
+export function valueProblem(schema: ParameterSchema, value: string): string | undefined {
+  const parts = [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])];
+  if (parts.length > 0) {
+    const problems = parts.filter((part) => !typesOf(part).every((type) => type === 'null')).map((part) => valueProblem(part, value));
+    return problems.includes(undefined) ? undefined : problems[0];
+  }
+  const enumerated = enumValues(schema).filter((member) => member !== null);
+  if (enumerated.length > 0)
+    return enumerated.some((member) => String(member) === value)
+      ? undefined
+      : `not one of ${enumerated.map((member) => JSON.stringify(member)).join(', ')}`;
+  const types = typesOf(schema);
+  if (types.includes('string')) return stringProblem(schema, value);
+  if (types.includes('integer') || types.includes('number')) return numberProblem(schema, types.includes('integer'), value);
+  if (types.includes('boolean') && !BOOLEAN_SPELLINGS.has(value.trim().toLowerCase())) return 'not a boolean';
+  return undefined;
+}
+
+function stringProblem(schema: ParameterSchema, value: string): string | undefined {
+  if (
+    schema.format === 'uuid' &&
+    !UUID_HEX.test(
+      value
+        .replace(/^urn:uuid:/i, '')
+        .replace(/^\{(.*)\}$/, '$1')
+        .replaceAll('-', ''),
+    )
+  )
+    return 'not a UUID';
+  if (schema.format === 'date-time' && !/^\s*[+-]?\d+(\.\d+)?\s*$/.test(value) && !isCalendarTime(DATE_TIME.exec(value.trim())))
+    return 'not a date-time';
+  if (schema.format === 'date' && !isCalendarTime(DATE.exec(value.trim()))) return 'not a date';
+  if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) return `longer than maxLength ${schema.maxLength}`;
+  if (typeof schema.minLength === 'number' && value.length < schema.minLength) return `shorter than minLength ${schema.minLength}`;
+  return undefined;
+}
+
+function numberProblem(schema: ParameterSchema, integer: boolean, value: string): string | undefined {
+  const trimmed = value.trim();
+  const number = trimmed === '' ? Number.NaN : Number(trimmed);
+  if (!Number.isFinite(number)) return 'not a number';
+  if (integer && !Number.isInteger(number)) return 'not a whole number';
+  const bounds = integerBounds(schema);
+  if (number < bounds.minimum)
+    return bounds.minimumKeyword === 'exclusiveMinimum'
+      ? `not above the exclusiveMinimum ${schema.exclusiveMinimum}`
+      : `below the minimum ${schema.minimum}`;
+  if (number > bounds.maximum)
+    return bounds.maximumKeyword === 'exclusiveMaximum'
+      ? `not below the exclusiveMaximum ${schema.exclusiveMaximum}`
+      : `above the maximum ${schema.maximum}`;
+  return undefined;
+}
+
+/** A date (and time) whose fields name a real moment: no 30 February, no hour 24. */
+function isCalendarTime(match: RegExpExecArray | null): boolean {
+  if (!match) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1).map((field) => (field === undefined ? undefined : Number(field)));
+  const date = new Date(Date.UTC(year!, month! - 1, day!));
+  return date.getUTCMonth() === month! - 1 && date.getUTCDate() === day! && hour < 24 && minute < 60 && second < 60;
 }
