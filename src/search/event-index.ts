@@ -22,7 +22,7 @@ export interface IndexedEvent<Payload> {
 
 /**
  * Where an index keeps its events' payloads and ids, by slot. The store's column
- * (src/store/stored-payloads.ts) keeps a payload as a place in a shared buffer and finds
+ * (src/store/directory/memory/payload-column.ts) keeps a payload as a place in a shared buffer and finds
  * the id inside the payload's own bytes; the default keeps both as they are given.
  */
 export interface PayloadColumn<Payload> {

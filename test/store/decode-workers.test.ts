@@ -5,11 +5,11 @@ import { createMemoryLogger } from '../../src/log';
 import type { EventIndex } from '../../src/search';
 import { eventPageBody } from '../../src/server/event-page';
 import { createDirectoryStore, type DirectoryEventStore } from '../../src/store';
-import { MainThreadDecoder, SharedDecoder, loadSharing } from '../../src/store/batch-decoders';
-import { DecodePool } from '../../src/store/decode-pool';
-import { parseEventFileName } from '../../src/store/event-file-name';
-import { PayloadSlab } from '../../src/store/payload-slab';
-import { TimeSlice } from '../../src/store/time-slice';
+import { MainThreadDecoder, SharedDecoder, loadSharing } from '../../src/store/directory/load/where-batches-decode';
+import { DecodePool } from '../../src/store/directory/load/workers/worker-pool';
+import { parseEventFileName } from '../../src/store/directory/load/event-file-name';
+import { PayloadSlab } from '../../src/store/directory/memory/payload-slabs';
+import { TimeSlice } from '../../src/store/directory/load/time-slice';
 import {
   CONVERSATION,
   createConversation,

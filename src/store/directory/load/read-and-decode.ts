@@ -1,6 +1,6 @@
 /**
  * Reads and decodes event files in batches, on whichever thread runs it: a decode worker
- * (decode-worker.ts) for large loads, the main thread for small ones and for updates.
+ * (directory/load/workers/worker.ts) for large loads, the main thread for small ones and for updates.
  *
  * While the page cache answers (a few microseconds a file) files are read on the calling
  * thread, in time slices: a third of the CPU of thread-pool reads, and no queue in front
@@ -9,12 +9,12 @@
  * device in parallel, and the calling thread does not wait at all.
  */
 import path from 'node:path';
-import type { IndexedEvent } from '../search';
-import { decodeEventFile } from './event-decoder';
+import type { IndexedEvent } from '../../../search';
+import { decodeEventFile } from '../../stored-event/index-fields';
 import type { EventFileName } from './event-file-name';
 import { SCRATCH_BYTES, readEventFile, readEventFileNow, type FileRead } from './event-file-reader';
-import type { PayloadKeeper } from './payload-slab';
-import type { StoredEventMode } from './stored-event';
+import type { PayloadKeeper } from '../memory/payload-slabs';
+import type { StoredEventMode } from '../../stored-event/decide';
 import { type TimeSlice, mapWithConcurrency } from './time-slice';
 
 /**

@@ -7,7 +7,7 @@ import type { Stats } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveLinkInsideRoot } from './contained-path';
-import { errorCode } from './error-code';
+import { errorCode } from '../../error-code';
 
 const CONVERSATION_DIRECTORY_NAME = /^[0-9a-f]{32}$/;
 
@@ -15,7 +15,7 @@ export type ConversationLocation = { found: true; directory: string; identity: s
 
 /**
  * The conversation directory `<realRoot>/<hex>`, or `found: false` when there is none.
- * A link is followed only to a directory inside the root (contained-path.ts); a name
+ * A link is followed only to a directory inside the root (directory/open/contained-path.ts); a name
  * that is not 32 lower-case hex digits is never looked up, so no path can leave the root.
  */
 export async function locateConversation(realRoot: string, hex: string): Promise<ConversationLocation> {

@@ -1,7 +1,7 @@
 /**
  * The index's payload column for stored events (src/search/event-index.ts): each event's
- * bytes stay where the load put them (a slab, payload-slab.ts, or a worker's packed batch,
- * packed-batch.ts), and the column keeps only where: which buffer, at what offset, how
+ * bytes stay where the load put them (a slab, directory/memory/payload-slabs.ts, or a worker's packed batch,
+ * directory/load/workers/batch-transfer.ts), and the column keeps only where: which buffer, at what offset, how
  * long. No Buffer object per event, and nothing for the garbage collector to trace.
  *
  * The id is not kept as a string either: an event's id is written inside its own JSON
@@ -9,7 +9,7 @@
  * is not found there as plain bytes (one the JSON escapes, or one taken from the file
  * name) is kept as a string in a Map.
  */
-import { resized, type PayloadColumn } from '../search';
+import { resized, type PayloadColumn } from '../../../search';
 
 /** Where an id's offset does not fit a Uint16: kept in `otherIds`. */
 const ID_ELSEWHERE = 0xffff;
@@ -75,7 +75,7 @@ export class StoredPayloads implements PayloadColumn<Buffer> {
 
   /**
    * A page's payloads as JSON text: a load lays a conversation's events out in file order
-   * with a comma after each (payload-slab.ts, packed-batch.ts), so events that follow one
+   * with a comma after each (directory/memory/payload-slabs.ts, directory/load/workers/batch-transfer.ts), so events that follow one
    * another there are handed over as one view, `a,b,c`, rather than a view each.
    */
   payloadsOf(slots: readonly number[]): Buffer[] {

@@ -13,8 +13,8 @@
  * - anything else that does not match the contract, or is not JSON, is a broken file.
  */
 import { isUtf8 } from 'node:buffer';
-import type { Event } from '../contract';
-import { clip, contractMismatch } from './event-validator';
+import type { Event } from '../../contract';
+import { clip, contractMismatch } from './contract-check';
 import { withoutTopLevelMembers } from './json-members';
 import { compileUnlistedPropertyPruner } from './unlisted-properties';
 

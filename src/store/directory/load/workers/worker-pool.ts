@@ -1,5 +1,5 @@
 /**
- * The decode workers (decode-worker.ts): threads that read and decode the files of large
+ * The decode workers (directory/load/workers/worker.ts): threads that read and decode the files of large
  * loads, so the main thread spends a few microseconds per event (index inserts) instead
  * of 25-35, and keeps serving requests meanwhile.
  *
@@ -11,14 +11,14 @@
  */
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import type { Logger } from '../log';
-import type { DecodeJob, DecodeReply } from './decode-job';
-import type { DecodedFiles } from './event-file-batches';
-import { unpackBatch } from './packed-batch';
-import { startModuleWorker } from '../worker-thread';
+import type { Logger } from '../../../../log';
+import type { DecodeJob, DecodeReply } from './worker-messages';
+import type { DecodedFiles } from '../read-and-decode';
+import { unpackBatch } from './batch-transfer';
+import { startModuleWorker } from '../../../../worker-thread';
 
 /** The worker's module beside this one: `.ts` under tsx or ts-jest, `.js` once compiled. */
-const WORKER_MODULE = path.join(__dirname, `decode-worker${path.extname(__filename)}`);
+const WORKER_MODULE = path.join(__dirname, `worker${path.extname(__filename)}`);
 
 /** Long enough to list a directory of a million files on a busy machine. */
 const WARM_IDLE_MS = 5000;
@@ -31,7 +31,7 @@ export interface DecodePoolOptions {
   workers: number;
   idleMs: number;
   logger: Logger;
-  /** The module each worker runs; decode-worker.ts unless a test starts something else. */
+  /** The module each worker runs; worker.ts unless a test starts something else. */
   workerModule?: string;
 }
 

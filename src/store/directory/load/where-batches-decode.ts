@@ -5,22 +5,22 @@
  * while it has nothing else to do: it takes its share of the batches (`loadSharing`),
  * unless it is serving requests, and then the workers take them all. Measured on 2 cores
  * while 100k events load, the main thread's help shortens the load but doubles the median
- * small request (figures in bench/README.md, "Measurements behind choices in the code"), so it stops helping as soon as requests come. While the workers run anyway (loads keep coming, decode-pool.ts),
+ * small request (figures in bench/README.md, "Measurements behind choices in the code"), so it stops helping as soon as requests come. While the workers run anyway (loads keep coming, directory/load/workers/worker-pool.ts),
  * smaller loads share them too, cut in one batch per thread. A batch the
  * workers cannot decode (they failed, or never started) is decoded on the main thread, so
  * a load never depends on the workers.
  */
-import type { DecodePool } from './decode-pool';
-import { EventFileBatches, type DecodedFiles, isUnserved } from './event-file-batches';
+import type { DecodePool } from './workers/worker-pool';
+import { EventFileBatches, type DecodedFiles, isUnserved } from './read-and-decode';
 import type { EventFileName } from './event-file-name';
-import type { PayloadKeeper, PayloadSlab } from './payload-slab';
-import type { StoredEventMode } from './stored-event';
+import type { PayloadKeeper, PayloadSlab } from '../memory/payload-slabs';
+import type { StoredEventMode } from '../../stored-event/decide';
 import type { TimeSlice } from './time-slice';
 
 export interface BatchDecoder {
   /** How many batches may be decoding while the main thread applies one. */
   readonly lookahead: number;
-  /** Whether reads turned out to come from a device (event-file-batches.ts). */
+  /** Whether reads turned out to come from a device (directory/load/read-and-decode.ts). */
   readonly readsOnThreadPool: boolean;
   /** Whether a worker decoded any batch (for the load's log line). */
   readonly usedWorkers: boolean;

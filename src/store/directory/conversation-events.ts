@@ -7,24 +7,24 @@
 import type { Stats } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from '../log';
-import { EventIndex } from '../search';
-import { MainThreadDecoder, SharedDecoder, type BatchDecoder, loadSharing } from './batch-decoders';
-import { resolveLinkInsideRoot } from './contained-path';
-import { directoryIdentity } from './conversation-location';
-import type { DecodePool } from './decode-pool';
-import { watchDirectory, type DirectoryChanges, type DirectoryWatch, type DirectoryWatchOptions } from './directory-watch';
-import { errorCode } from './error-code';
-import { isUnserved, type DecodedFile, type DecodedFiles, type UnservedFile } from './event-file-batches';
-import { parseEventFileName, type EventFileName } from './event-file-name';
-import { eventFilesOf, listDirectory } from './event-listing';
-import { PayloadSlab } from './payload-slab';
-import { ServedFiles } from './served-files';
-import type { StoredEventMode } from './stored-event';
-import { countUnder, emptyStoredEventCounts, type StoredEventCounts } from './stored-event-counts';
-import { StoredEventReport } from './stored-event-report';
-import { StoredPayloads } from './stored-payloads';
-import { TimeSlice, consumeInOrder } from './time-slice';
+import type { Logger } from '../../log';
+import { EventIndex } from '../../search';
+import { MainThreadDecoder, SharedDecoder, type BatchDecoder, loadSharing } from './load/where-batches-decode';
+import { resolveLinkInsideRoot } from './open/contained-path';
+import { directoryIdentity } from './open/conversation-location';
+import type { DecodePool } from './load/workers/worker-pool';
+import { watchDirectory, type DirectoryChanges, type DirectoryWatch, type DirectoryWatchOptions } from './watch/directory-watch';
+import { errorCode } from '../error-code';
+import { isUnserved, type DecodedFile, type DecodedFiles, type UnservedFile } from './load/read-and-decode';
+import { parseEventFileName, type EventFileName } from './load/event-file-name';
+import { eventFilesOf, listDirectory } from './load/event-listing';
+import { PayloadSlab } from './memory/payload-slabs';
+import { ServedFiles } from './memory/served-files';
+import type { StoredEventMode } from '../stored-event/decide';
+import { countUnder, emptyStoredEventCounts, type StoredEventCounts } from '../stored-event/counts';
+import { StoredEventReport } from '../stored-event/report';
+import { StoredPayloads } from './memory/payload-column';
+import { TimeSlice, consumeInOrder } from './load/time-slice';
 
 /**
  * Files per batch: a decode worker's job (one message each way), and the unit applied in
@@ -73,7 +73,7 @@ export interface ConversationOptions {
   shareSmallerLoads: boolean;
   /** Whether the main thread has had no requests to serve lately, and may decode too. */
   mainThreadIsFree: () => boolean;
-  /** What is served of stored events the contract does not fully describe (stored-event.ts). */
+  /** What is served of stored events the contract does not fully describe (stored-event/decide.ts). */
   mode: StoredEventMode;
 }
 
@@ -98,9 +98,9 @@ export class ConversationEvents {
   /** The `events/` directory's stamp at the last listing, when a change since would show in it. */
   private trustedStamp: string | undefined;
   private warnedAboutEventsLink = false;
-  /** Whether a load found reads slow enough to move them to the thread pool (event-file-batches.ts). */
+  /** Whether a load found reads slow enough to move them to the thread pool (directory/load/read-and-decode.ts). */
   private slowStorage = false;
-  /** Whether decode workers read any batch (batch-decoders.ts). */
+  /** Whether decode workers read any batch (directory/load/where-batches-decode.ts). */
   private decodedInWorkers = false;
   private closed = false;
 
@@ -138,7 +138,7 @@ export class ConversationEvents {
     return this.skippedFiles.size;
   }
 
-  /** What became of this conversation's stored events (stored-event-counts.ts). */
+  /** What became of this conversation's stored events (stored-event/counts.ts). */
   storedEventCounts(): StoredEventCounts {
     const counts = emptyStoredEventCounts(this.options.mode);
     const { nothingUnlisted, bySet } = this.servedFiles.unlistedCounts();
@@ -315,7 +315,7 @@ export class ConversationEvents {
 
   /**
    * Reads, decodes and applies files in position order, in batches; the main thread
-   * applies each in time slices (batch-decoders.ts says where decoding runs). Position
+   * applies each in time slices (directory/load/where-batches-decode.ts says where decoding runs). Position
    * order keeps index inserts at the end (O(1)) for chronological files.
    */
   private async loadFiles(files: readonly EventFileName[]): Promise<void> {

@@ -8,7 +8,7 @@
  * (conversation-events.ts), so the safety net is cheap.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import type { Logger } from '../log';
+import type { Logger } from '../../../log';
 
 /** The changed names, or 'all' when the watcher cannot tell which names changed. */
 export type DirectoryChanges = ReadonlySet<string> | 'all';

@@ -1,20 +1,20 @@
 /**
  * Reads one event file without following a symbolic link by accident: the file is opened
  * with O_NOFOLLOW, and only a link whose target stays inside the conversations directory
- * is read through (see contained-path.ts). O_NONBLOCK keeps a FIFO that happens to carry
+ * is read through (see directory/open/contained-path.ts). O_NONBLOCK keeps a FIFO that happens to carry
  * an event file's name from blocking a thread forever.
  *
  * Two ways in: `readEventFileNow` reads on the calling thread (cheap for a file in the
  * page cache), `readEventFile` through libuv's thread pool (three round trips, several
- * times the CPU per small file); event-file-batches.ts chooses between them.
+ * times the CPU per small file); directory/load/read-and-decode.ts chooses between them.
  *
  * Both read into a scratch buffer the caller owns and hand back a view of it, valid until
  * the next read into the same scratch: the caller decodes first and copies only the bytes
  * it serves, so a file that is skipped is never copied.
  */
 import { close, closeSync, constants, open, openSync, read, readSync } from 'node:fs';
-import { resolveLinkInsideRoot } from './contained-path';
-import { errorCode } from './error-code';
+import { resolveLinkInsideRoot } from '../open/contained-path';
+import { errorCode } from '../../error-code';
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 /** Event files are 0.4-43 KB; a larger one is read in several chunks and joined. */

@@ -4,7 +4,7 @@
  * worker pays Ajv's compile time before its first event.
  */
 import type { ErrorObject } from 'ajv';
-import validateEvent from '../../generated/event-validator';
+import validateEvent from '../../../generated/event-validator';
 
 /** Why an event does not match: a newer server's value the contract's enums lack, or a break. */
 export type ContractMismatch = { because: 'unknown-value'; value: string } | { because: 'broken'; reason: string };

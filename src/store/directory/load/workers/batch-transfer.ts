@@ -6,8 +6,8 @@
  * only what the index keeps, never the parsed events, so loading a conversation leaves it
  * little garbage to collect.
  */
-import type { EventKind } from '../contract';
-import { isUnserved, type DecodedFile, type DecodedFiles, type UnservedFile } from './event-file-batches';
+import type { EventKind } from '../../../../contract';
+import { isUnserved, type DecodedFile, type DecodedFiles, type UnservedFile } from '../read-and-decode';
 
 export interface PackedBatch {
   /** Per file: why it is not served (see `encodeUnserved`), undefined where it is served. */

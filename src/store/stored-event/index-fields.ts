@@ -2,13 +2,13 @@
  * Turns one event file's bytes into what the index keeps: the bytes the server serves
  * verbatim, and the few fields the search needs. The parsed object is dropped here, so
  * memory holds each event once, as bytes. Runs on whichever thread decodes
- * (decode-worker.ts or the main thread for small loads); it holds no state of its own.
- * What is served of a stored event is decided by stored-event.ts.
+ * (directory/load/workers/worker.ts or the main thread for small loads); it holds no state of its own.
+ * What is served of a stored event is decided by stored-event/decide.ts.
  */
-import type { Event } from '../contract';
-import { DEFAULT_SOURCE, type IndexedEvent, searchableText, storedTimestampMicros } from '../search';
-import type { EventFileName } from './event-file-name';
-import { decodeStoredEvent, type StoredEventMode } from './stored-event';
+import type { Event } from '../../contract';
+import { DEFAULT_SOURCE, type IndexedEvent, searchableText, storedTimestampMicros } from '../../search';
+import type { EventFileName } from '../directory/load/event-file-name';
+import { decodeStoredEvent, type StoredEventMode } from './decide';
 
 /**
  * What became of a file. `event.payload` is a view of the input (trimmed) or new bytes:
@@ -30,7 +30,7 @@ export function decodeEventFile(bytes: Buffer, file: EventFileName, mode: Stored
   return { ok: true, event: indexedEvent(decision.event, file, decision.payload), unlisted };
 }
 
-/** Every index entry is built with this literal's shape (packed-batch.ts too), so they share one hidden class. */
+/** Every index entry is built with this literal's shape (directory/load/workers/batch-transfer.ts too), so they share one hidden class. */
 function indexedEvent(event: Event, file: EventFileName, payload: Buffer): IndexedEvent<Buffer> {
   return {
     // The contract makes `id` optional; the file name always carries one.

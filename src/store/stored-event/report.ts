@@ -6,8 +6,8 @@
  * already written for the conversation is not written again, and `/health` keeps the
  * counts.
  */
-import type { Logger } from '../log';
-import type { StoredEventMode } from './stored-event';
+import type { Logger } from '../../log';
+import type { StoredEventMode } from './decide';
 
 interface Pending {
   level: 'info' | 'warn';

@@ -4,7 +4,7 @@
  */
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { errorCode } from './error-code';
+import { errorCode } from '../../error-code';
 
 /** The file's stats, or undefined when it (or a folder on its path) is not there. */
 export async function statIfPresent(file: string): Promise<Stats | undefined> {

@@ -3,7 +3,7 @@
  * served with properties the contract does not list (by property), not served because a
  * newer server wrote a kind or a value the contract does not have, and broken files.
  */
-import type { StoredEventMode } from './stored-event';
+import type { StoredEventMode } from './decide';
 
 export interface StoredEventCounts {
   /** What is done with properties the contract does not list: removed (`contract` mode) or kept (`as-stored`). */

@@ -4,7 +4,7 @@
  * to use.
  */
 import { opendir, stat } from 'node:fs/promises';
-import { errorCode } from './error-code';
+import { errorCode } from '../../error-code';
 
 export type StoreRootProblem = 'missing' | 'not-a-directory' | 'unreadable';
 

@@ -1,10 +1,10 @@
 /**
- * A decode worker's payloads between reading and packing (packed-batch.ts). Each batch is
+ * A decode worker's payloads between reading and packing (directory/load/workers/batch-transfer.ts). Each batch is
  * packed into a fresh buffer for transfer anyway, so its payloads wait in one area reused
  * for every batch: no new memory for the kernel to map and unmap per batch, which on a
  * virtual machine costs more than the copying itself.
  */
-import type { PayloadKeeper } from './payload-slab';
+import type { PayloadKeeper } from '../../memory/payload-slabs';
 
 /** Enough for a batch of 256 typical events (about 2 KB each); a larger batch grows it. */
 const INITIAL_BYTES = 1024 * 1024;

@@ -1,11 +1,11 @@
 import { opendir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { locateConversation } from './conversation-location';
-import { errorCode } from './error-code';
+import { locateConversation } from '../open/conversation-location';
+import { errorCode } from '../../error-code';
 import { statIfPresent, versionOf } from './file-version';
-import { parseEventFileName, type EventFileName } from './event-file-name';
-import { listDirectory } from './event-listing';
-import type { StoredConversationSummary } from './event-store';
+import { parseEventFileName, type EventFileName } from '../load/event-file-name';
+import { listDirectory } from '../load/event-listing';
+import type { StoredConversationSummary } from '../../event-store';
 
 const CONVERSATION_DIRECTORY_NAME = /^[0-9a-f]{32}$/;
 /** Conversations summarised at once: enough to keep the disk busy, few enough to leave the event loop to requests. */

@@ -16,7 +16,7 @@
  * (odd names such as event-99999999999-x.json) go to a Map, so that no name can make the
  * arrays huge.
  */
-import type { EventFileName } from './event-file-name';
+import type { EventFileName } from '../load/event-file-name';
 
 /** At most 6 MB of arrays, reached only by a conversation of a million events (or one odd name). */
 const DENSE_POSITIONS = 1 << 20;

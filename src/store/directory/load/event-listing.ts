@@ -4,7 +4,7 @@
  * requests: readdir would hand over all names in one callback, one long stall.
  */
 import { lstat, opendir, readdir } from 'node:fs/promises';
-import { errorCode } from './error-code';
+import { errorCode } from '../../error-code';
 import { type EventFileName, parseEventFileName } from './event-file-name';
 import { TimeSlice, sortInSlices } from './time-slice';
 

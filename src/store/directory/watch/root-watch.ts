@@ -6,7 +6,7 @@
  * Which name changed is not used, since a conversation may be a link to another entry.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import type { Logger } from '../log';
+import type { Logger } from '../../../log';
 
 export class RootWatch {
   private changes = 0;

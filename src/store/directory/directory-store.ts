@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from '../log';
+import type { Logger } from '../../log';
 import {
   type CrossSearchCriteria,
   type EventFilters,
@@ -17,14 +17,14 @@ import {
   countEvents,
   searchEvents,
   walkConversation,
-} from '../search';
+} from '../../search';
 import { ConversationEvents, type ConversationOptions } from './conversation-events';
-import { locateConversation, type ConversationLocation } from './conversation-location';
-import { DecodePool } from './decode-pool';
-import type { WatchMode } from './directory-watch';
-import { errorCode } from './error-code';
-import { collectGarbageSoon } from './collect-garbage';
-import { ConversationSummaries } from './conversation-summaries';
+import { locateConversation, type ConversationLocation } from './open/conversation-location';
+import { DecodePool } from './load/workers/worker-pool';
+import type { WatchMode } from './watch/directory-watch';
+import { errorCode } from '../error-code';
+import { collectGarbageSoon } from './memory/collect-garbage';
+import { ConversationSummaries } from './list/conversation-summaries';
 import {
   type EventFeed,
   type EventStore,
@@ -35,13 +35,13 @@ import {
   type StoredHitPage,
   type StoredPage,
   emptyStoreHealth,
-} from './event-store';
-import { RootWatch } from './root-watch';
-import type { StoredEventMode } from './stored-event';
-import { addStoredEventCounts } from './stored-event-counts';
-import { afterNextPoll } from './time-slice';
+} from '../event-store';
+import { RootWatch } from './watch/root-watch';
+import type { StoredEventMode } from '../stored-event/decide';
+import { addStoredEventCounts } from '../stored-event/counts';
+import { afterNextPoll } from './load/time-slice';
 
-export { StoreRootError, checkConversationsRoot } from './store-root';
+export { StoreRootError, checkConversationsRoot } from './open/store-root';
 
 export interface DirectoryStoreOptions {
   logger: Logger;
@@ -60,7 +60,7 @@ export interface DirectoryStoreOptions {
   /**
    * What is served of stored events that carry properties the contract does not list:
    * `contract` (default) removes them, `as-stored` serves the stored bytes unchanged.
-   * Kinds and enum values the contract does not have are never served (stored-event.ts).
+   * Kinds and enum values the contract does not have are never served (stored-event/decide.ts).
    */
   storedEvents?: StoredEventMode;
   /**
@@ -77,7 +77,7 @@ const DEFAULT_DECODE_IN_WORKERS_FROM = 2000;
 const MAX_DECODE_WORKERS = 4;
 /**
  * One core fewer than the machine has: the main thread decodes alongside them between
- * requests (batch-decoders.ts). As many workers as cores left the main thread, and the
+ * requests (directory/load/where-batches-decode.ts). As many workers as cores left the main thread, and the
  * garbage collector's helper threads, waiting for a core: small requests waited several
  * times longer during a 100k load on 2 cores than with decoding on the main thread alone
  * (figures in bench/README.md, "Measurements behind choices in the code").
@@ -130,7 +130,7 @@ function heldBytesOf(slot: Slot): number {
  */
 const MIN_BUDGET_SHARING_WORKERS = 48 * 1024 * 1024;
 
-/** The share of the budget dropped after which the budget asks V8 to collect (collect-garbage.ts). */
+/** The share of the budget dropped after which the budget asks V8 to collect (directory/memory/collect-garbage.ts). */
 const COLLECT_AFTER_DROPPING = 0.25;
 
 /** Events an export copies out of a conversation at a time. */
@@ -156,7 +156,7 @@ class DirectoryStore implements DirectoryEventStore {
   private readonly mode: StoredEventMode;
   private readonly memoryBudgetBytes: number | undefined;
   private conversationsDropped = 0;
-  /** Bytes of conversations dropped since the store last asked for a collection (collect-garbage.ts). */
+  /** Bytes of conversations dropped since the store last asked for a collection (directory/memory/collect-garbage.ts). */
   private droppedSinceCollection = 0;
   private realRoot: string | undefined;
   private rootWatch: RootWatch | undefined;
@@ -347,7 +347,7 @@ class DirectoryStore implements DirectoryEventStore {
   private async resolveRoot(): Promise<string> {
     if (this.realRoot !== undefined) return this.realRoot;
     try {
-      // Links inside the root are judged against its real path (contained-path.ts).
+      // Links inside the root are judged against its real path (directory/open/contained-path.ts).
       this.realRoot = await realpath(this.root);
     } catch (error) {
       throw new Error(`Cannot read the conversations directory ${this.root} (${errorCode(error) ?? String(error)})`, { cause: error });

@@ -1,19 +1,19 @@
 /**
- * A decode worker: a thread started by decode-pool.ts that reads event files, parses and
- * validates them and computes their index fields (event-file-batches.ts, the same code the
- * main thread runs for small loads), then sends each batch back packed (packed-batch.ts).
+ * A decode worker: a thread started by directory/load/workers/worker-pool.ts that reads event files, parses and
+ * validates them and computes their index fields (directory/load/read-and-decode.ts, the same code the
+ * main thread runs for small loads), then sends each batch back packed (directory/load/workers/batch-transfer.ts).
  * The parsed events live and die in this thread's heap, never in the main thread's.
  */
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
-import type { DecodeJob, DecodeReply } from './decode-job';
-import { EventFileBatches } from './event-file-batches';
-import { parseEventFileName, type EventFileName } from './event-file-name';
-import { BatchScratch } from './batch-scratch';
-import { packBatch } from './packed-batch';
-import { TimeSlice } from './time-slice';
+import type { DecodeJob, DecodeReply } from './worker-messages';
+import { EventFileBatches } from '../read-and-decode';
+import { parseEventFileName, type EventFileName } from '../event-file-name';
+import { BatchScratch } from './worker-payloads';
+import { packBatch } from './batch-transfer';
+import { TimeSlice } from '../time-slice';
 
-if (!parentPort) throw new Error('decode-worker.ts runs as a worker thread; decode-pool.ts starts it');
+if (!parentPort) throw new Error('The decode worker (worker.ts) runs as a worker thread; worker-pool.ts starts it');
 const port = parentPort;
 /** Payloads wait here between reading and packing. */
 const scratch = new BatchScratch();

@@ -15,7 +15,7 @@ const SLAB_BYTES = 64 * 1024;
 const OWN_ALLOCATION_BYTES = SLAB_BYTES / 4;
 const COMMA = 0x2c;
 
-/** Where a reader copies the bytes it serves (event-file-batches.ts). */
+/** Where a reader copies the bytes it serves (directory/load/read-and-decode.ts). */
 export interface PayloadKeeper {
   /** A copy of the first `length` bytes of `source`. */
   copy(source: Uint8Array, length: number): Buffer;

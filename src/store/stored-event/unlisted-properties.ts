@@ -13,7 +13,7 @@
  * that leads to a closed object, is left as stored (the validator then judges the event
  * as it is); `ambiguousUnions` names any such place, and a test keeps the list empty.
  */
-import { followReferences, loadOpenApiDocument, type OpenApiDocument } from '../contract';
+import { followReferences, loadOpenApiDocument, type OpenApiDocument } from '../../contract';
 
 type Schema = Record<string, unknown>;
 type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';

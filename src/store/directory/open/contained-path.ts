@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { realpath } from 'node:fs/promises';
-import { errorCode } from './error-code';
+import { errorCode } from '../../error-code';
 
 /** True when `candidate` is strictly below `realRoot`; both must be absolute, resolved paths. */
 export function isInsideRoot(realRoot: string, candidate: string): boolean {
