@@ -192,7 +192,7 @@ describe('the decode pool', () => {
   function decodersOver(events: string) {
     const realRoot = realpathSync(t.root);
     const onMainThread = new MainThreadDecoder(events, realRoot, new TimeSlice(2), new PayloadSlab(), 'contract');
-    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, 'contract', () => false, loadSharing(1000, 2, 256)) };
+    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, 'contract', loadSharing(1000, 2, 256)) };
   }
 
   it('stops its workers once idle, and starts them again for the next job', async () => {

@@ -18,6 +18,7 @@ import { errorCode } from '../error-code';
 import { isUnserved, type DecodedFile, type DecodedFiles, type UnservedFile } from './load/read-and-decode';
 import { parseEventFileName, type EventFileName } from './load/event-file-name';
 import { eventFilesOf, listDirectory } from './load/event-listing';
+import { LOAD_POLICY } from './load/load-policy';
 import { PayloadSlab } from './memory/payload-slabs';
 import { ServedFiles } from './memory/served-files';
 import type { StoredEventMode } from '../stored-event/decide';
@@ -25,33 +26,6 @@ import { countUnder, emptyStoredEventCounts, type StoredEventCounts } from '../s
 import { StoredEventReport } from '../stored-event/report';
 import { StoredPayloads } from './memory/payload-column';
 import { TimeSlice, consumeInOrder } from './load/time-slice';
-
-/**
- * Files per batch: a decode worker's job (one message each way), and the unit applied in
- * file order. Bounds the payloads decoded ahead of the index to about 0.5 MB a batch.
- */
-const FILES_PER_BATCH = 256;
-/**
- * Smallest load worth cutting between running workers and the main thread: below it, a
- * worker's round trip (a message each way, the batch packed and unpacked) costs about what
- * the split saves.
- */
-const SHARED_LOAD_FILES = 64;
-/**
- * Longest synchronous stretch of reading, decoding or applying on the main thread before
- * other requests get a turn. A request needs a few turns of the event loop (its bytes
- * arriving, the store's check of its conversation, its response), each of which may wait
- * behind one slice. Measured over HTTP while 100k events load, 2 ms halved the median
- * small request against 5 ms, at no cost to the load itself (figures in
- * bench/README.md, "Measurements behind choices in the code").
- */
-const SLICE_MS = 2;
-/**
- * What a directory's size says about its number of entries, to start the decode workers
- * before a large listing is read: an event file name takes about 68 bytes on ext4 and
- * xfs, 120 on btrfs, 20 on tmpfs. Only a hint; the listing decides where files are decoded.
- */
-const DIRECTORY_BYTES_PER_NAME = 64;
 
 export interface ConversationOptions {
   hex: string;
@@ -71,8 +45,6 @@ export interface ConversationOptions {
    * they add up (off under a memory budget too small to hold a worker beside conversations).
    */
   shareSmallerLoads: boolean;
-  /** Whether the main thread has had no requests to serve lately, and may decode too. */
-  mainThreadIsFree: () => boolean;
   /** What is served of stored events the contract does not fully describe (stored-event/decide.ts). */
   mode: StoredEventMode;
 }
@@ -189,11 +161,11 @@ export class ConversationEvents {
       // Stamped before listing (from the stat that found the directory): a file added after
       // the stamp shows as a changed stamp.
       const stamp = stampOf(directory.stats);
-      if (stamp.directoryBytes >= this.options.decodeInWorkersFrom * DIRECTORY_BYTES_PER_NAME) this.options.decodePool?.warm();
-      const names = await listDirectory(directory.path, stamp.directoryBytes / DIRECTORY_BYTES_PER_NAME);
+      if (stamp.directoryBytes >= this.options.decodeInWorkersFrom * LOAD_POLICY.directoryBytesPerName) this.options.decodePool?.warm();
+      const names = await listDirectory(directory.path, stamp.directoryBytes / LOAD_POLICY.directoryBytesPerName);
       if (names === undefined) return this.options.onGone();
       this.trustedStamp = stamp.trustworthy ? stamp.value : undefined;
-      await this.loadFiles(await eventFilesOf(names, new TimeSlice(SLICE_MS)));
+      await this.loadFiles(await eventFilesOf(names, new TimeSlice(LOAD_POLICY.sliceMs)));
     } catch (error) {
       // Unreadable: detach, so the next open tries again from the start.
       this.watch.close();
@@ -274,10 +246,10 @@ export class ConversationEvents {
     const stamp = await listingStamp(directory.path);
     if (stamp === undefined) return this.options.onGone();
     if (stamp.value === this.trustedStamp) return this.retrySkipped();
-    const names = await listDirectory(directory.path, stamp.directoryBytes / DIRECTORY_BYTES_PER_NAME);
+    const names = await listDirectory(directory.path, stamp.directoryBytes / LOAD_POLICY.directoryBytesPerName);
     if (names === undefined) return this.options.onGone();
     this.trustedStamp = stamp.trustworthy ? stamp.value : undefined;
-    const slice = new TimeSlice(SLICE_MS);
+    const slice = new TimeSlice(LOAD_POLICY.sliceMs);
     const files = await eventFilesOf(names, slice);
     const unserved: EventFileName[] = [];
     let servedAndListed = 0;
@@ -321,7 +293,7 @@ export class ConversationEvents {
   private async loadFiles(files: readonly EventFileName[]): Promise<void> {
     const directory = this.eventsDirectory?.path;
     if (!directory) return;
-    const slice = new TimeSlice(SLICE_MS);
+    const slice = new TimeSlice(LOAD_POLICY.sliceMs);
     this.index.reserve(this.index.size + files.length);
     const { decoder, batchSize } = this.decoderFor(directory, files.length, slice);
     const batches: EventFileName[][] = [];
@@ -345,10 +317,8 @@ export class ConversationEvents {
     }
     this.slowStorage ||= decoder.readsOnThreadPool;
     this.decodedInWorkers ||= decoder.usedWorkers;
-    // A load this large is no burst of small ones that would share the workers: they give
-    // their heaps back now rather than after the idle timer, so the process holds the
-    // conversation and little besides once its first page is answered.
-    if (decoder.usedWorkers && files.length >= STOP_WORKERS_AFTER_LOADS_OF) await this.options.decodePool?.stopIfIdle();
+    // LOAD_POLICY.stopWorkersAfterLoadsOf says why a large load stops the idle workers now.
+    if (decoder.usedWorkers && files.length >= LOAD_POLICY.stopWorkersAfterLoadsOf) await this.options.decodePool?.stopIfIdle();
   }
 
   /**
@@ -360,13 +330,14 @@ export class ConversationEvents {
     const onMainThread = new MainThreadDecoder(directory, realRoot, slice, this.slab, mode);
     const pool = this.options.decodePool;
     const { shareSmallerLoads } = this.options;
-    const shared = pool?.usable && (fileCount >= decodeInWorkersFrom || (shareSmallerLoads && pool.running > 0 && fileCount >= SHARED_LOAD_FILES));
+    const shared =
+      pool?.usable && (fileCount >= decodeInWorkersFrom || (shareSmallerLoads && pool.running > 0 && fileCount >= LOAD_POLICY.sharedLoadFrom));
     if (!shared) {
       if (shareSmallerLoads && Number.isFinite(decodeInWorkersFrom)) pool?.noteMainThreadLoad(fileCount, decodeInWorkersFrom);
-      return { decoder: onMainThread, batchSize: FILES_PER_BATCH };
+      return { decoder: onMainThread, batchSize: LOAD_POLICY.filesPerBatch };
     }
-    const sharing = loadSharing(fileCount, pool.workerCount, FILES_PER_BATCH);
-    const decoder = new SharedDecoder(pool, directory, realRoot, onMainThread, mode, this.options.mainThreadIsFree, sharing);
+    const sharing = loadSharing(fileCount, pool.workerCount, LOAD_POLICY.filesPerBatch);
+    const decoder = new SharedDecoder(pool, directory, realRoot, onMainThread, mode, sharing);
     return { decoder, batchSize: sharing.batchSize };
   }
 
@@ -455,9 +426,6 @@ function stampOf(stats: Stats): ListingStamp {
 }
 
 const RACY_STAMP_MS = 2000;
-
-/** Files in a load after which idle decode workers are stopped at once (see loadFiles). */
-const STOP_WORKERS_AFTER_LOADS_OF = 10_000;
 
 /** The stats, or undefined when the path does not exist; other failures reject with the path named. */
 async function statOrUndefined<T>(get: () => Promise<T>): Promise<T | undefined> {

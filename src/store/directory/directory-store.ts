@@ -3,7 +3,6 @@
  * section 4): `<root>/<32 hex>/events/event-<index>-<id>.json`. Conversations are loaded
  * on first use and then kept current by their watch; see README.md in this folder.
  */
-import { availableParallelism } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../log';
@@ -20,6 +19,7 @@ import {
 } from '../../search';
 import { ConversationEvents, type ConversationOptions } from './conversation-events';
 import { locateConversation, type ConversationLocation } from './open/conversation-location';
+import { LOAD_POLICY, decodeWorkerCount } from './load/load-policy';
 import { DecodePool } from './load/workers/worker-pool';
 import type { WatchMode } from './watch/directory-watch';
 import { errorCode } from '../error-code';
@@ -53,8 +53,9 @@ export interface DirectoryStoreOptions {
   watch?: WatchMode;
   pollMs?: number;
   /**
-   * Loads of at least this many event files are decoded in worker threads (default 2000);
-   * smaller ones, and single changed files, on the main thread. `Infinity` never starts a worker.
+   * Loads of at least this many event files are decoded in worker threads (default:
+   * `LOAD_POLICY.decodeInWorkersFrom`); smaller ones, and single changed files, on the main
+   * thread. `Infinity` never starts a worker.
    */
   decodeInWorkersFrom?: number;
   /**
@@ -71,29 +72,12 @@ export interface DirectoryStoreOptions {
   memoryBudgetBytes?: number;
 }
 
-/** Below this many files a load costs less CPU on the main thread, in slices, than starting the workers does. */
-const DEFAULT_DECODE_IN_WORKERS_FROM = 2000;
-/** More workers than this would only queue on the disk, and each holds a heap of its own. */
-const MAX_DECODE_WORKERS = 4;
-/**
- * One core fewer than the machine has: the main thread decodes alongside them between
- * requests (directory/load/where-batches-decode.ts). As many workers as cores left the main thread, and the
- * garbage collector's helper threads, waiting for a core: small requests waited several
- * times longer during a 100k load on 2 cores than with decoding on the main thread alone
- * (figures in bench/README.md, "Measurements behind choices in the code").
- */
-const decodeWorkers = () => Math.max(1, Math.min(MAX_DECODE_WORKERS, availableParallelism() - 1));
-/** A pause this long ends a burst of loads (batches of one load arrive every few ms); idle workers then give their memory back. */
-const DECODE_WORKERS_IDLE_MS = 250;
 /**
  * Longest time a held conversation is served without checking its directory on disk. The
  * root watch reports deletions and replacements at once; this bounds how long one is
  * missed where notifications fail (a network file system, a link into another directory).
  */
 const RECHECK_MS = 250;
-/** A request served less than this long ago means more are coming: large loads then leave the main thread to them. */
-const SERVING_WINDOW_MS = 100;
-
 /**
  * A store reading `root`. Nothing is read until the first `open`, so creating it never
  * fails; run `checkConversationsRoot` first to report a wrong path before serving.
@@ -123,12 +107,6 @@ function heldBytesOf(slot: Slot): number {
   const { payloadBytes, indexBytes } = slot.conversation.index.memory();
   return payloadBytes + indexBytes;
 }
-
-/**
- * Below this budget, smaller loads do not start the decode workers: a worker's heap
- * (`/health` reports it) counts against the budget and would leave too little for conversations.
- */
-const MIN_BUDGET_SHARING_WORKERS = 48 * 1024 * 1024;
 
 /** The share of the budget dropped after which the budget asks V8 to collect (directory/memory/collect-garbage.ts). */
 const COLLECT_AFTER_DROPPING = 0.25;
@@ -160,8 +138,6 @@ class DirectoryStore implements DirectoryEventStore {
   private droppedSinceCollection = 0;
   private realRoot: string | undefined;
   private rootWatch: RootWatch | undefined;
-  /** When an open last returned a conversation that was already loaded: a request being served. */
-  private lastServedAt = Number.NEGATIVE_INFINITY;
   private closed = false;
 
   constructor(
@@ -170,8 +146,8 @@ class DirectoryStore implements DirectoryEventStore {
   ) {
     this.logger = options.logger;
     this.watch = { mode: options.watch, pollMs: options.pollMs };
-    this.decodePool = new DecodePool({ workers: decodeWorkers(), idleMs: DECODE_WORKERS_IDLE_MS, logger: options.logger });
-    this.decodeInWorkersFrom = options.decodeInWorkersFrom ?? DEFAULT_DECODE_IN_WORKERS_FROM;
+    this.decodePool = new DecodePool({ workers: decodeWorkerCount(), logger: options.logger });
+    this.decodeInWorkersFrom = options.decodeInWorkersFrom ?? LOAD_POLICY.decodeInWorkersFrom;
     this.mode = options.storedEvents ?? 'contract';
     this.memoryBudgetBytes = options.memoryBudgetBytes;
   }
@@ -266,7 +242,8 @@ class DirectoryStore implements DirectoryEventStore {
       const slot = (await this.heldAndUnchanged(hex)) ?? (await this.locate(hex));
       if (!slot) return undefined;
       this.markUsed(hex, slot);
-      if (slot.loaded) this.lastServedAt = performance.now();
+      // A conversation already loaded answers a request now: large loads leave the main thread to it.
+      if (slot.loaded) this.decodePool.noteRequestServed();
       await slot.ready;
       await slot.conversation.refresh();
       if (!slot.conversation.isClosed) return slot.conversation.index;
@@ -378,9 +355,8 @@ class DirectoryStore implements DirectoryEventStore {
       watch: this.watch,
       decodePool: this.decodePool,
       decodeInWorkersFrom: this.decodeInWorkersFrom,
-      shareSmallerLoads: this.memoryBudgetBytes === undefined || this.memoryBudgetBytes >= MIN_BUDGET_SHARING_WORKERS,
+      shareSmallerLoads: this.memoryBudgetBytes === undefined || this.memoryBudgetBytes >= LOAD_POLICY.smallestBudgetSharingWorkers,
       mode: this.mode,
-      mainThreadIsFree: () => performance.now() - this.lastServedAt > SERVING_WINDOW_MS,
       onGone: () => {
         if (this.slots.get(hex) === slot) this.drop(hex);
       },

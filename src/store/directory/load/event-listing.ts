@@ -6,6 +6,7 @@
 import { lstat, opendir, readdir } from 'node:fs/promises';
 import { errorCode } from '../../error-code';
 import { type EventFileName, parseEventFileName } from './event-file-name';
+import { LOAD_POLICY } from './load-policy';
 import { TimeSlice, sortInSlices } from './time-slice';
 
 const NAMES_PER_CHECK = 1024;
@@ -42,26 +43,21 @@ function byPosition(files: readonly EventFileName[]): EventFileName[] | undefine
   return at.filter((file) => file !== undefined);
 }
 
-/** Names read per trip to the thread pool: turning 1024 names into strings takes well under a millisecond. */
-const NAMES_PER_READ = 1024;
-/** As long as the loads' own slices (conversation-events.ts). */
-const LISTING_SLICE_MS = 2;
-
 /**
  * The directory's names; undefined when it no longer exists. Any other failure rejects
  * with an Error naming the directory. `expectedNames` (a guess from the directory's size)
  * picks the way: a directory of a few hundred names is read in one trip to the thread
- * pool; a larger one is opened there and then read here, NAMES_PER_READ names a system
+ * pool; a larger one is opened there and then read here, `LOAD_POLICY.namesPerRead` names a system
  * call, in time slices: reading it entry by entry through promises cost a quarter of a
  * second of this thread's time for 100k names.
  */
 export async function listDirectory(directory: string, expectedNames = Number.POSITIVE_INFINITY): Promise<string[] | undefined> {
   try {
-    if (expectedNames <= NAMES_PER_READ) return await readdir(directory);
-    const dir = await opendir(directory, { bufferSize: NAMES_PER_READ });
+    if (expectedNames <= LOAD_POLICY.namesPerRead) return await readdir(directory);
+    const dir = await opendir(directory, { bufferSize: LOAD_POLICY.namesPerRead });
     try {
       const names: string[] = [];
-      const slice = new TimeSlice(LISTING_SLICE_MS);
+      const slice = new TimeSlice(LOAD_POLICY.sliceMs);
       for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
         names.push(entry.name);
         if (slice.isOver()) await slice.yield();

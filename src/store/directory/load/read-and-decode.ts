@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { IndexedEvent } from '../../../search';
 import { decodeEventFile } from '../../stored-event/index-fields';
 import type { EventFileName } from './event-file-name';
+import { LOAD_POLICY } from './load-policy';
 import { SCRATCH_BYTES, readEventFile, readEventFileNow, type FileRead } from './event-file-reader';
 import type { PayloadKeeper } from '../memory/payload-slabs';
 import type { StoredEventMode } from '../../stored-event/decide';
@@ -45,17 +46,6 @@ export interface DecodedFiles {
   unlisted: (string | undefined)[];
 }
 
-/**
- * A batch whose median read takes longer than this came from a device: the page cache
- * answers several times faster, a solid-state disk slower. The median, because on a busy
- * machine a few reads are preempted or meet a garbage collection.
- */
-const DEVICE_READ_MS = 0.05;
-/** Fewer reads than this say too little to judge by (a single changed file, say). */
-const MIN_READS_TO_JUDGE = 32;
-/** Thread-pool reads in flight: libuv has four threads; a few more keep them busy without a long queue in front of other requests. */
-const READS_IN_FLIGHT = 8;
-
 export class EventFileBatches {
   constructor(
     private readonly realRoot: string,
@@ -76,7 +66,7 @@ export class EventFileBatches {
     const unlisted = new Array<string | undefined>(files.length);
     if (this.deviceSpeed) {
       let at = 0;
-      const decoded = await mapWithConcurrency(files, READS_IN_FLIGHT, (file) => {
+      const decoded = await mapWithConcurrency(files, LOAD_POLICY.threadPoolReadsInFlight, (file) => {
         const index = at++;
         return withScratch(async (scratch) =>
           this.decoded(await readEventFile(path.join(directory, file.name), this.realRoot, scratch), file, unlisted, index),
@@ -101,7 +91,7 @@ export class EventFileBatches {
       );
       if (this.slice.isOver()) await this.slice.yield();
     }
-    if (files.length >= MIN_READS_TO_JUDGE) this.deviceSpeed = median(readDurations) > DEVICE_READ_MS;
+    if (files.length >= LOAD_POLICY.minReadsToJudge) this.deviceSpeed = median(readDurations) > LOAD_POLICY.deviceReadMs;
     return { files: results, unlisted };
   }
 

@@ -10,6 +10,7 @@
  * workers cannot decode (they failed, or never started) is decoded on the main thread, so
  * a load never depends on the workers.
  */
+import { LOAD_POLICY } from './load-policy';
 import type { DecodePool } from './workers/worker-pool';
 import { EventFileBatches, type DecodedFiles, isUnserved } from './read-and-decode';
 import type { EventFileName } from './event-file-name';
@@ -60,13 +61,6 @@ export class MainThreadDecoder implements BatchDecoder {
 }
 
 /**
- * Batches in flight per worker in a large load. Two drained while the main thread was busy
- * with a batch of its own, leaving a worker idle; four keep it busy, at four batches of
- * payloads held ahead per worker.
- */
-const BATCHES_PER_WORKER = 4;
-
-/**
  * How a load is cut into batches and shared between the workers and the main thread.
  * The main thread also applies every batch to the index, so in a large load it decodes
  * one batch in `2 * workers + 1` and each worker two; a smaller load is cut in one batch
@@ -89,7 +83,12 @@ export interface LoadSharing {
 
 export function loadSharing(fileCount: number, workers: number, filesPerBatch: number): LoadSharing {
   if (fileCount >= filesPerBatch * (workers + 1)) {
-    return { batchSize: filesPerBatch, mainThreadEvery: 2 * workers + 1, lookahead: BATCHES_PER_WORKER * workers + 1, copyPayloads: false };
+    return {
+      batchSize: filesPerBatch,
+      mainThreadEvery: 2 * workers + 1,
+      lookahead: LOAD_POLICY.batchesInFlightPerWorker * workers + 1,
+      copyPayloads: false,
+    };
   }
   return { batchSize: Math.ceil(fileCount / (workers + 1)), mainThreadEvery: workers + 1, lookahead: workers + 1, copyPayloads: true };
 }
@@ -108,8 +107,6 @@ export class SharedDecoder implements BatchDecoder {
     private readonly realRoot: string,
     private readonly onMainThread: MainThreadDecoder,
     private readonly mode: StoredEventMode,
-    /** Whether the main thread has had no requests to serve lately. */
-    private readonly mainThreadIsFree: () => boolean,
     private readonly sharing: LoadSharing,
   ) {
     this.lookahead = sharing.lookahead;
@@ -121,7 +118,7 @@ export class SharedDecoder implements BatchDecoder {
 
   async decode(files: readonly EventFileName[]): Promise<DecodedFiles> {
     const mainThreadsTurn = ++this.batches % this.sharing.mainThreadEvery === 0;
-    if (mainThreadsTurn && this.mainThreadIsFree()) return this.onMainThread.decode(files);
+    if (mainThreadsTurn && this.pool.mainThreadIsFree) return this.onMainThread.decode(files);
     try {
       const names = files.map((file) => file.name);
       const decoded = await this.pool.decode({

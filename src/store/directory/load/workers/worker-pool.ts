@@ -3,7 +3,7 @@
  * loads, so the main thread spends a few microseconds per event (index inserts) instead
  * of 25-35, and keeps serving requests meanwhile.
  *
- * Workers start with the first job and stop once the pool has been idle for `idleMs`, or
+ * Workers start with the first job and stop once the pool has been idle for `LOAD_POLICY.workersIdleMs`, or
  * when a large load is over (stopIfIdle): each holds a heap of its own and its own compiled
  * copy of the contract (it reports how much after every job) and costs CPU to start, so
  * they are kept for a burst of loads, not for the process's life. A worker that fails (tsx missing, a crash) disables the pool for good,
@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../../../log';
 import type { DecodeJob, DecodeReply } from './worker-messages';
+import { LOAD_POLICY } from '../load-policy';
 import type { DecodedFiles } from '../read-and-decode';
 import { unpackBatch } from './batch-transfer';
 import { startModuleWorker } from '../../../../worker-thread';
@@ -20,16 +21,13 @@ import { startModuleWorker } from '../../../../worker-thread';
 /** The worker's module beside this one: `.ts` under tsx or ts-jest, `.js` once compiled. */
 const WORKER_MODULE = path.join(__dirname, `worker${path.extname(__filename)}`);
 
-/** Long enough to list a directory of a million files on a busy machine. */
-const WARM_IDLE_MS = 5000;
 /** A worker's heap before its first job: its isolate and the modules it loaded. */
 const FRESH_WORKER_BYTES = 8 * 1024 * 1024;
-/** The window over which small loads on the main thread are added up. */
-const RECENT_LOADS_MS = 1000;
 
 export interface DecodePoolOptions {
   workers: number;
-  idleMs: number;
+  /** Idle time after which the workers stop; `LOAD_POLICY.workersIdleMs` unless a test needs another. */
+  idleMs?: number;
   logger: Logger;
   /** The module each worker runs; worker.ts unless a test starts something else. */
   workerModule?: string;
@@ -49,6 +47,8 @@ export class DecodePool {
   /** Files decoded on the main thread since `recentStartedAt` (see noteMainThreadLoad). */
   private recentFiles = 0;
   private recentStartedAt = Number.NEGATIVE_INFINITY;
+  /** When the store last answered a request from a conversation already loaded (see mainThreadIsFree). */
+  private lastRequestAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: DecodePoolOptions) {}
 
@@ -75,6 +75,16 @@ export class DecodePool {
     return this.workers.reduce((sum, worker) => sum + worker.heapBytes, 0);
   }
 
+  /** The store answered a request: large loads leave the main thread to requests for a while. */
+  noteRequestServed(): void {
+    this.lastRequestAt = performance.now();
+  }
+
+  /** Whether no request was answered lately, so the main thread may decode its share of a large load (directory/load/where-batches-decode.ts). */
+  get mainThreadIsFree(): boolean {
+    return performance.now() - this.lastRequestAt > LOAD_POLICY.mainThreadHelpsAfterQuietMs;
+  }
+
   /** Decodes on the least busy worker, starting the workers if they are stopped. */
   async decode(job: Omit<DecodeJob, 'jobId'>): Promise<DecodedBatch> {
     if (!this.usable) throw new Error('The decode workers are not available');
@@ -94,7 +104,7 @@ export class DecodePool {
    */
   noteMainThreadLoad(files: number, warmFrom: number): void {
     const now = performance.now();
-    if (now - this.recentStartedAt > RECENT_LOADS_MS) {
+    if (now - this.recentStartedAt > LOAD_POLICY.recentLoadsWindowMs) {
       this.recentStartedAt = now;
       this.recentFiles = 0;
     }
@@ -104,7 +114,7 @@ export class DecodePool {
 
   /**
    * Starts the workers ahead of a large load, so that their start overlaps the listing of
-   * the directory. They stop after WARM_IDLE_MS if no job comes.
+   * the directory. They stop after `LOAD_POLICY.warmWorkersWaitMs` if no job comes.
    */
   warm(): void {
     if (!this.usable || this.workers.length > 0) return;
@@ -113,7 +123,7 @@ export class DecodePool {
     } catch {
       return;
     }
-    this.stopWhenIdle(WARM_IDLE_MS);
+    this.stopWhenIdle(LOAD_POLICY.warmWorkersWaitMs);
   }
 
   /**
@@ -145,7 +155,7 @@ export class DecodePool {
     }
   }
 
-  private stopWhenIdle(idleMs = this.options.idleMs): void {
+  private stopWhenIdle(idleMs = this.options.idleMs ?? LOAD_POLICY.workersIdleMs): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => void this.stopWorkers(), idleMs).unref();
   }
