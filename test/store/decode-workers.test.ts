@@ -244,8 +244,8 @@ describe('the decode pool', () => {
     expect(decoded).toEqual(await onMainThread.decode(files));
     expect(decoded.files).toEqual([
       expect.objectContaining({ position: 0 }),
-      { unserved: 'skipped', reason: 'not valid JSON (truncated or corrupt)' },
-      { unserved: 'skipped', reason: 'symbolic link to a file outside the conversations directory, not followed' },
+      { because: 'broken', reason: 'not valid JSON (truncated or corrupt)' },
+      { because: 'broken', reason: 'symbolic link to a file outside the conversations directory, not followed' },
     ]);
     expect(pool.usable).toBe(false);
     expect(failures.lines.filter((line) => line.includes('decode workers failed'))).toHaveLength(1);

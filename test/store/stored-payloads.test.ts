@@ -116,7 +116,7 @@ function keptInPackedBatch(): Buffer[] {
     text: undefined,
     payload: Buffer.from(json),
   }));
-  files.splice(2, 0, { unserved: 'skipped', reason: 'not JSON' });
+  files.splice(2, 0, { because: 'broken', reason: 'not JSON' });
   const { batch } = packBatch({ files, unlisted: files.map(() => undefined) });
   return unpackBatch(batch)
     .files.filter((file) => !isUnserved(file))

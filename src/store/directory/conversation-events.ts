@@ -1,6 +1,6 @@
 /**
  * One conversation held in memory: its search index, which file serves which position,
- * which files are skipped and why, and the watch that keeps it current. All loading and
+ * which files are not served and why, and the watch that keeps it current. All loading and
  * updating runs on one queue, so the initial load, notified changes and rescans never
  * interleave on the same index.
  */
@@ -15,12 +15,13 @@ import { directoryIdentity } from './open/conversation-location';
 import type { DecodePool } from './load/workers/worker-pool';
 import { watchDirectory, type DirectoryChanges, type DirectoryWatch, type DirectoryWatchOptions } from './watch/directory-watch';
 import { errorCode } from '../error-code';
-import { isUnserved, type DecodedFile, type DecodedFiles, type UnservedFile } from './load/read-and-decode';
+import { isUnserved, type DecodedFile, type DecodedFiles } from './load/read-and-decode';
 import { parseEventFileName, type EventFileName } from './load/event-file-name';
 import { eventFilesOf, listDirectory } from './load/event-listing';
 import { LOAD_POLICY } from './load/load-policy';
 import { PayloadSlab } from './memory/payload-slabs';
 import { ServedFiles } from './memory/served-files';
+import { UnservedFiles, type RememberedUnservedFile } from './memory/unserved-files';
 import type { StoredEventMode } from '../stored-event/decide';
 import { countUnder, emptyStoredEventCounts, type StoredEventCounts } from '../stored-event/counts';
 import { StoredEventReport } from '../stored-event/report';
@@ -49,17 +50,12 @@ export interface ConversationOptions {
   mode: StoredEventMode;
 }
 
-/** A file withheld because a newer server wrote a kind or a value the contract does not have. */
-type WithheldFile = UnservedFile & { unserved: 'unknown-kind' | 'unknown-value' };
-
 export class ConversationEvents {
   readonly index = new EventIndex<Buffer>(new StoredPayloads());
   private readonly slab = new PayloadSlab();
   private readonly servedFiles = new ServedFiles();
-  /** Broken files: name to the reason it is not served. Retried on rescans, since a file caught half-written completes. */
-  private readonly skippedFiles = new Map<string, string>();
-  /** Files of kinds or values the contract does not have: name to why. Complete files, so not retried until they change. */
-  private readonly withheldFiles = new Map<string, WithheldFile>();
+  /** Files listed but not served, and why (memory/unserved-files.ts). */
+  private readonly unserved = new UnservedFiles();
   private readonly report: StoredEventReport;
   private readonly eventsPath: string;
   /** The `events/` directory actually read (a link's target), once it exists. */
@@ -94,8 +90,8 @@ export class ConversationEvents {
     this.options.logger.info('conversation loaded', {
       conversation: this.options.hex,
       events: this.index.size,
-      skipped: this.skippedCount,
-      withheld: this.withheldFiles.size,
+      skipped: this.unserved.brokenCount,
+      withheld: this.unserved.unknownCount,
       ms: Math.round(performance.now() - started),
       slowStorage: this.slowStorage,
       decodedInWorkers: this.decodedInWorkers,
@@ -106,8 +102,9 @@ export class ConversationEvents {
     return this.closed;
   }
 
-  get skippedCount(): number {
-    return this.skippedFiles.size;
+  /** Event files not served because they are broken (`/health`'s `eventsSkipped`). */
+  get brokenCount(): number {
+    return this.unserved.brokenCount;
   }
 
   /** What became of this conversation's stored events (stored-event/counts.ts). */
@@ -119,10 +116,7 @@ export class ConversationEvents {
       counts.servedWithUnlistedProperties += files;
       for (const property of set.split(',')) countUnder(counts.unlistedProperties, property, files);
     }
-    for (const file of this.withheldFiles.values()) {
-      countUnder(file.unserved === 'unknown-kind' ? counts.notServedByKind : counts.notServedByValue, file.reason);
-    }
-    counts.brokenFiles = this.skippedFiles.size;
+    this.unserved.countInto(counts);
     return counts;
   }
 
@@ -236,7 +230,7 @@ export class ConversationEvents {
   /**
    * Compares the listing with what is held: the safety net when notifications are off or
    * lost. Skipped when the directory's stamp is unchanged since a listing, since adding,
-   * removing or renaming a file changes it; skipped files are retried all the same, as
+   * removing or renaming a file changes it; broken files are retried all the same, as
    * completing a half-written file does not.
    */
   private async rescan(): Promise<void> {
@@ -245,39 +239,35 @@ export class ConversationEvents {
     if (!directory || this.closed) return;
     const stamp = await listingStamp(directory.path);
     if (stamp === undefined) return this.options.onGone();
-    if (stamp.value === this.trustedStamp) return this.retrySkipped();
+    if (stamp.value === this.trustedStamp) return this.retryBroken();
     const names = await listDirectory(directory.path, stamp.directoryBytes / LOAD_POLICY.directoryBytesPerName);
     if (names === undefined) return this.options.onGone();
     this.trustedStamp = stamp.trustworthy ? stamp.value : undefined;
     const slice = new TimeSlice(LOAD_POLICY.sliceMs);
     const files = await eventFilesOf(names, slice);
-    const unserved: EventFileName[] = [];
+    const toRead: EventFileName[] = [];
     let servedAndListed = 0;
-    let withheldAndListed = 0;
+    let unknownAndListed = 0;
     for (const file of files) {
       if (this.servedFiles.isServing(file)) servedAndListed++;
-      else if (this.withheldFiles.has(file.name)) withheldAndListed++;
-      else unserved.push(file);
+      else if (this.unserved.isUnknown(file.name)) unknownAndListed++;
+      else toRead.push(file);
       if (slice.isOver()) await slice.yield();
-    }
-    if (withheldAndListed < this.withheldFiles.size) {
-      const listed = new Set(names);
-      for (const name of [...this.withheldFiles.keys()]) if (!listed.has(name)) this.withheldFiles.delete(name);
     }
     if (servedAndListed < this.servedFiles.size) {
       for (const position of this.servedFiles.positionsMissingFrom(files)) this.unservePosition(position);
     }
-    if (this.skippedFiles.size > 0) {
-      const listed = new Set(names);
-      for (const name of [...this.skippedFiles.keys()]) if (!listed.has(name)) this.skippedFiles.delete(name);
-    }
+    this.unserved.forgetAllBut(names, unknownAndListed);
     // New files, and broken ones again: a file caught half-written may be complete by now.
-    await this.loadFiles(unserved);
+    await this.loadFiles(toRead);
   }
 
-  private async retrySkipped(): Promise<void> {
-    const skipped = [...this.skippedFiles.keys()].map(parseEventFileName).filter((file) => file !== undefined);
-    await this.loadFiles(skipped.sort((a, b) => a.position - b.position));
+  private async retryBroken(): Promise<void> {
+    const broken = this.unserved
+      .brokenNames()
+      .map(parseEventFileName)
+      .filter((file) => file !== undefined);
+    await this.loadFiles(broken.sort((a, b) => a.position - b.position));
   }
 
   private async stillWatchingTheSameDirectory(): Promise<boolean> {
@@ -343,43 +333,28 @@ export class ConversationEvents {
 
   private apply(file: EventFileName, decoded: DecodedFile, unlisted: string | undefined, directory: string): void {
     if (isUnserved(decoded)) {
-      if (decoded.unserved === 'gone') this.forget(file);
-      else if (decoded.unserved === 'skipped') this.skip(file, decoded.reason, directory);
-      else this.withhold(file, { unserved: decoded.unserved, reason: decoded.reason }, directory);
+      if (decoded.because === 'gone') {
+        this.unserve(file);
+        this.unserved.forget(file.name);
+      } else this.leaveUnserved(file, decoded, directory);
       return;
     }
     if (this.servedFiles.isTakenByAnother(file)) {
-      this.skip(file, 'its index is already served from another event file', directory);
+      this.leaveUnserved(file, { because: 'broken', reason: 'its index is already served from another event file' }, directory);
       return;
     }
     this.index.upsert(decoded);
     this.servedFiles.serve(file, unlisted);
-    this.withheldFiles.delete(file.name);
     if (unlisted !== undefined) this.report.unlisted(unlisted);
-    if (this.skippedFiles.delete(file.name)) {
+    if (this.unserved.forget(file.name)) {
       this.options.logger.info('event file served after being skipped', { conversation: this.options.hex, file: path.join(directory, file.name) });
     }
   }
 
-  /** Stops serving a broken file and records why; the report logs each reason once per conversation. */
-  private skip(file: EventFileName, reason: string, directory: string): void {
+  /** Stops serving the file and remembers why; the report logs each reason once per conversation. */
+  private leaveUnserved(file: EventFileName, unserved: RememberedUnservedFile, directory: string): void {
     this.unserve(file);
-    this.withheldFiles.delete(file.name);
-    if (!this.skippedFiles.has(file.name)) this.report.broken(reason, path.join(directory, file.name));
-    this.skippedFiles.set(file.name, reason);
-  }
-
-  private withhold(file: EventFileName, withheld: WithheldFile, directory: string): void {
-    this.unserve(file);
-    this.skippedFiles.delete(file.name);
-    if (!this.withheldFiles.has(file.name)) this.report.withheld(withheld.unserved, withheld.reason, path.join(directory, file.name));
-    this.withheldFiles.set(file.name, withheld);
-  }
-
-  private forget(file: EventFileName): void {
-    this.unserve(file);
-    this.skippedFiles.delete(file.name);
-    this.withheldFiles.delete(file.name);
+    if (this.unserved.remember(file.name, unserved)) this.report.unserved(unserved, path.join(directory, file.name));
   }
 
   private unserve(file: EventFileName): void {

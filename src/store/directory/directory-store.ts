@@ -86,7 +86,8 @@ export function createDirectoryStore(root: string, options: DirectoryStoreOption
   return new DirectoryStore(path.resolve(root), options);
 }
 
-interface Slot {
+/** A conversation the store holds: its events, its load, and when its directory was last found on disk. */
+interface HeldConversation {
   /** See directoryIdentity: a directory deleted and created again under the same name is loaded afresh. */
   identity: string;
   conversation: ConversationEvents;
@@ -103,8 +104,8 @@ function feedEvent(index: EventIndex<Buffer>, slot: number): FeedEvent {
   return { position: index.positionAt(slot), id: index.idAt(slot), json: index.payloadAt(slot) };
 }
 
-function heldBytesOf(slot: Slot): number {
-  const { payloadBytes, indexBytes } = slot.conversation.index.memory();
+function heldBytesOf(held: HeldConversation): number {
+  const { payloadBytes, indexBytes } = held.conversation.index.memory();
   return payloadBytes + indexBytes;
 }
 
@@ -124,7 +125,8 @@ export interface DirectoryEventStore extends EventStore {
 }
 
 class DirectoryStore implements DirectoryEventStore {
-  private readonly slots = new Map<string, Slot>();
+  /** Conversations held in memory, by hex, least recently used first under a memory budget (the order drops follow). */
+  private readonly conversations = new Map<string, HeldConversation>();
   private readonly warnedLinks = new Set<string>();
   private readonly summaries = new ConversationSummaries();
   private readonly logger: Logger;
@@ -239,14 +241,14 @@ class DirectoryStore implements DirectoryEventStore {
   async open(hex: string): Promise<EventIndex<Buffer> | undefined> {
     for (let attempt = 1; attempt <= MAX_OPEN_ATTEMPTS; attempt++) {
       if (this.closed) throw new Error('The event store is closed');
-      const slot = (await this.heldAndUnchanged(hex)) ?? (await this.locate(hex));
-      if (!slot) return undefined;
-      this.markUsed(hex, slot);
+      const held = (await this.heldAndUnchanged(hex)) ?? (await this.locate(hex));
+      if (!held) return undefined;
+      this.markUsed(hex, held);
       // A conversation already loaded answers a request now: large loads leave the main thread to it.
-      if (slot.loaded) this.decodePool.noteRequestServed();
-      await slot.ready;
-      await slot.conversation.refresh();
-      if (!slot.conversation.isClosed) return slot.conversation.index;
+      if (held.loaded) this.decodePool.noteRequestServed();
+      await held.ready;
+      await held.conversation.refresh();
+      if (!held.conversation.isClosed) return held.conversation.index;
     }
     throw new Error(`The conversation directory ${path.join(this.root, hex)} kept changing while it was loaded`);
   }
@@ -263,13 +265,13 @@ class DirectoryStore implements DirectoryEventStore {
       conversationsDropped: this.conversationsDropped,
       decodeWorkerBytes: this.decodePool.memoryBytes,
     };
-    for (const slot of this.slots.values()) {
-      if (!slot.loaded) continue;
+    for (const held of this.conversations.values()) {
+      if (!held.loaded) continue;
       health.conversationsLoaded += 1;
-      health.eventsLoaded += slot.conversation.index.size;
-      health.eventsSkipped += slot.conversation.skippedCount;
-      addStoredEventCounts(health.storedEvents, slot.conversation.storedEventCounts());
-      health.bytesHeld += slot.heldBytes;
+      health.eventsLoaded += held.conversation.index.size;
+      health.eventsSkipped += held.conversation.brokenCount;
+      addStoredEventCounts(health.storedEvents, held.conversation.storedEventCounts());
+      health.bytesHeld += held.heldBytes;
     }
     return health;
   }
@@ -277,11 +279,11 @@ class DirectoryStore implements DirectoryEventStore {
   async close(): Promise<void> {
     this.closed = true;
     this.rootWatch?.close();
-    const loads = [...this.slots.values()].map((slot) => {
-      slot.conversation.close();
-      return slot.ready;
+    const loads = [...this.conversations.values()].map((held) => {
+      held.conversation.close();
+      return held.ready;
     });
-    this.slots.clear();
+    this.conversations.clear();
     await this.decodePool.close();
     await Promise.allSettled(loads);
   }
@@ -292,21 +294,21 @@ class DirectoryStore implements DirectoryEventStore {
    * first, so that notifications the kernel queued before this call are delivered: a
    * directory deleted before the request is never served from memory.
    */
-  private async heldAndUnchanged(hex: string): Promise<Slot | undefined> {
-    const slot = this.slots.get(hex);
-    if (!slot || !this.isUnchanged(slot)) return undefined;
+  private async heldAndUnchanged(hex: string): Promise<HeldConversation | undefined> {
+    const held = this.conversations.get(hex);
+    if (!held || !this.isUnchanged(held)) return undefined;
     if (this.rootWatch?.watching) await afterNextPoll();
-    return this.slots.get(hex) === slot && this.isUnchanged(slot) ? slot : undefined;
+    return this.conversations.get(hex) === held && this.isUnchanged(held) ? held : undefined;
   }
 
-  private isUnchanged(slot: Slot): boolean {
+  private isUnchanged(held: HeldConversation): boolean {
     return (
-      !slot.conversation.isClosed && performance.now() - slot.checkedAt < RECHECK_MS && slot.checkedGeneration === (this.rootWatch?.generation ?? 0)
+      !held.conversation.isClosed && performance.now() - held.checkedAt < RECHECK_MS && held.checkedGeneration === (this.rootWatch?.generation ?? 0)
     );
   }
 
   /** Looks the conversation up on disk: the held one while its directory is the same, a new one when it was replaced, undefined when gone. */
-  private async locate(hex: string): Promise<Slot | undefined> {
+  private async locate(hex: string): Promise<HeldConversation | undefined> {
     const realRoot = await this.resolveRoot();
     const checkedAt = performance.now();
     const checkedGeneration = this.rootWatch?.generation ?? 0;
@@ -315,10 +317,10 @@ class DirectoryStore implements DirectoryEventStore {
       this.notFound(hex, location);
       return undefined;
     }
-    const slot = this.slotFor(hex, location, realRoot);
-    slot.checkedAt = checkedAt;
-    slot.checkedGeneration = checkedGeneration;
-    return slot;
+    const held = this.heldConversationFor(hex, location, realRoot);
+    held.checkedAt = checkedAt;
+    held.checkedGeneration = checkedGeneration;
+    return held;
   }
 
   private async resolveRoot(): Promise<string> {
@@ -343,9 +345,9 @@ class DirectoryStore implements DirectoryEventStore {
   }
 
   /** The held conversation, unless its directory was replaced; otherwise a new one, loading. */
-  private slotFor(hex: string, location: ConversationLocation & { found: true }, realRoot: string): Slot {
-    const held = this.slots.get(hex);
-    if (held && held.identity === location.identity && !held.conversation.isClosed) return held;
+  private heldConversationFor(hex: string, location: ConversationLocation & { found: true }, realRoot: string): HeldConversation {
+    const current = this.conversations.get(hex);
+    if (current && current.identity === location.identity && !current.conversation.isClosed) return current;
     this.drop(hex);
     const conversation = new ConversationEvents({
       hex,
@@ -358,10 +360,10 @@ class DirectoryStore implements DirectoryEventStore {
       shareSmallerLoads: this.memoryBudgetBytes === undefined || this.memoryBudgetBytes >= LOAD_POLICY.smallestBudgetSharingWorkers,
       mode: this.mode,
       onGone: () => {
-        if (this.slots.get(hex) === slot) this.drop(hex);
+        if (this.conversations.get(hex) === held) this.drop(hex);
       },
     });
-    const slot: Slot = {
+    const held: HeldConversation = {
       identity: location.identity,
       conversation,
       ready: conversation.load(),
@@ -370,26 +372,26 @@ class DirectoryStore implements DirectoryEventStore {
       checkedGeneration: 0,
       heldBytes: 0,
     };
-    this.slots.set(hex, slot);
-    slot.ready.then(
+    this.conversations.set(hex, held);
+    held.ready.then(
       () => {
-        slot.loaded = true;
-        slot.heldBytes = heldBytesOf(slot);
-        if (this.slots.get(hex) === slot) this.keepWithinBudget(slot);
+        held.loaded = true;
+        held.heldBytes = heldBytesOf(held);
+        if (this.conversations.get(hex) === held) this.keepWithinBudget(held);
       },
       // A failed load is not kept: the next open tries again.
       () => {
-        if (this.slots.get(hex) === slot) this.slots.delete(hex);
+        if (this.conversations.get(hex) === held) this.conversations.delete(hex);
       },
     );
-    return slot;
+    return held;
   }
 
-  /** Moves the conversation to the most recently used end of `slots`, whose order is the eviction order. */
-  private markUsed(hex: string, slot: Slot): void {
-    if (this.memoryBudgetBytes === undefined || !this.slots.has(hex)) return;
-    this.slots.delete(hex);
-    this.slots.set(hex, slot);
+  /** Moves the conversation to the most recently used end of `conversations`, whose order is the eviction order. */
+  private markUsed(hex: string, held: HeldConversation): void {
+    if (this.memoryBudgetBytes === undefined || !this.conversations.has(hex)) return;
+    this.conversations.delete(hex);
+    this.conversations.set(hex, held);
   }
 
   /**
@@ -398,26 +400,26 @@ class DirectoryStore implements DirectoryEventStore {
    * the budget: it is served whole, and goes first when the next conversation is loaded.
    * Conversations still loading are left alone.
    */
-  private keepWithinBudget(keep: Slot): void {
+  private keepWithinBudget(keep: HeldConversation): void {
     const budget = this.memoryBudgetBytes;
     if (budget === undefined) return;
     // The decode workers, while they run, hold memory on the store's behalf.
-    let held = this.decodePool.memoryBytes;
-    for (const slot of this.slots.values()) {
-      if (!slot.loaded) continue;
+    let total = this.decodePool.memoryBytes;
+    for (const held of this.conversations.values()) {
+      if (!held.loaded) continue;
       // Appends since the load make a conversation grow: measured again at each check.
-      slot.heldBytes = heldBytesOf(slot);
-      held += slot.heldBytes;
+      held.heldBytes = heldBytesOf(held);
+      total += held.heldBytes;
     }
-    for (const [hex, slot] of this.slots) {
-      if (held <= budget) break;
-      if (slot === keep || !slot.loaded) continue;
-      held -= slot.heldBytes;
-      this.droppedSinceCollection += slot.heldBytes;
-      this.slots.delete(hex);
-      slot.conversation.close();
+    for (const [hex, held] of this.conversations) {
+      if (total <= budget) break;
+      if (held === keep || !held.loaded) continue;
+      total -= held.heldBytes;
+      this.droppedSinceCollection += held.heldBytes;
+      this.conversations.delete(hex);
+      held.conversation.close();
       this.conversationsDropped += 1;
-      this.logger.info('conversation dropped from memory: least recently used, over the memory budget', { conversation: hex, bytes: slot.heldBytes });
+      this.logger.info('conversation dropped from memory: least recently used, over the memory budget', { conversation: hex, bytes: held.heldBytes });
     }
     if (this.droppedSinceCollection >= budget * COLLECT_AFTER_DROPPING) {
       this.droppedSinceCollection = 0;
@@ -426,10 +428,10 @@ class DirectoryStore implements DirectoryEventStore {
   }
 
   private drop(hex: string): void {
-    const slot = this.slots.get(hex);
-    if (!slot) return;
-    this.slots.delete(hex);
-    slot.conversation.close();
+    const held = this.conversations.get(hex);
+    if (!held) return;
+    this.conversations.delete(hex);
+    held.conversation.close();
     this.logger.info('conversation dropped from memory: its directory was deleted or replaced', { conversation: hex });
   }
 }

@@ -41,9 +41,14 @@ export class StoredEventReport {
     }
   }
 
-  /** A file was not served because a newer server wrote a kind or a value the contract does not have. */
-  withheld(because: 'unknown-kind' | 'unknown-value', reason: string, file: string): void {
-    if (because === 'unknown-kind') {
+  /**
+   * A file is not served: a newer server wrote a kind or a value the contract does not
+   * have, or it is broken (unreadable, not JSON, or its known fields break the contract).
+   */
+  unserved({ because, reason }: { because: 'broken' | 'unknown-kind' | 'unknown-value'; reason: string }, file: string): void {
+    if (because === 'broken') {
+      this.add(`broken:${reason}`, { level: 'warn', message: 'event files skipped', fields: { reason, example: file }, countName: 'files' });
+    } else if (because === 'unknown-kind') {
       this.add(`kind:${reason}`, {
         level: 'info',
         message: 'events not served: their kind is not in the contract',
@@ -58,11 +63,6 @@ export class StoredEventReport {
         countName: 'events',
       });
     }
-  }
-
-  /** A file is broken: unreadable, not JSON, or its known fields break the contract. */
-  broken(reason: string, file: string): void {
-    this.add(`broken:${reason}`, { level: 'warn', message: 'event files skipped', fields: { reason, example: file }, countName: 'files' });
   }
 
   /** Writes the reasons gathered since the last flush that were not written before for this conversation. */

@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import type { IndexedEvent } from '../../../search';
+import type { UnservedFile } from '../memory/unserved-files';
 import { decodeEventFile } from '../../stored-event/index-fields';
 import type { EventFileName } from './event-file-name';
 import { LOAD_POLICY } from './load-policy';
@@ -19,13 +20,6 @@ import type { StoredEventMode } from '../../stored-event/decide';
 import { type TimeSlice, mapWithConcurrency } from './time-slice';
 
 /**
- * A file that is not served: deleted since it was listed, skipped as broken (`skipped`),
- * or withheld because a newer server wrote a kind or an enum value the contract does not
- * have (`reason` is then the kind, or the value's path and value).
- */
-export type UnservedFile = { unserved: 'gone' } | { unserved: 'skipped' | 'unknown-kind' | 'unknown-value'; reason: string };
-
-/**
  * What became of one event file: its index entry, payload kept, or why it is not
  * served. An entry is the object the index will hold, so the main thread allocates
  * nothing per event that it then throws away.
@@ -33,7 +27,7 @@ export type UnservedFile = { unserved: 'gone' } | { unserved: 'skipped' | 'unkno
 export type DecodedFile = IndexedEvent<Buffer> | UnservedFile;
 
 export function isUnserved(file: DecodedFile): file is UnservedFile {
-  return 'unserved' in file;
+  return 'because' in file;
 }
 
 /**
@@ -98,9 +92,9 @@ export class EventFileBatches {
   /** Decodes the bytes while they are still in the scratch buffer, and copies them only when they are served. */
   private decoded(read: FileRead, file: EventFileName, unlisted: (string | undefined)[], index: number): DecodedFile {
     if (read.kind === 'gone') return GONE;
-    if (read.kind === 'unreadable') return { unserved: 'skipped', reason: read.reason };
+    if (read.kind === 'unreadable') return { because: 'broken', reason: read.reason };
     const decoded = decodeEventFile(read.bytes, file, this.mode);
-    if (!decoded.ok) return { unserved: decoded.because === 'broken' ? 'skipped' : decoded.because, reason: decoded.reason };
+    if (!decoded.ok) return { because: decoded.because, reason: decoded.reason };
     const bytes = decoded.event.payload;
     decoded.event.payload = this.keeper.copy(bytes, bytes.length);
     unlisted[index] = decoded.unlisted;
@@ -108,7 +102,7 @@ export class EventFileBatches {
   }
 }
 
-const GONE: UnservedFile = { unserved: 'gone' };
+const GONE: UnservedFile = { because: 'gone' };
 
 /** For reads on the calling thread, each decoded before the next read starts. */
 const nowScratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);

@@ -7,11 +7,14 @@
  * little garbage to collect.
  */
 import type { EventKind } from '../../../../contract';
-import { isUnserved, type DecodedFile, type DecodedFiles, type UnservedFile } from '../read-and-decode';
+import type { UnservedFile } from '../../memory/unserved-files';
+import { isUnserved, type DecodedFile, type DecodedFiles } from '../read-and-decode';
 
 export interface PackedBatch {
-  /** Per file: why it is not served (see `encodeUnserved`), undefined where it is served. */
-  unserved: (string | undefined)[];
+  /** Per file: why it is not served (memory/unserved-files.ts), undefined where it is served. */
+  because: (UnservedFile['because'] | undefined)[];
+  /** Per unserved file: the reason, undefined for a file gone. */
+  reasons: (string | undefined)[];
   /** Per served file: the properties the contract does not list, joined with commas. */
   unlisted: (string | undefined)[];
   /**
@@ -35,7 +38,8 @@ const COMMA = 0x2c;
 export function packBatch({ files, unlisted }: DecodedFiles): { batch: PackedBatch; transfer: ArrayBuffer[] } {
   const count = files.length;
   const batch: PackedBatch = {
-    unserved: new Array(count),
+    because: new Array(count),
+    reasons: new Array(count),
     unlisted,
     payloadEnds: new Float64Array(count),
     payloads: new ArrayBuffer(payloadBytes(files)),
@@ -52,7 +56,8 @@ export function packBatch({ files, unlisted }: DecodedFiles): { batch: PackedBat
   for (let i = 0; i < count; i++) {
     const file = files[i]!;
     if (isUnserved(file)) {
-      batch.unserved[i] = encodeUnserved(file);
+      batch.because[i] = file.because;
+      if (file.because !== 'gone') batch.reasons[i] = file.reason;
     } else {
       payloads.set(file.payload, start);
       end = start + file.payload.length;
@@ -72,12 +77,12 @@ export function packBatch({ files, unlisted }: DecodedFiles): { batch: PackedBat
 
 /** The files again, each served one as its index entry, its payload a view of the transferred buffer (no copy). */
 export function unpackBatch(batch: PackedBatch): DecodedFiles {
-  const files: DecodedFile[] = new Array(batch.unserved.length);
+  const files: DecodedFile[] = new Array(batch.because.length);
   let start = 0;
   for (let i = 0; i < files.length; i++) {
     const end = batch.payloadEnds[i]!;
-    const unserved = batch.unserved[i];
-    if (unserved === undefined) {
+    const because = batch.because[i];
+    if (because === undefined) {
       const micros = batch.micros[i]!;
       const source = batch.sources[i];
       files[i] = {
@@ -91,26 +96,11 @@ export function unpackBatch(batch: PackedBatch): DecodedFiles {
       };
       start = end + 1;
     } else {
-      files[i] = decodeUnserved(unserved);
+      files[i] = because === 'gone' ? { because } : { because, reason: batch.reasons[i]! };
     }
   }
   return { files, unlisted: batch.unlisted.map((names) => (names === undefined ? undefined : canonical(names))) };
 }
-
-/** A deleted file as an empty string; otherwise a one-letter tag for why, and the reason. */
-function encodeUnserved(file: UnservedFile): string {
-  if (file.unserved === 'gone') return '';
-  return `${UNSERVED_TAG[file.unserved]}${file.reason}`;
-}
-
-function decodeUnserved(encoded: string): UnservedFile {
-  if (encoded === '') return { unserved: 'gone' };
-  const unserved = UNSERVED_BY_TAG.get(encoded[0]!) ?? 'skipped';
-  return { unserved, reason: encoded.slice(1) };
-}
-
-const UNSERVED_TAG = { skipped: 's', 'unknown-kind': 'k', 'unknown-value': 'v' } as const;
-const UNSERVED_BY_TAG = new Map(Object.entries(UNSERVED_TAG).map(([unserved, tag]) => [tag as string, unserved as keyof typeof UNSERVED_TAG]));
 
 function payloadBytes(files: readonly DecodedFile[]): number {
   let total = 0;
