@@ -10,16 +10,12 @@
  * (a code into a short table of such sets), so the counts an operator reads stay right as
  * files change.
  *
- * Positions are file indexes, counted from 0, so they are held in typed arrays indexed by
- * position: 6 bytes a position, nothing for the garbage collector to trace, and no pause
- * to rehash 100k entries as a Map has when it grows. Positions from a million on
- * (odd names such as event-99999999999-x.json) go to a Map, so that no name can make the
- * arrays huge.
+ * Both are held in position tables (src/search/position-table.ts), as the index holds its
+ * rows by position: 6 bytes a position.
  */
+import { PositionTable } from '../../../search';
 import type { EventFileName } from '../load/event-file-name';
 
-/** At most 6 MB of arrays, reached only by a conversation of a million events (or one odd name). */
-const DENSE_POSITIONS = 1 << 20;
 const FIRST_CAPACITY = 1024;
 /** Codes in `outcomes`: nothing served, served with nothing unlisted, then one per set of unlisted properties. */
 const NOT_SERVED = 0;
@@ -30,9 +26,9 @@ const MAX_CODE = 0xffff;
 const OTHER_PROPERTIES = '(other properties)';
 
 export class ServedFiles {
-  private hashes = new Int32Array(FIRST_CAPACITY);
-  private outcomes = new Uint16Array(FIRST_CAPACITY);
-  private readonly sparse = new Map<number, { hash: number; outcome: number }>();
+  /** Per position, the hash of the name of the file serving it; read only where `outcomes` says a file serves it. */
+  private readonly hashes = new PositionTable(new Int32Array(0), FIRST_CAPACITY);
+  private readonly outcomes = new PositionTable(new Uint16Array(0), FIRST_CAPACITY);
   private count = 0;
   /** Sets of unlisted properties (comma-joined), by code minus FIRST_SET_CODE, and back. */
   private readonly sets: string[] = [];
@@ -62,13 +58,8 @@ export class ServedFiles {
     const outcome = this.codeOf(unlisted);
     this.count++;
     this.perCode[outcome] = (this.perCode[outcome] ?? 0) + 1;
-    if (position >= DENSE_POSITIONS) {
-      this.sparse.set(position, { hash: nameHash(file.name), outcome });
-      return;
-    }
-    if (position >= this.hashes.length) this.grow(position);
-    this.hashes[position] = nameHash(file.name);
-    this.outcomes[position] = outcome;
+    this.hashes.set(position, nameHash(file.name));
+    this.outcomes.set(position, outcome);
   }
 
   /** Served files with nothing unlisted, and per set of unlisted properties (comma-joined), how many files had it. */
@@ -90,12 +81,12 @@ export class ServedFiles {
 
   /** Forgets whatever serves `position`. */
   unservePosition(position: number): void {
-    const outcome = this.outcomeAt(position);
+    const outcome = this.outcomes.get(position);
     if (outcome === NOT_SERVED) return;
     this.count--;
     this.perCode[outcome]!--;
-    if (position >= DENSE_POSITIONS) this.sparse.delete(position);
-    else this.outcomes[position] = NOT_SERVED;
+    this.outcomes.set(position, NOT_SERVED);
+    this.hashes.set(position, 0);
   }
 
   /** The served positions none of `files` accounts for: their files are gone. */
@@ -114,13 +105,7 @@ export class ServedFiles {
   }
 
   private hashAt(position: number): number | undefined {
-    if (position >= DENSE_POSITIONS) return this.sparse.get(position)?.hash;
-    return position < this.outcomes.length && this.outcomes[position] !== NOT_SERVED ? this.hashes[position] : undefined;
-  }
-
-  private outcomeAt(position: number): number {
-    if (position >= DENSE_POSITIONS) return this.sparse.get(position)?.outcome ?? NOT_SERVED;
-    return position < this.outcomes.length ? this.outcomes[position]! : NOT_SERVED;
+    return this.outcomes.get(position) === NOT_SERVED ? undefined : this.hashes.get(position);
   }
 
   private codeOf(unlisted: string | undefined): number {
@@ -138,21 +123,9 @@ export class ServedFiles {
   }
 
   private forEachServed(visit: (position: number, hash: number) => void): void {
-    for (let position = 0; position < this.outcomes.length; position++) {
-      if (this.outcomes[position] !== NOT_SERVED) visit(position, this.hashes[position]!);
-    }
-    for (const [position, { hash }] of this.sparse) visit(position, hash);
-  }
-
-  private grow(position: number): void {
-    let capacity = this.hashes.length;
-    while (capacity <= position) capacity *= 2;
-    const hashes = new Int32Array(Math.min(capacity, DENSE_POSITIONS));
-    const outcomes = new Uint16Array(hashes.length);
-    hashes.set(this.hashes);
-    outcomes.set(this.outcomes);
-    this.hashes = hashes;
-    this.outcomes = outcomes;
+    this.outcomes.forEach((position) => {
+      visit(position, this.hashes.get(position));
+    });
   }
 }
 
