@@ -19,6 +19,7 @@ import { isUnserved, type DecodedFile, type DecodedFiles } from './load/read-and
 import { parseEventFileName, type EventFileName } from './load/event-file-name';
 import { eventFilesOf, listDirectory } from './load/event-listing';
 import { LOAD_POLICY } from './load/load-policy';
+import type { ItemsJson } from './memory/items-json';
 import { PayloadSlab } from './memory/payload-slabs';
 import { ServedFiles } from './memory/served-files';
 import { UnservedFiles, type RememberedUnservedFile } from './memory/unserved-files';
@@ -51,7 +52,7 @@ export interface ConversationOptions {
 }
 
 export class ConversationEvents {
-  readonly index = new EventIndex<Buffer>(new StoredPayloads());
+  readonly index = new EventIndex<ItemsJson>(new StoredPayloads());
   private readonly slab = new PayloadSlab();
   private readonly servedFiles = new ServedFiles();
   /** Files listed but not served, and why (memory/unserved-files.ts). */
@@ -288,7 +289,7 @@ export class ConversationEvents {
     const { decoder, batchSize } = this.decoderFor(directory, files.length, slice);
     const batches: EventFileName[][] = [];
     for (let start = 0; start < files.length; start += batchSize) batches.push(files.slice(start, start + batchSize));
-    const applyBatch = async (batch: readonly EventFileName[], decoded: DecodedFiles) => {
+    const applyBatch = async (batch: readonly EventFileName[], decoded: DecodedFiles<ItemsJson>) => {
       for (let i = 0; i < batch.length && !this.closed; i++) {
         this.apply(batch[i]!, decoded.files[i]!, decoded.unlisted[i], directory);
         if (slice.isOver()) await slice.yield();
@@ -331,7 +332,7 @@ export class ConversationEvents {
     return { decoder, batchSize: sharing.batchSize };
   }
 
-  private apply(file: EventFileName, decoded: DecodedFile, unlisted: string | undefined, directory: string): void {
+  private apply(file: EventFileName, decoded: DecodedFile<ItemsJson>, unlisted: string | undefined, directory: string): void {
     if (isUnserved(decoded)) {
       if (decoded.because === 'gone') {
         this.unserve(file);

@@ -24,9 +24,9 @@ import { type TimeSlice, mapWithConcurrency } from './time-slice';
  * served. An entry is the object the index will hold, so the main thread allocates
  * nothing per event that it then throws away.
  */
-export type DecodedFile = IndexedEvent<Buffer> | UnservedFile;
+export type DecodedFile<Payload extends Buffer = Buffer> = IndexedEvent<Payload> | UnservedFile;
 
-export function isUnserved(file: DecodedFile): file is UnservedFile {
+export function isUnserved<Payload extends Buffer>(file: DecodedFile<Payload>): file is UnservedFile {
   return 'because' in file;
 }
 
@@ -35,17 +35,18 @@ export function isUnserved(file: DecodedFile): file is UnservedFile {
  * (joined with commas; undefined when none or not served): a column rather than a field of
  * each entry, since the index keeps the entries.
  */
-export interface DecodedFiles {
-  files: DecodedFile[];
+export interface DecodedFiles<Payload extends Buffer = Buffer> {
+  files: DecodedFile<Payload>[];
   unlisted: (string | undefined)[];
 }
 
-export class EventFileBatches {
+/** `Payload`: what the keeper makes of a served event's bytes (laid out for pages on the main thread, scratch in a worker). */
+export class EventFileBatches<Payload extends Buffer = Buffer> {
   constructor(
     private readonly realRoot: string,
     private readonly slice: TimeSlice,
     /** Where served payloads are copied to; nothing else is kept. */
-    private readonly keeper: PayloadKeeper,
+    private readonly keeper: PayloadKeeper<Payload>,
     private readonly mode: StoredEventMode,
     private deviceSpeed = false,
   ) {}
@@ -56,7 +57,7 @@ export class EventFileBatches {
   }
 
   /** What became of each file of `directory`, in the order of `files`. */
-  async decode(directory: string, files: readonly EventFileName[]): Promise<DecodedFiles> {
+  async decode(directory: string, files: readonly EventFileName[]): Promise<DecodedFiles<Payload>> {
     const unlisted = new Array<string | undefined>(files.length);
     if (this.deviceSpeed) {
       let at = 0;
@@ -68,7 +69,7 @@ export class EventFileBatches {
       });
       return { files: decoded, unlisted };
     }
-    const results: DecodedFile[] = [];
+    const results: DecodedFile<Payload>[] = [];
     // Only the reads are timed: decoding costs more than a page-cache read, and on a slow
     // CPU it alone would pass for a device.
     const readDurations = new Float64Array(files.length);
@@ -90,15 +91,17 @@ export class EventFileBatches {
   }
 
   /** Decodes the bytes while they are still in the scratch buffer, and copies them only when they are served. */
-  private decoded(read: FileRead, file: EventFileName, unlisted: (string | undefined)[], index: number): DecodedFile {
+  private decoded(read: FileRead, file: EventFileName, unlisted: (string | undefined)[], index: number): DecodedFile<Payload> {
     if (read.kind === 'gone') return GONE;
     if (read.kind === 'unreadable') return { because: 'broken', reason: read.reason };
     const decoded = decodeEventFile(read.bytes, file, this.mode);
     if (!decoded.ok) return { because: decoded.because, reason: decoded.reason };
     const bytes = decoded.event.payload;
-    decoded.event.payload = this.keeper.copy(bytes, bytes.length);
+    // The entry is kept, its payload replaced by the keeper's copy: no second object per event.
+    const event = decoded.event as IndexedEvent<Buffer | Payload>;
+    event.payload = this.keeper.copy(bytes, bytes.length);
     unlisted[index] = decoded.unlisted;
-    return decoded.event;
+    return event as IndexedEvent<Payload>;
   }
 }
 

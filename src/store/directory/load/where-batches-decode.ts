@@ -14,7 +14,8 @@ import { LOAD_POLICY } from './load-policy';
 import type { DecodePool } from './workers/worker-pool';
 import { EventFileBatches, type DecodedFiles, isUnserved } from './read-and-decode';
 import type { EventFileName } from './event-file-name';
-import type { PayloadKeeper, PayloadSlab } from '../memory/payload-slabs';
+import type { ItemsJson } from '../memory/items-json';
+import type { PayloadSlab } from '../memory/payload-slabs';
 import type { StoredEventMode } from '../../stored-event/decide';
 import type { TimeSlice } from './time-slice';
 
@@ -26,23 +27,21 @@ export interface BatchDecoder {
   /** Whether a worker decoded any batch (for the load's log line). */
   readonly usedWorkers: boolean;
   /** What became of each file, in the order of `files`. */
-  decode(files: readonly EventFileName[]): Promise<DecodedFiles>;
+  decode(files: readonly EventFileName[]): Promise<DecodedFiles<ItemsJson>>;
 }
 
 export class MainThreadDecoder implements BatchDecoder {
   readonly lookahead = 0;
   readonly usedWorkers = false;
-  private readonly batches: EventFileBatches;
-  private readonly keeper: PayloadKeeper;
+  private readonly batches: EventFileBatches<ItemsJson>;
 
   constructor(
     private readonly directory: string,
     realRoot: string,
     slice: TimeSlice,
-    slab: PayloadSlab,
+    private readonly slab: PayloadSlab,
     mode: StoredEventMode,
   ) {
-    this.keeper = slab;
     this.batches = new EventFileBatches(realRoot, slice, slab, mode);
   }
 
@@ -50,13 +49,13 @@ export class MainThreadDecoder implements BatchDecoder {
     return this.batches.onThreadPool;
   }
 
-  decode(files: readonly EventFileName[]): Promise<DecodedFiles> {
+  decode(files: readonly EventFileName[]): Promise<DecodedFiles<ItemsJson>> {
     return this.batches.decode(this.directory, files);
   }
 
   /** Puts copies of the served payloads, kept where this thread keeps its own, in place of the originals. */
-  keepCopies(decoded: DecodedFiles): void {
-    for (const file of decoded.files) if (!isUnserved(file)) file.payload = this.keeper.copy(file.payload, file.payload.length);
+  keepCopies(decoded: DecodedFiles<ItemsJson>): void {
+    for (const file of decoded.files) if (!isUnserved(file)) file.payload = this.slab.copy(file.payload, file.payload.length);
   }
 }
 
@@ -116,7 +115,7 @@ export class SharedDecoder implements BatchDecoder {
     return this.deviceSpeed || this.onMainThread.readsOnThreadPool;
   }
 
-  async decode(files: readonly EventFileName[]): Promise<DecodedFiles> {
+  async decode(files: readonly EventFileName[]): Promise<DecodedFiles<ItemsJson>> {
     const mainThreadsTurn = ++this.batches % this.sharing.mainThreadEvery === 0;
     if (mainThreadsTurn && this.pool.mainThreadIsFree) return this.onMainThread.decode(files);
     try {

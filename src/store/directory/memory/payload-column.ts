@@ -10,13 +10,13 @@
  * name) is kept as a string in a Map.
  */
 import { resized, type PayloadColumn } from '../../../search';
+import { type ItemsJson, continuesItems, itemsAt } from './items-json';
 
 /** Where an id's offset does not fit a Uint16: kept in `otherIds`. */
 const ID_ELSEWHERE = 0xffff;
 const MAX_ID_BYTES = 0xff;
-const COMMA = 0x2c;
 
-export class StoredPayloads implements PayloadColumn<Buffer> {
+export class StoredPayloads implements PayloadColumn<ItemsJson> {
   private chunkOf: Uint16Array | Uint32Array = new Uint16Array(0);
   private offsets = new Uint32Array(0);
   private lengths = new Uint32Array(0);
@@ -39,7 +39,7 @@ export class StoredPayloads implements PayloadColumn<Buffer> {
     this.idLengths = resized(this.idLengths, capacity);
   }
 
-  keep(slot: number, payload: Buffer, id: string): void {
+  keep(slot: number, payload: ItemsJson, id: string): void {
     const chunk = this.chunkFor(payload.buffer);
     this.chunkOf[slot] = chunk;
     this.offsets[slot] = payload.byteOffset;
@@ -68,33 +68,33 @@ export class StoredPayloads implements PayloadColumn<Buffer> {
     }
   }
 
-  payload(slot: number): Buffer {
+  payload(slot: number): ItemsJson {
     const start = this.offsets[slot]!;
-    return this.chunks[this.chunkOf[slot]!]!.subarray(start, start + this.lengths[slot]!);
+    return itemsAt(this.chunks[this.chunkOf[slot]!]!, start, start + this.lengths[slot]!);
   }
 
   /**
    * A page's payloads as JSON text: a load lays a conversation's events out in file order
-   * with a comma after each (directory/memory/payload-slabs.ts, directory/load/workers/batch-transfer.ts), so events that follow one
-   * another there are handed over as one view, `a,b,c`, rather than a view each.
+   * (items-json.ts), so events that follow one another there are handed over as one view,
+   * `a,b,c`, rather than a view each.
    */
-  payloadsOf(slots: readonly number[]): Buffer[] {
-    const pieces: Buffer[] = [];
+  payloadsOf(slots: readonly number[]): ItemsJson[] {
+    const pieces: ItemsJson[] = [];
     let chunk = -1;
     let start = 0;
     let end = 0;
     for (const slot of slots) {
       const at = this.offsets[slot]!;
-      if (this.chunkOf[slot] === chunk && at === end + 1 && this.chunks[chunk]![end] === COMMA) {
+      if (this.chunkOf[slot] === chunk && continuesItems(this.chunks[chunk]!, end, at)) {
         end = at + this.lengths[slot]!;
         continue;
       }
-      if (chunk >= 0) pieces.push(this.chunks[chunk]!.subarray(start, end));
+      if (chunk >= 0) pieces.push(itemsAt(this.chunks[chunk]!, start, end));
       chunk = this.chunkOf[slot]!;
       start = at;
       end = at + this.lengths[slot]!;
     }
-    if (chunk >= 0) pieces.push(this.chunks[chunk]!.subarray(start, end));
+    if (chunk >= 0) pieces.push(itemsAt(this.chunks[chunk]!, start, end));
     return pieces;
   }
 

@@ -10,32 +10,31 @@
  * its exact size at the end of a load) held more than slabs of one size (figures in
  * bench/README.md, "Measurements behind choices in the code"). A slab is freed when the last event in it is.
  */
+import { type ItemsJson, layOut, layOutAlone, laidOutLength } from './items-json';
+
 const SLAB_BYTES = 64 * 1024;
 /** Larger payloads get an allocation of their own rather than most of a slab. */
 const OWN_ALLOCATION_BYTES = SLAB_BYTES / 4;
-const COMMA = 0x2c;
 
 /** Where a reader copies the bytes it serves (directory/load/read-and-decode.ts). */
-export interface PayloadKeeper {
+export interface PayloadKeeper<Payload extends Buffer = Buffer> {
   /** A copy of the first `length` bytes of `source`. */
-  copy(source: Uint8Array, length: number): Buffer;
+  copy(source: Uint8Array, length: number): Payload;
 }
 
-export class PayloadSlab implements PayloadKeeper {
+export class PayloadSlab implements PayloadKeeper<ItemsJson> {
   private slab: Buffer = Buffer.allocUnsafeSlow(0);
   private used = 0;
 
-  /** A copy of the first `length` bytes of `source`, kept in a slab and followed there by a comma, so a page of consecutive events is one view (StoredPayloads.payloadsOf). */
-  copy(source: Uint8Array, length: number): Buffer {
-    if (length >= OWN_ALLOCATION_BYTES) return Buffer.from(source.subarray(0, length));
-    if (this.used + length + 1 > this.slab.length) {
+  /** A copy of the first `length` bytes of `source`, laid out in a slab for pages (items-json.ts). */
+  copy(source: Uint8Array, length: number): ItemsJson {
+    if (length >= OWN_ALLOCATION_BYTES) return layOutAlone(source, length);
+    if (this.used + laidOutLength(length) > this.slab.length) {
       this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
       this.used = 0;
     }
-    const start = this.used;
-    this.slab.set(source.subarray(0, length), start);
-    this.slab[start + length] = COMMA;
-    this.used += length + 1;
-    return this.slab.subarray(start, start + length);
+    const copy = layOut(this.slab, this.used, source, length);
+    this.used += laidOutLength(length);
+    return copy;
   }
 }

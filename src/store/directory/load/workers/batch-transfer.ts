@@ -7,6 +7,7 @@
  * little garbage to collect.
  */
 import type { EventKind } from '../../../../contract';
+import { type ItemsJson, itemsAt, laidOutLength, layOut } from '../../memory/items-json';
 import type { UnservedFile } from '../../memory/unserved-files';
 import { isUnserved, type DecodedFile, type DecodedFiles } from '../read-and-decode';
 
@@ -18,8 +19,8 @@ export interface PackedBatch {
   /** Per served file: the properties the contract does not list, joined with commas. */
   unlisted: (string | undefined)[];
   /**
-   * Per file: where its payload ends in `payloads`. Payloads lie in file order, each
-   * followed by a comma (see StoredPayloads.payloadsOf), so the next one starts one byte after.
+   * Per file: where its payload ends in `payloads`. Payloads lie in file order, laid out
+   * for pages (memory/items-json.ts): the next one starts `laidOutLength` after this one's start.
    */
   payloadEnds: Float64Array;
   payloads: ArrayBuffer;
@@ -31,8 +32,6 @@ export interface PackedBatch {
   positions: Float64Array;
   texts: (string | undefined)[];
 }
-
-const COMMA = 0x2c;
 
 /** The batch, and what to pass as postMessage's transfer list. */
 export function packBatch({ files, unlisted }: DecodedFiles): { batch: PackedBatch; transfer: ArrayBuffer[] } {
@@ -50,7 +49,7 @@ export function packBatch({ files, unlisted }: DecodedFiles): { batch: PackedBat
     positions: new Float64Array(count),
     texts: new Array(count),
   };
-  const payloads = new Uint8Array(batch.payloads);
+  const payloads = Buffer.from(batch.payloads);
   let start = 0;
   let end = 0;
   for (let i = 0; i < count; i++) {
@@ -59,10 +58,9 @@ export function packBatch({ files, unlisted }: DecodedFiles): { batch: PackedBat
       batch.because[i] = file.because;
       if (file.because !== 'gone') batch.reasons[i] = file.reason;
     } else {
-      payloads.set(file.payload, start);
+      layOut(payloads, start, file.payload, file.payload.length);
       end = start + file.payload.length;
-      payloads[end] = COMMA;
-      start = end + 1;
+      start += laidOutLength(file.payload.length);
       batch.ids[i] = file.id;
       batch.kinds[i] = file.kind;
       batch.sources[i] = file.source;
@@ -76,8 +74,8 @@ export function packBatch({ files, unlisted }: DecodedFiles): { batch: PackedBat
 }
 
 /** The files again, each served one as its index entry, its payload a view of the transferred buffer (no copy). */
-export function unpackBatch(batch: PackedBatch): DecodedFiles {
-  const files: DecodedFile[] = new Array(batch.because.length);
+export function unpackBatch(batch: PackedBatch): DecodedFiles<ItemsJson> {
+  const files: DecodedFile<ItemsJson>[] = new Array(batch.because.length);
   let start = 0;
   for (let i = 0; i < files.length; i++) {
     const end = batch.payloadEnds[i]!;
@@ -92,9 +90,9 @@ export function unpackBatch(batch: PackedBatch): DecodedFiles {
         micros: Number.isNaN(micros) ? undefined : micros,
         position: batch.positions[i]!,
         text: batch.texts[i],
-        payload: Buffer.from(batch.payloads, start, end - start),
+        payload: itemsAt(batch.payloads, start, end),
       };
-      start = end + 1;
+      start += laidOutLength(end - start);
     } else {
       files[i] = because === 'gone' ? { because } : { because, reason: batch.reasons[i]! };
     }
@@ -104,7 +102,7 @@ export function unpackBatch(batch: PackedBatch): DecodedFiles {
 
 function payloadBytes(files: readonly DecodedFile[]): number {
   let total = 0;
-  for (const file of files) if (!isUnserved(file)) total += file.payload.length + 1;
+  for (const file of files) if (!isUnserved(file)) total += laidOutLength(file.payload.length);
   return total;
 }
 

@@ -14,6 +14,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../../../log';
 import type { DecodeJob, DecodeReply } from './worker-messages';
 import { LOAD_POLICY } from '../load-policy';
+import type { ItemsJson } from '../../memory/items-json';
 import type { DecodedFiles } from '../read-and-decode';
 import { unpackBatch } from './batch-transfer';
 import { startModuleWorker } from '../../../../worker-thread';
@@ -34,7 +35,7 @@ export interface DecodePoolOptions {
 }
 
 export interface DecodedBatch {
-  decoded: DecodedFiles;
+  decoded: DecodedFiles<ItemsJson>;
   readsOnThreadPool: boolean;
 }
 
