@@ -7,7 +7,7 @@
  * Stored events written by a newer agent server than the contract describes carry
  * properties, kinds and enum values the contract does not have. The rules:
  * - properties a closed object of the contract does not list are removed (or kept, in
- *   `as-stored` mode), and the rest is checked against the contract as before;
+ *   `as-stored` mode), and the rest is checked against the contract;
  * - an event of a kind the contract does not have, or holding a value outside one of its
  *   enums (`source: "hook"`), is not served, and is not counted as a broken file;
  * - anything else that does not match the contract, or is not JSON, is a broken file.

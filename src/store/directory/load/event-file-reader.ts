@@ -17,7 +17,7 @@ import { resolveLinkInsideRoot } from '../open/contained-path';
 import { errorCode } from '../../error-code';
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-/** Event files are 0.4-43 KB; a larger one is read in several chunks and joined. */
+/** Holds nearly every event file in one read; a larger one is read in several chunks and joined. */
 export const SCRATCH_BYTES = 64 * 1024;
 
 /** `bytes` is a view of the scratch buffer, or a buffer of its own for a file larger than it. */
@@ -103,7 +103,7 @@ async function readBytes(filePath: string, scratch: Buffer): Promise<Buffer> {
   }
 }
 
-/** The whole file: the scratch's view when one read held it, else every chunk joined (files over 64 KB). */
+/** The whole file: the scratch's view when one read held it, else every chunk joined (files larger than the scratch). */
 function joined(fullChunks: Buffer[], scratch: Buffer, length: number): Buffer {
   const last = scratch.subarray(0, length);
   return fullChunks.length === 0 ? last : Buffer.concat([...fullChunks, last]);

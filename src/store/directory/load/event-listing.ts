@@ -48,8 +48,8 @@ function byPosition(files: readonly EventFileName[]): EventFileName[] | undefine
  * with an Error naming the directory. `expectedNames` (a guess from the directory's size)
  * picks the way: a directory of a few hundred names is read in one trip to the thread
  * pool; a larger one is opened there and then read here, `LOAD_POLICY.namesPerRead` names a system
- * call, in time slices: reading it entry by entry through promises cost a quarter of a
- * second of this thread's time for 100k names.
+ * call, in time slices: reading it entry by entry through promises cost this thread many
+ * times more.
  */
 export async function listDirectory(directory: string, expectedNames = Number.POSITIVE_INFINITY): Promise<string[] | undefined> {
   try {

@@ -3,7 +3,7 @@
  * (directory/load/workers/worker.ts) for large loads, the main thread for small ones and for updates.
  *
  * While the page cache answers (a few microseconds a file) files are read on the calling
- * thread, in time slices: a third of the CPU of thread-pool reads, and no queue in front
+ * thread, in time slices: a fraction of the CPU of thread-pool reads, and no queue in front
  * of other requests' file operations. Once a batch shows that a disk or a network file
  * system is answering, the rest goes through the thread pool: its four threads wait on the
  * device in parallel, and the calling thread does not wait at all.

@@ -89,8 +89,8 @@ const SORTED_RUN = 1024;
 
 /**
  * A sorted copy of `items`, built in time slices: runs of SORTED_RUN sorted one at a
- * time, then merged pairwise. Sorting 100k listed files in one step held other requests
- * for as long, and many times that on a busy machine. Stable, like Array.prototype.sort.
+ * time, then merged pairwise. A large listing sorted in one step holds other requests
+ * for as long. Stable, like Array.prototype.sort.
  */
 export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T) => number, slice: TimeSlice): Promise<T[]> {
   let sorted: T[] = [];

@@ -2,13 +2,12 @@
  * Where a load's batches are decoded. On the main thread, in time slices, for small loads
  * and single changed files: no message passing, and nothing to start. For large loads, in
  * the decode workers (one fewer than the machine has cores), and on the main thread too
- * while it has nothing else to do: it takes its share of the batches (`loadSharing`),
- * unless it is serving requests, and then the workers take them all. Measured on 2 cores
- * while 100k events load, the main thread's help shortens the load but doubles the median
- * small request (figures in bench/README.md, "Measurements behind choices in the code"), so it stops helping as soon as requests come. While the workers run anyway (loads keep coming, directory/load/workers/worker-pool.ts),
- * smaller loads share them too, cut in one batch per thread. A batch the
- * workers cannot decode (they failed, or never started) is decoded on the main thread, so
- * a load never depends on the workers.
+ * while no request is waiting: it takes its share of the batches (`loadSharing`), and
+ * leaves them all to the workers as soon as requests come, since its help shortens a load
+ * but slows every small request (LOAD_POLICY.mainThreadHelpsAfterQuietMs). While the
+ * workers run anyway (loads keep coming, workers/worker-pool.ts), smaller loads share them
+ * too, cut in one batch per thread. A batch the workers cannot decode (they failed, or
+ * never started) is decoded on the main thread, so a load never depends on the workers.
  */
 import { LOAD_POLICY } from './load-policy';
 import type { DecodePool } from './workers/worker-pool';

@@ -5,10 +5,9 @@
  *
  * Every slab has the same size. Conversations are read and dropped again and again under
  * a memory budget, and the system allocator reuses freed blocks of one size for the next
- * ones, where slabs of many sizes left freed memory it could not reuse or return: over many
- * conversations read under a budget, slabs growing from 16 KB to 1 MB (plus one trimmed to
- * its exact size at the end of a load) held more than slabs of one size (figures in
- * bench/README.md, "Measurements behind choices in the code"). A slab is freed when the last event in it is.
+ * ones, where slabs of many sizes (growing ones, or one trimmed to its exact size at the
+ * end of a load) leave freed memory it can neither reuse nor return (bench/README.md,
+ * "Measurements behind choices in the code"). A slab is freed when the last event in it is.
  */
 import { type ItemsJson, layOut, layOutAlone, laidOutLength } from './items-json';
 

@@ -6,7 +6,7 @@
  */
 import type { PayloadKeeper } from '../../memory/payload-slabs';
 
-/** Enough for a batch of 256 typical events (about 2 KB each); a larger batch grows it. */
+/** Enough for a batch of typical events (LOAD_POLICY.filesPerBatch); a larger batch grows it. */
 const INITIAL_BYTES = 1024 * 1024;
 
 export class BatchScratch implements PayloadKeeper {

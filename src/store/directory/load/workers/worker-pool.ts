@@ -1,13 +1,15 @@
 /**
- * The decode workers (directory/load/workers/worker.ts): threads that read and decode the files of large
- * loads, so the main thread spends a few microseconds per event (index inserts) instead
- * of 25-35, and keeps serving requests meanwhile.
+ * The decode workers (worker.ts): threads that read and decode the files of large loads, so
+ * that the main thread only applies them to the index, a small part of the work, and keeps
+ * serving requests meanwhile. The pool also knows when the store last answered a request
+ * (`mainThreadIsFree`), which decides whether the main thread decodes beside them.
  *
- * Workers start with the first job and stop once the pool has been idle for `LOAD_POLICY.workersIdleMs`, or
- * when a large load is over (stopIfIdle): each holds a heap of its own and its own compiled
- * copy of the contract (it reports how much after every job) and costs CPU to start, so
- * they are kept for a burst of loads, not for the process's life. A worker that fails (tsx missing, a crash) disables the pool for good,
- * with one warning; jobs then reject and the caller decodes on the main thread.
+ * Workers start with the first job and stop once the pool has been idle for
+ * `LOAD_POLICY.workersIdleMs`, or when a large load is over (stopIfIdle): each holds a heap
+ * of its own and its own copy of the contract's validator (it reports how much after every
+ * job) and costs CPU to start, so they are kept for a burst of loads, not for the process's
+ * life. A worker that fails (tsx missing, a crash) disables the pool for good, with one
+ * warning; jobs then reject and the caller decodes on the main thread.
  */
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
