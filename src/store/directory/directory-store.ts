@@ -23,7 +23,7 @@ import { LOAD_POLICY, decodeWorkerCount } from './load/load-policy';
 import { DecodePool } from './load/workers/worker-pool';
 import type { WatchMode } from './watch/directory-watch';
 import { errorCode } from '../error-code';
-import { collectGarbageSoon } from './memory/collect-garbage';
+import { type HeldConversation, HeldConversations } from './memory/held-conversations';
 import { ConversationSummaries } from './list/conversation-summaries';
 import {
   type EventFeed,
@@ -86,31 +86,9 @@ export function createDirectoryStore(root: string, options: DirectoryStoreOption
   return new DirectoryStore(path.resolve(root), options);
 }
 
-/** A conversation the store holds: its events, its load, and when its directory was last found on disk. */
-interface HeldConversation {
-  /** See directoryIdentity: a directory deleted and created again under the same name is loaded afresh. */
-  identity: string;
-  conversation: ConversationEvents;
-  ready: Promise<void>;
-  loaded: boolean;
-  /** When the directory was last found on disk (performance.now()), and the root watch's generation just before. */
-  checkedAt: number;
-  checkedGeneration: number;
-  /** What the conversation held when last measured (at the end of its load, and when the budget is checked). */
-  heldBytes: number;
-}
-
 function feedEvent(index: EventIndex<Buffer>, slot: number): FeedEvent {
   return { position: index.positionAt(slot), id: index.idAt(slot), json: index.payloadAt(slot) };
 }
-
-function heldBytesOf(held: HeldConversation): number {
-  const { payloadBytes, indexBytes } = held.conversation.index.memory();
-  return payloadBytes + indexBytes;
-}
-
-/** The share of the budget dropped after which the budget asks V8 to collect (directory/memory/collect-garbage.ts). */
-const COLLECT_AFTER_DROPPING = 0.25;
 
 /** Events an export copies out of a conversation at a time. */
 const EXPORT_BATCH = 1000;
@@ -125,8 +103,8 @@ export interface DirectoryEventStore extends EventStore {
 }
 
 class DirectoryStore implements DirectoryEventStore {
-  /** Conversations held in memory, by hex, least recently used first under a memory budget (the order drops follow). */
-  private readonly conversations = new Map<string, HeldConversation>();
+  /** Conversations held in memory, and the memory budget over them (memory/held-conversations.ts). */
+  private readonly conversations: HeldConversations;
   private readonly warnedLinks = new Set<string>();
   private readonly summaries = new ConversationSummaries();
   private readonly logger: Logger;
@@ -134,10 +112,6 @@ class DirectoryStore implements DirectoryEventStore {
   private readonly decodePool: DecodePool;
   private readonly decodeInWorkersFrom: number;
   private readonly mode: StoredEventMode;
-  private readonly memoryBudgetBytes: number | undefined;
-  private conversationsDropped = 0;
-  /** Bytes of conversations dropped since the store last asked for a collection (directory/memory/collect-garbage.ts). */
-  private droppedSinceCollection = 0;
   private realRoot: string | undefined;
   private rootWatch: RootWatch | undefined;
   private closed = false;
@@ -151,7 +125,7 @@ class DirectoryStore implements DirectoryEventStore {
     this.decodePool = new DecodePool({ workers: decodeWorkerCount(), logger: options.logger });
     this.decodeInWorkersFrom = options.decodeInWorkersFrom ?? LOAD_POLICY.decodeInWorkersFrom;
     this.mode = options.storedEvents ?? 'contract';
-    this.memoryBudgetBytes = options.memoryBudgetBytes;
+    this.conversations = new HeldConversations(options.memoryBudgetBytes, () => this.decodePool.memoryBytes, options.logger);
   }
 
   async search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
@@ -243,7 +217,7 @@ class DirectoryStore implements DirectoryEventStore {
       if (this.closed) throw new Error('The event store is closed');
       const held = (await this.heldAndUnchanged(hex)) ?? (await this.locate(hex));
       if (!held) return undefined;
-      this.markUsed(hex, held);
+      this.conversations.markUsed(hex, held);
       // A conversation already loaded answers a request now: large loads leave the main thread to it.
       if (held.loaded) this.decodePool.noteRequestServed();
       await held.ready;
@@ -261,8 +235,8 @@ class DirectoryStore implements DirectoryEventStore {
   health(): StoreHealth {
     const health: StoreHealth = {
       ...emptyStoreHealth(this.mode),
-      memoryBudgetBytes: this.memoryBudgetBytes ?? null,
-      conversationsDropped: this.conversationsDropped,
+      memoryBudgetBytes: this.conversations.budgetBytes ?? null,
+      conversationsDropped: this.conversations.dropped,
       decodeWorkerBytes: this.decodePool.memoryBytes,
     };
     for (const held of this.conversations.values()) {
@@ -357,7 +331,7 @@ class DirectoryStore implements DirectoryEventStore {
       watch: this.watch,
       decodePool: this.decodePool,
       decodeInWorkersFrom: this.decodeInWorkersFrom,
-      shareSmallerLoads: this.memoryBudgetBytes === undefined || this.memoryBudgetBytes >= LOAD_POLICY.smallestBudgetSharingWorkers,
+      shareSmallerLoads: (this.conversations.budgetBytes ?? Number.POSITIVE_INFINITY) >= LOAD_POLICY.smallestBudgetSharingWorkers,
       mode: this.mode,
       onGone: () => {
         if (this.conversations.get(hex) === held) this.drop(hex);
@@ -376,8 +350,8 @@ class DirectoryStore implements DirectoryEventStore {
     held.ready.then(
       () => {
         held.loaded = true;
-        held.heldBytes = heldBytesOf(held);
-        if (this.conversations.get(hex) === held) this.keepWithinBudget(held);
+        this.conversations.measure(held);
+        if (this.conversations.get(hex) === held) this.conversations.keepWithinBudget(held);
       },
       // A failed load is not kept: the next open tries again.
       () => {
@@ -385,46 +359,6 @@ class DirectoryStore implements DirectoryEventStore {
       },
     );
     return held;
-  }
-
-  /** Moves the conversation to the most recently used end of `conversations`, whose order is the eviction order. */
-  private markUsed(hex: string, held: HeldConversation): void {
-    if (this.memoryBudgetBytes === undefined || !this.conversations.has(hex)) return;
-    this.conversations.delete(hex);
-    this.conversations.set(hex, held);
-  }
-
-  /**
-   * Drops the least recently used loaded conversations until what is held fits the budget.
-   * `keep`, the conversation just loaded, is never dropped here, even when it alone is over
-   * the budget: it is served whole, and goes first when the next conversation is loaded.
-   * Conversations still loading are left alone.
-   */
-  private keepWithinBudget(keep: HeldConversation): void {
-    const budget = this.memoryBudgetBytes;
-    if (budget === undefined) return;
-    // The decode workers, while they run, hold memory on the store's behalf.
-    let total = this.decodePool.memoryBytes;
-    for (const held of this.conversations.values()) {
-      if (!held.loaded) continue;
-      // Appends since the load make a conversation grow: measured again at each check.
-      held.heldBytes = heldBytesOf(held);
-      total += held.heldBytes;
-    }
-    for (const [hex, held] of this.conversations) {
-      if (total <= budget) break;
-      if (held === keep || !held.loaded) continue;
-      total -= held.heldBytes;
-      this.droppedSinceCollection += held.heldBytes;
-      this.conversations.delete(hex);
-      held.conversation.close();
-      this.conversationsDropped += 1;
-      this.logger.info('conversation dropped from memory: least recently used, over the memory budget', { conversation: hex, bytes: held.heldBytes });
-    }
-    if (this.droppedSinceCollection >= budget * COLLECT_AFTER_DROPPING) {
-      this.droppedSinceCollection = 0;
-      collectGarbageSoon();
-    }
   }
 
   private drop(hex: string): void {
