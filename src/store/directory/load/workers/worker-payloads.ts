@@ -9,7 +9,7 @@ import type { PayloadKeeper } from '../../memory/payload-slabs';
 /** Enough for a batch of typical events (LOAD_POLICY.filesPerBatch); a larger batch grows it. */
 const INITIAL_BYTES = 1024 * 1024;
 
-export class BatchScratch implements PayloadKeeper {
+export class WorkerPayloads implements PayloadKeeper {
   private area = Buffer.allocUnsafeSlow(INITIAL_BYTES);
   private used = 0;
 

@@ -9,18 +9,18 @@ import { parentPort } from 'node:worker_threads';
 import type { DecodeJob, DecodeReply } from './worker-messages';
 import { EventFileBatches } from '../read-and-decode';
 import { parseEventFileName, type EventFileName } from '../event-file-name';
-import { BatchScratch } from './worker-payloads';
+import { WorkerPayloads } from './worker-payloads';
 import { packBatch } from './batch-transfer';
 import { TimeSlice } from '../time-slice';
 
 if (!parentPort) throw new Error('The decode worker (worker.ts) runs as a worker thread; worker-pool.ts starts it');
 const port = parentPort;
 /** Payloads wait here between reading and packing. */
-const scratch = new BatchScratch();
+const payloads = new WorkerPayloads();
 /** Nothing else runs on this thread, so a batch never stops to let other work in. */
 const wholeBatch = new TimeSlice(Number.POSITIVE_INFINITY);
 
-/** Jobs run one after another, since they share the scratch area. */
+/** Jobs run one after another, since they share the payloads area. */
 let queue = Promise.resolve();
 port.on('message', (job: DecodeJob) => {
   queue = queue.then(() => answer(job));
@@ -28,8 +28,8 @@ port.on('message', (job: DecodeJob) => {
 
 async function answer(job: DecodeJob): Promise<void> {
   try {
-    const batches = new EventFileBatches(job.realRoot, wholeBatch, scratch, job.mode, job.readsOnThreadPool);
-    scratch.reset();
+    const batches = new EventFileBatches(job.realRoot, wholeBatch, payloads, job.mode, job.readsOnThreadPool);
+    payloads.reset();
     const decoded = await batches.decode(job.directory, job.names.map(eventFileName));
     const { batch, transfer } = packBatch(decoded);
     reply({ jobId: job.jobId, batch, readsOnThreadPool: batches.onThreadPool, workerBytes: heapBytes() }, transfer);
