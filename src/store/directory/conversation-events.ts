@@ -91,6 +91,7 @@ export class ConversationEvents {
     this.options.logger.info('conversation loaded', {
       conversation: this.options.hex,
       events: this.index.size,
+      // The log's field names stay those operators already read: broken files, then files of an unknown kind or value.
       skipped: this.unserved.brokenCount,
       withheld: this.unserved.unknownCount,
       ms: Math.round(performance.now() - started),
