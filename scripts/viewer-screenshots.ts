@@ -10,7 +10,7 @@ import { chromium } from 'playwright-core';
 import { createMemoryLogger } from '../src/log';
 import { createApp } from '../src/server/app';
 import { listen } from '../src/server/listen';
-import { createDirectoryStore } from '../src/store/directory-store';
+import { createDirectoryStore } from '../src/store/directory/directory-store';
 import { buildViewerBundle } from './viewer-bundle';
 
 const root = path.resolve(__dirname, '..');

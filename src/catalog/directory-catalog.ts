@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
 import type { Logger } from '../log';
 import { hyphenate, parseUuid, storedTimestampMicros } from '../search';
-import { locateConversation } from '../store/conversation-location';
+import { locateConversation } from '../store/directory/open/conversation-location';
 import { errorCode } from '../store/error-code';
-import { statIfPresent, versionOf } from '../store/file-version';
+import { statIfPresent, versionOf } from '../store/directory/list/file-version';
 import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile } from './conversation-catalog';
 import { type JsonObject, composeConversationInfo, executionStatusOf, isObject, servedState } from './conversation-info';
 

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../log';
 import { createPool, describeDatabaseError, isUnavailable, redactedUrl } from '../store/postgres/connection';
 import { ingestConversations, type IngestProgress } from '../store/postgres/ingest';
-import { checkConversationsRoot } from '../store/store-root';
+import { checkConversationsRoot } from '../store/directory/open/store-root';
 
 export const INGEST_USAGE = 'usage: npm run ingest -- --conversations-path DIR --database-url URL [--follow]\n';
 

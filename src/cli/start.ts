@@ -18,9 +18,9 @@ import { SOCKET_LIMITS } from '../live/event-sockets';
 import { createApp } from '../server/app';
 import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';
-import { createDirectoryStore } from '../store/directory-store';
+import { createDirectoryStore } from '../store/directory/directory-store';
 import type { EventStore } from '../store/event-store';
-import { checkConversationsRoot } from '../store/store-root';
+import { checkConversationsRoot } from '../store/directory/open/store-root';
 import { asksForVersion, packageRoot, packageVersion } from './package-info';
 
 const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');

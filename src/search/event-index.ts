@@ -2,6 +2,7 @@ import type { EventKind } from '../contract';
 import { IdTable, idHash, idTag } from './id-table';
 import { EVENT_KINDS } from './kinds';
 import { SlotList, type SlotOrder } from './slot-lists';
+import { PositionTable } from './position-table';
 import type { Micros } from './timestamps';
 import { resized } from './typed-arrays';
 
@@ -22,7 +23,7 @@ export interface IndexedEvent<Payload> {
 
 /**
  * Where an index keeps its events' payloads and ids, by slot. The store's column
- * (src/store/stored-payloads.ts) keeps a payload as a place in a shared buffer and finds
+ * (src/store/directory/memory/payload-column.ts) keeps a payload as a place in a shared buffer and finds
  * the id inside the payload's own bytes; the default keeps both as they are given.
  */
 export interface PayloadColumn<Payload> {
@@ -90,8 +91,6 @@ export interface IndexMemory {
 export type ListKey = { all: true } | { kind: EventKind } | { source: string };
 
 const FIRST_CAPACITY = 64;
-/** Positions below this are found through an array indexed by position, beyond it through a Map (see served-files.ts). */
-const DENSE_POSITIONS = 1 << 20;
 const NO_SOURCE = 0;
 const KIND_CODE = new Map<EventKind, number>(EVENT_KINDS.map((kind, code) => [kind, code]));
 
@@ -129,9 +128,8 @@ export class EventIndex<Payload> {
     (slot) => idHash(this.payloads.id(slot)),
     (slot) => this.idTags[slot]!,
   );
-  /** slot + 1 at each position below DENSE_POSITIONS (0: none), then the sparse rest. */
-  private slotByPosition = new Int32Array(0);
-  private readonly sparsePositions = new Map<number, number>();
+  /** slot + 1 at each position (0: none). */
+  private readonly slotByPosition = new PositionTable(new Int32Array(0), FIRST_CAPACITY);
   private measured: IndexMemory | undefined;
   private highestPosition = -1;
 
@@ -276,17 +274,7 @@ export class EventIndex<Payload> {
 
   /** Up to `limit` slots of the events at positions after `position`, in position (append) order. */
   slotsAfterPosition(position: number, limit: number): number[] {
-    const slots: number[] = [];
-    const denseEnd = Math.min(this.slotByPosition.length, DENSE_POSITIONS, this.highestPosition + 1);
-    for (let at = Math.max(0, Math.floor(position) + 1); at < denseEnd && slots.length < limit; at++) {
-      const slot = this.slotByPosition[at]! - 1;
-      if (slot >= 0) slots.push(slot);
-    }
-    if (slots.length < limit && this.sparsePositions.size > 0) {
-      const later = [...this.sparsePositions].filter(([at]) => at > position && at >= 0).sort((a, b) => a[0] - b[0]);
-      for (const [, slot] of later.slice(0, limit - slots.length)) slots.push(slot);
-    }
-    return slots;
+    return this.slotByPosition.valuesAfter(position, limit, this.highestPosition + 1).map((value) => value - 1);
   }
 
   /** The whole entry of a slot: for single events (get by id) and tests, not for pages. */
@@ -334,9 +322,7 @@ export class EventIndex<Payload> {
     for (const list of this.sourceLists) list?.trim();
     const wanted = this.nextSlot + (this.nextSlot >>> 4) + 1;
     if (this.capacity > wanted) this.resize(wanted);
-    let positionsUsed = this.slotByPosition.length;
-    while (positionsUsed > 0 && this.slotByPosition[positionsUsed - 1] === 0) positionsUsed--;
-    if (positionsUsed < this.slotByPosition.length) this.slotByPosition = resized(this.slotByPosition, positionsUsed);
+    this.slotByPosition.trim();
   }
 
   /**
@@ -363,8 +349,7 @@ export class EventIndex<Payload> {
       this.idTags.byteLength +
       this.kinds.byteLength +
       this.sources.byteLength +
-      this.slotByPosition.byteLength +
-      this.sparsePositions.size * 40;
+      this.slotByPosition.byteLength;
     return { payloadBytes, indexBytes: columns + lists + this.ids.byteLength + texts + overheadBytes };
   }
 
@@ -398,25 +383,11 @@ export class EventIndex<Payload> {
   }
 
   private slotAtPosition(position: number): number {
-    if (position >= DENSE_POSITIONS || position < 0) return this.sparsePositions.get(position) ?? -1;
-    return position < this.slotByPosition.length ? this.slotByPosition[position]! - 1 : -1;
+    return this.slotByPosition.get(position) - 1;
   }
 
   private setSlotAtPosition(position: number, slot: number): void {
-    if (position >= DENSE_POSITIONS || position < 0) {
-      if (slot < 0) this.sparsePositions.delete(position);
-      else this.sparsePositions.set(position, slot);
-      return;
-    }
-    if (position >= this.slotByPosition.length) {
-      if (slot < 0) return;
-      const length = Math.min(
-        DENSE_POSITIONS,
-        Math.max(FIRST_CAPACITY, position + 1, this.slotByPosition.length + (this.slotByPosition.length >>> 1)),
-      );
-      this.slotByPosition = resized(this.slotByPosition, length);
-    }
-    this.slotByPosition[position] = slot + 1;
+    this.slotByPosition.set(position, slot + 1);
   }
 }
 

@@ -5,4 +5,5 @@ export * from './uuid';
 export * from './kinds';
 export * from './message-text';
 export { resized } from './typed-arrays';
+export { DENSE_POSITIONS, PositionTable } from './position-table';
 export * from './cross-search';

@@ -5,7 +5,7 @@ import { type SocketLimits, attachEventSockets, createEventSockets } from '../li
 import type { Logger } from '../log';
 import type { EventStore } from '../store/event-store';
 import { docsPage } from './docs-page';
-import { storedEventCountsBody } from '../store/stored-event-counts';
+import { storedEventCountsBody } from '../store/stored-event/counts';
 import { HttpError, errorHandler } from './errors';
 import { operationHandlers } from './handlers';
 import { type OperationRoute, type RouteTable, operationRoutes } from './operation-routes';

@@ -4,8 +4,8 @@
  * JSON bytes, never a re-serialised object, and the server writes them out as they are.
  */
 import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../search';
-import type { StoredEventMode } from './stored-event';
-import { type StoredEventCounts, emptyStoredEventCounts } from './stored-event-counts';
+import type { StoredEventMode } from './stored-event/decide';
+import { type StoredEventCounts, emptyStoredEventCounts } from './stored-event/counts';
 
 /** Counters an operator reads on the health endpoint. */
 export interface StoreHealth {

@@ -3,7 +3,7 @@
  * not by tracing system calls: ids that would traverse are refused by UUID validation
  * before the store is asked for anything (the store is wrapped to record every `open`),
  * and symbolic links that lead out of the root are not followed, as the store decided
- * (src/store/contained-path.ts): a conversation or events directory linked outside is
+ * (src/store/directory/open/contained-path.ts): a conversation or events directory linked outside is
  * treated as absent, an event file linked outside is skipped and counted.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { eventFileName, serializeEvent, writeConversation } from '../../src/fixt
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { type RunningServer, listen } from '../../src/server/listen';
-import { createDirectoryStore } from '../../src/store/directory-store';
+import { createDirectoryStore } from '../../src/store/directory/directory-store';
 import type { EventStore } from '../../src/store/event-store';
 import { conversationId, eventId, message } from '../support/events';
 import { type LiveServer, startLiveServer } from '../support/live-server';

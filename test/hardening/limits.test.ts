@@ -12,7 +12,7 @@ import { generateConversation, writeConversation } from '../../src/fixture';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { type RunningServer, SERVER_LIMITS, type ServerLimits, listen } from '../../src/server/listen';
-import { createDirectoryStore } from '../../src/store/directory-store';
+import { createDirectoryStore } from '../../src/store/directory/directory-store';
 import type { EventStore } from '../../src/store/event-store';
 import { conversationId } from '../support/events';
 import { exchange, rawGet } from './support/raw-http';

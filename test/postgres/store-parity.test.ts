@@ -11,7 +11,7 @@ import { generateConversation, toConversationIdHex } from '../../src/fixture';
 import { serializeEvent } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
 import { EVENT_KINDS, type SearchCriteria } from '../../src/search';
-import { createDirectoryStore } from '../../src/store/directory-store';
+import { createDirectoryStore } from '../../src/store/directory/directory-store';
 import type { EventStore } from '../../src/store/event-store';
 
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store';

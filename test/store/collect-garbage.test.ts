@@ -1,5 +1,5 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
-import { collectGarbageSoon } from '../../src/store/collect-garbage';
+import { collectGarbageSoon } from '../../src/store/directory/memory/collect-garbage';
 import { eventually } from '../support/eventually';
 
 /*

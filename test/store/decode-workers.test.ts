@@ -5,11 +5,11 @@ import { createMemoryLogger } from '../../src/log';
 import type { EventIndex } from '../../src/search';
 import { eventPageBody } from '../../src/server/event-page';
 import { createDirectoryStore, type DirectoryEventStore } from '../../src/store';
-import { MainThreadDecoder, SharedDecoder, loadSharing } from '../../src/store/batch-decoders';
-import { DecodePool } from '../../src/store/decode-pool';
-import { parseEventFileName } from '../../src/store/event-file-name';
-import { PayloadSlab } from '../../src/store/payload-slab';
-import { TimeSlice } from '../../src/store/time-slice';
+import { MainThreadDecoder, SharedDecoder, loadSharing } from '../../src/store/directory/load/where-batches-decode';
+import { DecodePool } from '../../src/store/directory/load/workers/worker-pool';
+import { parseEventFileName } from '../../src/store/directory/load/event-file-name';
+import { PayloadSlab } from '../../src/store/directory/memory/payload-slabs';
+import { TimeSlice } from '../../src/store/directory/load/time-slice';
 import {
   CONVERSATION,
   createConversation,
@@ -192,7 +192,7 @@ describe('the decode pool', () => {
   function decodersOver(events: string) {
     const realRoot = realpathSync(t.root);
     const onMainThread = new MainThreadDecoder(events, realRoot, new TimeSlice(2), new PayloadSlab(), 'contract');
-    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, 'contract', () => false, loadSharing(1000, 2, 256)) };
+    return { onMainThread, inWorkers: new SharedDecoder(pool, events, realRoot, onMainThread, 'contract', loadSharing(1000, 2, 256)) };
   }
 
   it('stops its workers once idle, and starts them again for the next job', async () => {
@@ -244,8 +244,8 @@ describe('the decode pool', () => {
     expect(decoded).toEqual(await onMainThread.decode(files));
     expect(decoded.files).toEqual([
       expect.objectContaining({ position: 0 }),
-      { unserved: 'skipped', reason: 'not valid JSON (truncated or corrupt)' },
-      { unserved: 'skipped', reason: 'symbolic link to a file outside the conversations directory, not followed' },
+      { because: 'broken', reason: 'not valid JSON (truncated or corrupt)' },
+      { because: 'broken', reason: 'symbolic link to a file outside the conversations directory, not followed' },
     ]);
     expect(pool.usable).toBe(false);
     expect(failures.lines.filter((line) => line.includes('decode workers failed'))).toHaveLength(1);

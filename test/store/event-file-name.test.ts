@@ -1,4 +1,4 @@
-import { parseEventFileName } from '../../src/store/event-file-name';
+import { parseEventFileName } from '../../src/store/directory/load/event-file-name';
 
 describe('parseEventFileName', () => {
   it.each([

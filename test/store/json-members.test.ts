@@ -1,4 +1,4 @@
-import { withoutTopLevelMembers } from '../../src/store/json-members';
+import { withoutTopLevelMembers } from '../../src/store/stored-event/json-members';
 
 const cut = (text: string, ...names: string[]) => withoutTopLevelMembers(Buffer.from(text), new Set(names))?.toString();
 

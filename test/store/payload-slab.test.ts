@@ -1,4 +1,4 @@
-import { PayloadSlab } from '../../src/store/payload-slab';
+import { PayloadSlab } from '../../src/store/directory/memory/payload-slabs';
 
 describe('PayloadSlab', () => {
   it('keeps each copy intact while later copies fill the slab and the next ones', () => {

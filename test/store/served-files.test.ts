@@ -1,5 +1,5 @@
-import { parseEventFileName } from '../../src/store/event-file-name';
-import { ServedFiles } from '../../src/store/served-files';
+import { parseEventFileName } from '../../src/store/directory/load/event-file-name';
+import { ServedFiles } from '../../src/store/directory/memory/served-files';
 
 const file = (name: string) => parseEventFileName(name)!;
 

@@ -4,8 +4,8 @@
  * itself (unlisted-properties.ts).
  */
 import type { OpenApiDocument } from '../../src/contract';
-import { decodeStoredEvent } from '../../src/store/stored-event';
-import { compileUnlistedPropertyPruner } from '../../src/store/unlisted-properties';
+import { decodeStoredEvent } from '../../src/store/stored-event/decide';
+import { compileUnlistedPropertyPruner } from '../../src/store/stored-event/unlisted-properties';
 
 const TOOL_CALL = { id: 'call_1', name: 'finish', arguments: '{}', origin: 'completion' };
 const actionEvent = (extra: Record<string, unknown> = {}, action: Record<string, unknown> = { kind: 'FinishAction', message: 'done' }) => ({

@@ -1,8 +1,8 @@
 import { EventIndex, searchEvents } from '../../src/search';
-import { type DecodedFile, isUnserved } from '../../src/store/event-file-batches';
-import { packBatch, unpackBatch } from '../../src/store/packed-batch';
-import { PayloadSlab } from '../../src/store/payload-slab';
-import { StoredPayloads } from '../../src/store/stored-payloads';
+import { type DecodedFile, isUnserved } from '../../src/store/directory/load/read-and-decode';
+import { packBatch, unpackBatch } from '../../src/store/directory/load/workers/batch-transfer';
+import { PayloadSlab } from '../../src/store/directory/memory/payload-slabs';
+import { StoredPayloads } from '../../src/store/directory/memory/payload-column';
 
 const slabbed = (slab: PayloadSlab, json: string) => {
   const bytes = Buffer.from(json);
@@ -116,7 +116,7 @@ function keptInPackedBatch(): Buffer[] {
     text: undefined,
     payload: Buffer.from(json),
   }));
-  files.splice(2, 0, { unserved: 'skipped', reason: 'not JSON' });
+  files.splice(2, 0, { because: 'broken', reason: 'not JSON' });
   const { batch } = packBatch({ files, unlisted: files.map(() => undefined) });
   return unpackBatch(batch)
     .files.filter((file) => !isUnserved(file))

@@ -9,7 +9,7 @@ import { createDirectoryCatalog } from '../../src/catalog';
 import type { SocketLimits } from '../../src/live/event-sockets';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
-import { createDirectoryStore } from '../../src/store/directory-store';
+import { createDirectoryStore } from '../../src/store/directory/directory-store';
 import type { EventStore } from '../../src/store/event-store';
 import { postgresBacking } from '../postgres/support/postgres-backing';
 

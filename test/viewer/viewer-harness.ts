@@ -16,7 +16,7 @@ import { writeConversation } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
-import { createDirectoryStore } from '../../src/store/directory-store';
+import { createDirectoryStore } from '../../src/store/directory/directory-store';
 
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const SAMPLE_DATA = path.resolve(__dirname, '../../sample-data/conversations');

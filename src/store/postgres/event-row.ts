@@ -2,8 +2,8 @@
  * What the events table holds for one event file, built with the directory store's own
  * decoding, so both stores serve and skip exactly the same files.
  */
-import type { EventFileName } from '../event-file-name';
-import { decodeEventFile } from '../event-decoder';
+import type { EventFileName } from '../directory/load/event-file-name';
+import { decodeEventFile } from '../stored-event/index-fields';
 import { storedSortMicros } from './sort-micros';
 import { nullableTextColumn, textColumn } from './text-column';
 

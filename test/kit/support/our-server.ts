@@ -7,7 +7,7 @@ import { type ConversationCatalog, createDirectoryCatalog } from '../../../src/c
 import { createApp } from '../../../src/server/app';
 import type { EventStore } from '../../../src/store/event-store';
 import { listen } from '../../../src/server/listen';
-import { createDirectoryStore } from '../../../src/store/directory-store';
+import { createDirectoryStore } from '../../../src/store/directory/directory-store';
 
 export interface OurServer {
   url: string;
