@@ -197,7 +197,9 @@ describe('in front of a server that accepts what the contract rejects', () => {
     expect(code).toBe(1);
     const output = proxy.output();
     expect(output.match(/VIOLATION #/g)).toHaveLength(1);
-    expect(output).toContain('- query parameter limit "101" is above the maximum 100, yet the request was answered 200: the contract answers it with 422');
+    expect(output).toContain(
+      '- query parameter limit "101" is above the maximum 100, yet the request was answered 200: the contract answers it with 422',
+    );
   });
 });
 
