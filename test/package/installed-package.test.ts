@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SERVER_NODE_FLAGS } from '../../src/server-process';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -123,7 +123,7 @@ function startInstalledServer(cwd: string, env: Record<string, string> = {}): Pr
 }
 
 describe('the packed tarball', () => {
-  it('holds the build, the contract, the README and the licence, and no tests, bench results or CI files', () => {
+  it('holds the build, the contract, the README and the licence, and no tests, development code, bench results or CI files', () => {
     for (const expected of [
       'dist/src/index.js',
       'dist/src/index.d.ts',
@@ -140,7 +140,10 @@ describe('the packed tarball', () => {
       expect(packedFiles).toContain(expected);
     }
     const unwanted = packedFiles.filter(
-      (file) => /^(test|bench|\.ci|src|scripts|sample-data)\//.test(file) || (file.endsWith('.ts') && !file.endsWith('.d.ts')),
+      (file) =>
+        /^(test|bench|dev|\.ci|src|scripts|sample-data)\//.test(file) ||
+        /^dist\/(dev|src\/(bench|soak))\/|local-cluster|server-process/.test(file) ||
+        (file.endsWith('.ts') && !file.endsWith('.d.ts')),
     );
     expect(unwanted).toEqual([]);
   });

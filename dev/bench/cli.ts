@@ -7,14 +7,14 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { renderCrossSearchReport, runCrossSearchBench } from '../bench/cross-search';
-import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from '../bench/postgres-bench';
-import { DEFAULT_LIVE_DELIVERY, measureLiveDelivery, renderLiveDelivery } from '../bench/live-delivery';
-import { measureProxyOverhead, renderProxyOverhead } from '../bench/proxy-overhead';
-import { appendToResultsLog, renderReport, scalingSection } from '../bench/report';
-import { SCALING_RANDOM_SECONDS, runBenchmark } from '../bench/run';
-import { measureScaling } from '../bench/scaling';
-import { budgetTargets, checkTargets } from '../bench/targets';
+import { renderCrossSearchReport, runCrossSearchBench } from './cross-search';
+import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from './postgres-bench';
+import { DEFAULT_LIVE_DELIVERY, measureLiveDelivery, renderLiveDelivery } from './live-delivery';
+import { measureProxyOverhead, renderProxyOverhead } from './proxy-overhead';
+import { appendToResultsLog, renderReport, scalingSection } from './report';
+import { SCALING_RANDOM_SECONDS, runBenchmark } from './run';
+import { measureScaling } from './scaling';
+import { budgetTargets, checkTargets } from './targets';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;

@@ -10,13 +10,13 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeConversation } from '../fixture';
-import { createMemoryLogger } from '../log';
-import { findFreePort } from '../free-port';
-import { type ScriptProcess, processMemory, spawnScript } from '../server-process';
-import { createPool } from '../store/postgres/connection';
-import { ingestConversations } from '../store/postgres/ingest';
-import { startLocalCluster } from '../store/postgres/local-cluster';
+import { writeConversation } from '../../src/fixture';
+import { createMemoryLogger } from '../../src/log';
+import { findFreePort } from '../../src/free-port';
+import { type ScriptProcess, processMemory, spawnScript } from '../process/server-process';
+import { createPool } from '../../src/store/postgres/connection';
+import { ingestConversations } from '../../src/store/postgres/ingest';
+import { startLocalCluster } from '../postgres/local-cluster';
 import { ensureDataset } from './datasets';
 import { describeCommit, describeMachine, loadAverage } from './environment';
 import { getOk, keepAliveAgent, timedGet } from './http-get';

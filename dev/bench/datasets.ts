@@ -5,7 +5,7 @@
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_LARGE_PAYLOAD_BYTES, generateConversation, parseNaiveTimestamp, writeConversation } from '../fixture';
+import { DEFAULT_LARGE_PAYLOAD_BYTES, generateConversation, parseNaiveTimestamp, writeConversation } from '../../src/fixture';
 
 /** Bump when the data written here changes shape, so old bench/data is regenerated. */
 const BENCH_DATA_VERSION = 1;

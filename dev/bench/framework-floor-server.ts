@@ -8,15 +8,15 @@
  * search. Started like the baseline (precomputed-server.ts): routes arrive as the first IPC
  * message, the port goes back.
  */
-import { createLogger } from '../log';
-import { createApp } from '../server/app';
-import { listen } from '../server/listen';
-import { loadOpenApiDocument } from '../contract';
-import { searchCriteriaOf } from '../server/criteria';
-import { operationRoutes } from '../server/operation-routes';
-import { ParsedValues, isParsedHere } from '../server/parsed-values';
-import type { SearchCriteria } from '../search';
-import { type EventStore, type StoredPage, emptyStoreHealth } from '../store/event-store';
+import { createLogger } from '../../src/log';
+import { createApp } from '../../src/server/app';
+import { listen } from '../../src/server/listen';
+import { loadOpenApiDocument } from '../../src/contract';
+import { searchCriteriaOf } from '../../src/server/criteria';
+import { operationRoutes } from '../../src/server/operation-routes';
+import { ParsedValues, isParsedHere } from '../../src/server/parsed-values';
+import type { SearchCriteria } from '../../src/search';
+import { type EventStore, type StoredPage, emptyStoreHealth } from '../../src/store/event-store';
 import { type PrecomputedRoute, receiveRoutes, reportListening } from './precomputed-server';
 
 /**

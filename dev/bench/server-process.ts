@@ -4,7 +4,8 @@
  * memory can be read on its own.
  */
 import { readFileSync } from 'node:fs';
-import { SERVER_NODE_FLAGS, type ScriptProcess, spawnScript, spawnServer } from '../server-process';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
+import { type ScriptProcess, spawnScript, spawnServer } from '../process/server-process';
 import { timedGet } from './http-get';
 import type { ListeningMessage, PrecomputedRoute, RoutesMessage } from './precomputed-server';
 
@@ -58,9 +59,9 @@ export async function spawnOurServer(label: string, options: OurServerOptions): 
  * The framework floor is our application, so it runs with our server's node flags.
  */
 export const PRECOMPUTED_SERVERS = {
-  baseline: { script: 'src/bench/baseline-server.ts', nodeFlags: [] },
-  'framework floor': { script: 'src/bench/framework-floor-server.ts', nodeFlags: SERVER_NODE_FLAGS },
-  'Express alone': { script: 'src/bench/express-alone-server.ts', nodeFlags: SERVER_NODE_FLAGS },
+  baseline: { script: 'dev/bench/baseline-server.ts', nodeFlags: [] },
+  'framework floor': { script: 'dev/bench/framework-floor-server.ts', nodeFlags: SERVER_NODE_FLAGS },
+  'Express alone': { script: 'dev/bench/express-alone-server.ts', nodeFlags: SERVER_NODE_FLAGS },
 } as const;
 export type PrecomputedServerName = keyof typeof PRECOMPUTED_SERVERS;
 

@@ -5,7 +5,7 @@
  */
 import type { LatencySummary } from './latency';
 import type { SoakOptions } from './options';
-import type { ProcessExit } from '../server-process';
+import type { ProcessExit } from '../process/server-process';
 import type { AppendVerdict } from './verify';
 
 export interface SoakFigures {

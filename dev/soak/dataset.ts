@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateConversation, parseNaiveTimestamp, writeConversation } from '../fixture';
+import { generateConversation, parseNaiveTimestamp, writeConversation } from '../../src/fixture';
 
 export interface SoakConversation {
   /** Hyphenated, as clients send it. */

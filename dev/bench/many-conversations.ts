@@ -8,8 +8,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
-import { DEFAULT_LARGE_PAYLOAD_BYTES, generateConversation, writeConversation } from '../fixture';
-import { type ProcessMemory, processMemory } from '../server-process';
+import { DEFAULT_LARGE_PAYLOAD_BYTES, generateConversation, writeConversation } from '../../src/fixture';
+import { type ProcessMemory, processMemory } from '../process/server-process';
 import { sizeOnDisk } from './datasets';
 import { keepAliveAgent, parseEventPage, timedGet } from './http-get';
 import { percentile } from './load';

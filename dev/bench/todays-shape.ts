@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_LARGE_PAYLOAD_BYTES, generateRecordedConversation, writeConversation } from '../fixture';
+import { DEFAULT_LARGE_PAYLOAD_BYTES, generateRecordedConversation, writeConversation } from '../../src/fixture';
 import { type ColdOpenFigures, measureColdOpen } from './cold-open';
 import { type Dataset, type DatasetFacts, type DatasetSpec, factsOf } from './datasets';
 import { bringIntoPageCache } from './read-floor';

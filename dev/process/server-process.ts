@@ -1,5 +1,5 @@
 /**
- * The one spawner behind the bench, the soak and the tests that need a real process. Scripts
+ * The one spawner behind the bench, the soak and the tests that need a real process (development only). Scripts
  * run from the checkout's TypeScript under this node and tsx (`node --import tsx <script>`),
  * so tests need no build; the server itself runs either so or compiled, from `dist/`, as
  * `npm start` and the `agent-server` bin run it, with the same node flags. The bench and the
@@ -10,19 +10,12 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { findFreePort } from './free-port';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
+import { findFreePort } from '../../src/free-port';
 
-const PROJECT_ROOT = path.resolve(__dirname, '..');
+const PROJECT_ROOT = path.resolve(__dirname, '../..');
 const START_SCRIPT = 'src/cli/start.ts';
 const COMPILED_START_SCRIPT = 'dist/src/cli/start.js';
-
-/**
- * Node flags the server runs with, here, in `npm start` (package.json) and in the first line of
- * src/cli/start.ts, the `agent-server` bin (a test keeps them alike). Nearly everything a conversation load allocates survives into the index, so
- * V8's young generation only adds copying: capped, the bench's 100k load left less resident
- * and shorter collector pauses for other requests (figures in bench/README.md, "Measurements behind choices in the code").
- */
-export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
 
 export interface ProcessExit {
   code: number | null;

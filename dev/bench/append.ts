@@ -6,7 +6,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';
-import { eventFileName, formatNaiveTimestamp, generateConversation, parseNaiveTimestamp, serializeEvent } from '../fixture';
+import { eventFileName, formatNaiveTimestamp, generateConversation, parseNaiveTimestamp, serializeEvent } from '../../src/fixture';
 import type { Dataset } from './datasets';
 import { getOk, keepAliveAgent, parseEventPage } from './http-get';
 import { type LoadFigures, startLoad } from './load';

@@ -9,7 +9,7 @@ import { getOk } from './http-get';
 import { type LoadFigures, runLoad } from './load';
 import { ROTATING_CURSORS, type Scenario, searchScenarios } from './scenarios';
 import type { PrecomputedRoute } from './precomputed-server';
-import { processMemory } from '../server-process';
+import { processMemory } from '../process/server-process';
 import { type ServerProcess, processCpuMs, startPrecomputedServer } from './server-process';
 
 export interface LoadShape {

@@ -8,8 +8,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
-import type { Event } from '../contract';
-import { eventFileName, serializeEvent, writeConversation } from '../fixture/layout';
+import type { Event } from '../../src/contract';
+import { eventFileName, serializeEvent, writeConversation } from '../../src/fixture/layout';
 import { processCpuMs, spawnOurServer, waitUntilAnswering, withServer } from './server-process';
 
 export interface LiveDeliveryOptions {

@@ -6,7 +6,7 @@
  * memory-budget run over the 1000 conversations (many-conversations.ts).
  */
 import path from 'node:path';
-import { processMemory } from '../server-process';
+import { processMemory } from '../process/server-process';
 import { type DatasetSpec, ensureDataset, sizeOnDisk } from './datasets';
 import { keepAliveAgent, getOk } from './http-get';
 import { percentile } from './load';

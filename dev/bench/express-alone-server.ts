@@ -6,7 +6,7 @@
  * (precomputed-server.ts).
  */
 import express from 'express';
-import { listen } from '../server/listen';
+import { listen } from '../../src/server/listen';
 import { receiveRoutes, reportListening } from './precomputed-server';
 
 receiveRoutes(async (routes) => {

@@ -2,7 +2,7 @@
  * One page request as a soak client makes it: timed from send to the last byte of the body,
  * and judged. Anything but a 200 with an EventPage body is an error with a short reason.
  */
-import type { EventPage } from '../contract';
+import type { EventPage } from '../../src/contract';
 
 export type PageResult = { ok: true; page: EventPage; ms: number } | { ok: false; reason: string; ms: number };
 

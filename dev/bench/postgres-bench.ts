@@ -8,12 +8,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { createMemoryLogger } from '../log';
-import { spawnScript, type ScriptProcess } from '../server-process';
-import { findFreePort } from '../free-port';
-import { createPool } from '../store/postgres/connection';
-import { ingestConversations } from '../store/postgres/ingest';
-import { startLocalCluster } from '../store/postgres/local-cluster';
+import { createMemoryLogger } from '../../src/log';
+import { spawnScript, type ScriptProcess } from '../process/server-process';
+import { findFreePort } from '../../src/free-port';
+import { createPool } from '../../src/store/postgres/connection';
+import { ingestConversations } from '../../src/store/postgres/ingest';
+import { startLocalCluster } from '../postgres/local-cluster';
 import { ensureDataset } from './datasets';
 import { ensureManyConversations, manyConversationHex } from './many-conversations';
 import { getOk, keepAliveAgent } from './http-get';

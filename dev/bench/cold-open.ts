@@ -8,7 +8,7 @@ import type { Dataset } from './datasets';
 import { sizeOnDisk } from './datasets';
 import { getOk } from './http-get';
 import { searchPath } from './scenarios';
-import { type ProcessMemory, processMemory } from '../server-process';
+import { type ProcessMemory, processMemory } from '../process/server-process';
 import { type ServerProcess, waitUntilAnswering } from './server-process';
 
 export interface ColdOpenFigures {

@@ -6,9 +6,9 @@
  * 2 for a usage error.
  */
 import { parseArgs } from 'node:util';
-import { formatSoakReport } from '../soak/report';
-import { runSoak } from '../soak/run';
-import { DEFAULT_SOAK_OPTIONS, type SoakOptions } from '../soak/options';
+import { formatSoakReport } from './report';
+import { runSoak } from './run';
+import { DEFAULT_SOAK_OPTIONS, type SoakOptions } from './options';
 
 const USAGE = 'usage: npm run soak -- [--seconds N] [--clients N] [--conversations N] [--events N] [--appends-per-second N] [--json]';
 const FLAGS = {

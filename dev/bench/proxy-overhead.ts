@@ -6,8 +6,8 @@
  * of the medians, for a page of 100 events and one of 20.
  */
 import path from 'node:path';
-import { findFreePort } from '../free-port';
-import { spawnScript } from '../server-process';
+import { findFreePort } from '../../src/free-port';
+import { spawnScript } from '../process/server-process';
 import { type DatasetSpec, ensureDataset } from './datasets';
 import { getOk, keepAliveAgent } from './http-get';
 import { percentile } from './load';

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { EventOfKind } from '../contract';
-import { eventFileName, formatNaiveTimestamp, serializeEvent } from '../fixture';
+import type { EventOfKind } from '../../src/contract';
+import { eventFileName, formatNaiveTimestamp, serializeEvent } from '../../src/fixture';
 import type { SoakConversation } from './dataset';
 
 const TICK_MS = 20;

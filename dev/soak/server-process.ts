@@ -1,11 +1,11 @@
 /**
  * The real server as a child process, for the soak run and the tests that need signals,
  * environment variables, a second user or the process's memory. Spawned by the shared
- * src/server-process.ts; this side keeps stdout and stderr line by line and waits for the
+ * dev/process/server-process.ts; this side keeps stdout and stderr line by line and waits for the
  * "listening" line, so a caller gets a server that is ready.
  */
 import type { ChildProcess } from 'node:child_process';
-import { type ProcessExit, processMemory, spawnServer } from '../server-process';
+import { type ProcessExit, processMemory, spawnServer } from '../process/server-process';
 
 const LISTENING = /listening on (http:\/\/\S+), serving/;
 /** Variables the server reads; a test's own environment must not leak into the child through them. */
