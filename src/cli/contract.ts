@@ -14,7 +14,8 @@ import { runProxyCommand } from '../kit/proxy/proxy-command';
 import { renderJson, renderJunit, renderText } from '../kit/run/report';
 import { writeReportFile } from '../kit/report-file';
 import { runContract } from '../kit/run/run';
-import { asksForVersion, packageVersion } from './package-info';
+import { packageVersion } from '../package-info';
+import { asksForVersion } from './version-flag';
 
 const EXIT_PASSED = 0;
 const EXIT_FAILED = 1;

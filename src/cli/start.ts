@@ -21,7 +21,8 @@ import { sessionKeysFromEnv } from '../server/session-keys';
 import { createDirectoryStore } from '../store/directory-store';
 import type { EventStore } from '../store/event-store';
 import { checkConversationsRoot } from '../store/store-root';
-import { asksForVersion, packageRoot, packageVersion } from './package-info';
+import { packageRoot, packageVersion } from '../package-info';
+import { asksForVersion } from './version-flag';
 
 const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');
 const REFERENCE_DEFAULT_PATH = 'workspace/conversations';

@@ -1,6 +1,7 @@
 /**
  * Where this package lives and which version it is, the same whether the code runs from
- * src/ under tsx, from dist/src/ in the checkout, or from an installed copy in node_modules.
+ * src/ under tsx, from dist/src/ in the checkout, or from an installed copy in node_modules:
+ * the server reads its assets and its version from here, the bins their `--version`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,9 +25,4 @@ export function packageRoot(): string {
 
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-/** True when `--version` is among the arguments: every bin answers it before parsing anything else. */
-export function asksForVersion(argv: readonly string[]): boolean {
-  return argv.includes('--version');
 }
