@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeConversation } from '../../src/fixture';
 import { createMemoryLogger } from '../../src/log';
-import { findFreePort } from '../../src/free-port';
+import { findFreePort } from '../process/free-port';
 import { type ScriptProcess, processMemory, spawnScript } from '../process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/postgres/ingest';

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createMemoryLogger } from '../../src/log';
 import { spawnScript, type ScriptProcess } from '../process/server-process';
-import { findFreePort } from '../../src/free-port';
+import { findFreePort } from '../process/free-port';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/postgres/ingest';
 import { startLocalCluster } from '../postgres/local-cluster';

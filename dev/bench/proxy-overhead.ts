@@ -6,7 +6,7 @@
  * of the medians, for a page of 100 events and one of 20.
  */
 import path from 'node:path';
-import { findFreePort } from '../../src/free-port';
+import { findFreePort } from '../process/free-port';
 import { spawnScript } from '../process/server-process';
 import { type DatasetSpec, ensureDataset } from './datasets';
 import { getOk, keepAliveAgent } from './http-get';

@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findFreePort } from '../../src/free-port';
+import { findFreePort } from '../process/free-port';
 
 const DEFAULT_BIN_DIR = '/usr/lib/postgresql/15/bin';
 const SERVICE_USER = 'postgres';

@@ -11,7 +11,7 @@ import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
-import { findFreePort } from '../../src/free-port';
+import { findFreePort } from './free-port';
 
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
 const START_SCRIPT = 'src/cli/start.ts';
