@@ -90,9 +90,9 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
   const startOurs = (name: string) => spawnOurServer(name, { ...serverOptions(name), validateResponses: false });
 
   // Every timed open and the loading floor find the files in the page cache, as a server
-  // does that opens what an agent has just written: this machine evicts files left unread
-  // for a few minutes, and a 100k open from the disk takes about three times as long
-  // (bench/README.md), which made the cold-open figure depend on the run's timing.
+  // does that opens what an agent has just written: the bench machine evicts files left
+  // unread for a few minutes and an open from the disk takes several times as long
+  // (bench/README.md), so otherwise the cold-open figure would depend on the run's timing.
   const conversations: ConversationResults[] = [];
   let mainOnly: MainOnlyResults | undefined;
   for (const dataset of datasets) {

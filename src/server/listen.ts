@@ -9,8 +9,8 @@ export interface ServerLimits {
   /** Headers must arrive within this (slowloris); Node answers 408 and closes. */
   readonly headersTimeoutMs: number;
   /**
-   * How often Node checks the two timeouts above. Its default is 30 s, so a client that
-   * stalls mid-headers held its connection for up to 40 s instead of 10.
+   * How often Node checks the two timeouts above. Its default is 30 s, with which a client
+   * that stalls mid-headers would keep its connection up to 40 s rather than the 10 s above.
    */
   readonly connectionsCheckingIntervalMs: number;
   /** Idle keep-alive connections are closed after this. */
