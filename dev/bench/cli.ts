@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--quick] [--scaling-only] [--proxy-only] [--profile] [--no-record] [--session-api-key KEY]`
+ * `npm run bench -- [--quick] [--scaling-only] [--proxy-only] [--against REF] [--profile] [--no-record] [--session-api-key KEY]`
  * Measures our server against a bare node:http baseline serving the same bytes, prints the
  * report and appends it to bench/RESULTS.md. Exit code 0 whether targets PASS or MISS (they
  * are findings, not failures); 1 when the benchmark itself could not run; 2 for bad flags.
@@ -7,6 +7,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { UnknownRefError, renderAgainstRef, runAgainstRef } from './against-ref';
 import { renderCrossSearchReport, runCrossSearchBench } from './cross-search';
 import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from './postgres-bench';
 import { DEFAULT_LIVE_DELIVERY, measureLiveDelivery, renderLiveDelivery } from './live-delivery';
@@ -27,7 +28,7 @@ const RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS.md');
 const POSTGRES_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-postgres.md');
 const CROSS_SEARCH_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-cross-search.md');
 
-const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] [--proxy-only] [--profile] [--no-record] [--session-api-key KEY] [--store postgres [--many-conversations]]
+const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] [--proxy-only] [--against REF] [--profile] [--no-record] [--session-api-key KEY] [--store postgres [--many-conversations]]
   --quick      10k events only and shorter load runs (under two minutes)
   --scaling-only
                only how cost grows (1k to 100k events, 10 to 1000 conversations) and the
@@ -36,6 +37,11 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
                events socket and by polling the search, side by side (bench/RESULTS.md)
   --proxy-only what the contract proxy adds to a request (agent-server-contract proxy);
                printed, never recorded
+  --against REF
+               before and after in one run: REF (commit, branch or tag) built in a temporary
+               git worktree, its server and this checkout's in alternating rounds on the 10k
+               (--quick) or 10k and 100k conversation: first page, another cursor on every
+               request, cold open, memory at the first page, as ratios (bench/RESULTS.md)
   --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
   --no-record  print the report without appending it to bench/RESULTS.md
   --store postgres
@@ -66,6 +72,7 @@ async function main(): Promise<number> {
         store: { type: 'string' },
         'many-conversations': { type: 'boolean', default: false },
         'cross-search': { type: 'boolean', default: false },
+        against: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -124,6 +131,16 @@ async function main(): Promise<number> {
       if (!values['no-record']) appendToResultsLog(RESULTS_LOG, report);
       return EXIT_OK;
     }
+    if (values.against !== undefined) {
+      const results = await runAgainstRef(
+        { ref: values.against, quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, serverNodeFlags },
+        progress,
+      );
+      const report = renderAgainstRef(results);
+      process.stdout.write(`\n${report}`);
+      if (!values['no-record']) appendToResultsLog(RESULTS_LOG, report);
+      return EXIT_OK;
+    }
     if (values['proxy-only']) {
       const rows = await measureProxyOverhead({ repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress);
       process.stdout.write(`\n${renderProxyOverhead(rows)}`);
@@ -153,6 +170,10 @@ async function main(): Promise<number> {
     }
     return EXIT_OK;
   } catch (error) {
+    if (error instanceof UnknownRefError) {
+      process.stderr.write(`bench: ${error.message}\n`);
+      return EXIT_BAD_ARGUMENTS;
+    }
     process.stderr.write(`bench: the benchmark could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return EXIT_FAILED;
   }

@@ -2,30 +2,23 @@
  * The package as users get it, measured beside this checkout's server in the same run: the
  * tarball `npm pack` makes of the checkout (the build `npm run bench` has just made) is
  * installed into a project of its own under the bench's data directory, and the installed
- * server and the checkout's are started alike, fresh, on the same conversation. Their first
- * page is then loaded in turns, so that both see the same machine state, and every figure
- * can be given as installed / checkout: the same within noise when the package ships what
- * the bench measures (the bundled, patched validator above all; see patches/README.md).
+ * server and the checkout's take turns on the same conversation (builds-side-by-side.ts),
+ * so that every figure can be given as installed / checkout: the same within noise when the
+ * package ships what the bench measures (the bundled, patched validator above all; see
+ * patches/README.md).
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { measureBuildsSideBySide } from './builds-side-by-side';
 import type { Dataset } from './datasets';
-import { getOk } from './http-get';
-import { searchPath } from './scenarios';
-import { type OurServerOptions, type ServerProcess, spawnOurServer, waitUntilAnswering } from './server-process';
-import { type LoadShape, type ServerLoadFigures, measure } from './side-by-side';
+import type { OurServerOptions } from './server-process';
+import type { LoadShape, ServerLoadFigures } from './side-by-side';
 
 const run = promisify(execFile);
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const PACKAGE_NAME = 'agent-server-contract';
-/**
- * Rounds of one measurement each, the order swapped every round (checkout first, then
- * installed first, ...), so that neither always runs right after the other: on a shared
- * machine a disturbance in one round shows as a disagreement between rounds.
- */
-const ROUNDS = 3;
 
 export interface InstalledPackageFigures {
   readonly tarballBytes: number;
@@ -48,48 +41,13 @@ export async function measureInstalledPackage(
 ): Promise<InstalledPackageFigures> {
   progress('installed package: npm pack and npm install');
   const { packageDirectory, tarballBytes } = await installPackedCheckout(options.repoRoot, path.join(options.dataDirectory, 'installed-package'));
-  const firstPage = searchPath(dataset.conversationIdHex, { limit: '100' });
-  const label = dataset.spec.label;
-  const servers: ServerProcess[] = [];
-  try {
-    const checkout = await startAndOpen(
-      spawnOurServer(`checkout-${label}`, { ...options.server(`checkout-${label}`), validateResponses: false }),
-      firstPage,
-    );
-    servers.push(checkout);
-    const installed = await startAndOpen(
-      spawnOurServer(`installed-${label}`, { ...options.server(`installed-${label}`), repoRoot: packageDirectory, validateResponses: false }),
-      firstPage,
-    );
-    servers.push(installed);
-    const rounds = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      const checkoutFirst = round % 2 === 1;
-      progress(`  ${label} first page, ${checkoutFirst ? 'checkout then installed' : 'installed then checkout'}, round ${round} of ${ROUNDS}`);
-      if (checkoutFirst) {
-        const checkoutFigures = await measure(checkout, [firstPage], shape);
-        rounds.push({ checkout: checkoutFigures, installed: await measure(installed, [firstPage], shape) });
-      } else {
-        const installedFigures = await measure(installed, [firstPage], shape);
-        rounds.push({ checkout: await measure(checkout, [firstPage], shape), installed: installedFigures });
-      }
-    }
-    return { tarballBytes, rounds };
-  } finally {
-    await Promise.all(servers.map((server) => server.stop()));
-  }
-}
-
-async function startAndOpen(starting: Promise<ServerProcess>, firstPage: string): Promise<ServerProcess> {
-  const server = await starting;
-  try {
-    await waitUntilAnswering(server);
-    await getOk(server.baseUrl + firstPage);
-    return server;
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
+  const figures = await measureBuildsSideBySide(
+    dataset,
+    { otherRoot: packageDirectory, otherLabel: 'installed', server: options.server, rotatingPage: false },
+    shape,
+    progress,
+  );
+  return { tarballBytes, rounds: figures.rounds.map((round) => ({ checkout: round.checkout.firstPage, installed: round.other.firstPage })) };
 }
 
 /**
@@ -116,7 +74,7 @@ async function installPackedCheckout(repoRoot: string, directory: string): Promi
   return { packageDirectory: path.join(project, 'node_modules', PACKAGE_NAME), tarballBytes: report.size };
 }
 
-/** `npm run bench` hands its settings down in npm_* variables; the user's npm would not have them. */
-function npmEnvironment(): NodeJS.ProcessEnv {
+/** `npm run bench` hands its settings down in npm_* variables; the user's npm (or another build's) must not inherit them. */
+export function npmEnvironment(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
 }

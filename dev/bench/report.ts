@@ -202,8 +202,9 @@ function installedPackageSection(results: BenchResults, main: ConversationResult
   return `${title}
 
 The tarball \`npm pack\` makes of this build (${kilobytes(figures.tarballBytes)} KiB), installed with \`npm install\` into a
-project of its own; both servers fresh, started alike, measured in turns (the checkout first in odd rounds,
-the installed package first in even ones). Ratio = installed / checkout in the same round.
+project of its own; each server started fresh in its turn, alike, opening the conversation before its first page is
+loaded (the checkout first in odd rounds, the installed package first in even ones). Ratio = installed / checkout in
+the same round.
 
 | server | req/s | ratio | p50 ms | p99 ms | CPU µs/req | ratio | failures |
 |---|--:|--:|--:|--:|--:|--:|--:|
