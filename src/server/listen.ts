@@ -9,8 +9,9 @@ export interface ServerLimits {
   /** Headers must arrive within this (slowloris); Node answers 408 and closes. */
   readonly headersTimeoutMs: number;
   /**
-   * How often Node checks the two timeouts above. Its default is 30 s, with which a client
-   * that stalls mid-headers would keep its connection up to 40 s rather than the 10 s above.
+   * How often Node checks the two timeouts above: a timed-out connection is closed at the
+   * next check, so Node's default of 30 s would let a client that stalls mid-headers keep
+   * its connection up to that much longer than `headersTimeoutMs`.
    */
   readonly connectionsCheckingIntervalMs: number;
   /** Idle keep-alive connections are closed after this. */
