@@ -7,7 +7,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findFreePort } from '../../src/free-port';
+import { findFreePort } from '../process/free-port';
 import { pythonEnvironment } from '../python/environment';
 import { REFERENCE_SERVER, REFERENCE_VERSION } from '../python/toolsets';
 

@@ -5,7 +5,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnServer } from '../../src/server-process';
+import { spawnServer } from '../process/server-process';
 import { addReferenceState } from '../reference/reference-state';
 import { startReferenceServer } from '../reference/reference-server';
 import { SAMPLE_CONVERSATIONS } from './dictionaries';

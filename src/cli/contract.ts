@@ -3,18 +3,21 @@
  * `npm run contract -- --base-url URL --conversation-id ID [options]`: runs the contract
  * kit against a server, prints the report, writes --junit/--json, and exits 0 (all
  * required checks passed), 1 (a check failed) or 2 (could not run).
- * `npm run contract -- proxy ...` and `npm run contract -- diff ...` are the validating
- * proxy and the contract diff (src/kit/proxy/proxy-command.ts, src/kit/diff/diff-command.ts).
+ * `npm run contract -- proxy ...`, `... diff ...` and `... fixture ...` are the validating
+ * proxy, the contract diff and the fixture generator whose manifest `--fixture` reads
+ * (src/kit/proxy/proxy-command.ts, src/kit/diff/diff-command.ts, src/fixture/fixture-command.ts).
  */
 import { parseArgs } from 'node:util';
 import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/run/arguments';
 import { loadContract, readContractFile } from '../kit/contract-source';
 import { runDiffCommand } from '../kit/diff/diff-command';
+import { runFixtureCommand } from '../fixture/fixture-command';
 import { runProxyCommand } from '../kit/proxy/proxy-command';
 import { renderJson, renderJunit, renderText } from '../kit/run/report';
 import { writeReportFile } from '../kit/report-file';
 import { runContract } from '../kit/run/run';
-import { asksForVersion, packageVersion } from './package-info';
+import { packageVersion } from '../package-info';
+import { asksForVersion } from './version-flag';
 
 const EXIT_PASSED = 0;
 const EXIT_FAILED = 1;
@@ -38,6 +41,7 @@ async function main(): Promise<number> {
   const [command, ...rest] = process.argv.slice(2);
   if (command === 'proxy') return runProxyCommand(rest, { ...io, stopRequested: stopSignal() });
   if (command === 'diff') return runDiffCommand(rest, io);
+  if (command === 'fixture') return runFixtureCommand(rest, io);
   let values;
   try {
     values = parseArgs({ args: process.argv.slice(2), options: CONTRACT_FLAGS, strict: true, allowPositionals: false }).values;

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { DOCTOR_FLAGS, DOCTOR_USAGE, findApiKeyArgument, interpretFlags } from '../doctor/arguments';
 import { runDoctor } from '../doctor/doctor';
 import { formatJson, formatText, hasFailure, redactSecret } from '../doctor/report';
-import { asksForVersion, packageVersion } from './package-info';
+import { packageVersion } from '../package-info';
+import { asksForVersion } from './version-flag';
 
 const EXIT_OK = 0;
 const EXIT_CHECK_FAILED = 1;

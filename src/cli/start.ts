@@ -7,7 +7,7 @@
  * SESSION_API_KEY, OH_SESSION_API_KEYS_n); DATABASE_URL wins over OH_CONVERSATIONS_PATH. Without a path it serves the bundled sample in
  * the checkout, and the reference server's own default, `workspace/conversations` under the
  * working directory, where the package is installed (the sample is not shipped).
- * The shebang carries the node flags of SERVER_NODE_FLAGS (src/server-process.ts).
+ * The shebang carries the node flags of SERVER_NODE_FLAGS (server-node-flags.ts).
  */
 import { existsSync, opendirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +21,8 @@ import { sessionKeysFromEnv } from '../server/session-keys';
 import { createDirectoryStore } from '../store/directory/directory-store';
 import type { EventStore } from '../store/event-store';
 import { checkConversationsRoot } from '../store/directory/open/store-root';
-import { asksForVersion, packageRoot, packageVersion } from './package-info';
+import { packageRoot, packageVersion } from '../package-info';
+import { asksForVersion } from './version-flag';
 
 const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');
 const REFERENCE_DEFAULT_PATH = 'workspace/conversations';

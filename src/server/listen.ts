@@ -9,8 +9,9 @@ export interface ServerLimits {
   /** Headers must arrive within this (slowloris); Node answers 408 and closes. */
   readonly headersTimeoutMs: number;
   /**
-   * How often Node checks the two timeouts above. Its default is 30 s, so a client that
-   * stalls mid-headers held its connection for up to 40 s instead of 10.
+   * How often Node checks the two timeouts above: a timed-out connection is closed at the
+   * next check, so Node's default of 30 s would let a client that stalls mid-headers keep
+   * its connection up to that much longer than `headersTimeoutMs`.
    */
   readonly connectionsCheckingIntervalMs: number;
   /** Idle keep-alive connections are closed after this. */

@@ -32,7 +32,7 @@ export function matchedRequest(req: Request): MatchedRequest | undefined {
  * them once, the way pydantic does; the `formats` given here check responses.
  */
 export function openApiValidator(document: OpenApiDocument, validateResponses: boolean): RequestHandler {
-  // Loaded on the first request that reaches it: requiring express-openapi-validator was the
+  // Loaded on the first request that reaches it: requiring express-openapi-validator is the
   // largest part of a server start, and /alive, /health and /docs never need it.
   let validator: RequestHandler | undefined;
   return (req, res, next) => {

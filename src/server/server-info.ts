@@ -3,8 +3,7 @@
  * reference's shape with this server's own values. It runs no agent and no tools, so it
  * lists none, and it names itself rather than passing for the reference.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { packageVersion } from '../package-info';
 
 export interface ServerInfo {
   uptime: number;
@@ -36,17 +35,4 @@ export function serverInfoSource(startedAt = performance.now()): { served(): voi
       };
     },
   };
-}
-
-function packageVersion(): string {
-  // src/server and dist/src/server both sit two or three levels below the package root.
-  for (const up of ['../..', '../../..']) {
-    try {
-      const manifest = JSON.parse(readFileSync(path.join(__dirname, up, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (manifest.name === 'agent-server-contract' && manifest.version) return manifest.version;
-    } catch {
-      // Not at this level.
-    }
-  }
-  return 'unknown';
 }

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import express, { type Router } from 'express';
-import { packageRoot } from '../cli/package-info';
+import { packageRoot } from '../package-info';
 import { errorCode } from '../store/error-code';
 
 /** Where `npm run build:viewer` writes, found from the package root: the same whether the server runs from src/ or from dist/src/. */

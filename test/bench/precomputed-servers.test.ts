@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { timedGet } from '../../src/bench/http-get';
-import type { PrecomputedRoute } from '../../src/bench/precomputed-server';
-import { type PrecomputedServerName, type ServerProcess, startPrecomputedServer } from '../../src/bench/server-process';
+import { timedGet } from '../../dev/bench/http-get';
+import type { PrecomputedRoute } from '../../dev/bench/precomputed-server';
+import { type PrecomputedServerName, type ServerProcess, startPrecomputedServer } from '../../dev/bench/server-process';
 
 const SEARCH_PATH = '/api/conversations/8f1a2b3c4d5e6f708192a3b4c5d6e7f8/events/search?limit=2';
 const ROUTE: PrecomputedRoute = {

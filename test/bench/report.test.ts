@@ -1,10 +1,10 @@
-import type { Dataset } from '../../src/bench/datasets';
-import { benchPlan } from '../../src/bench/plan';
-import { renderReport } from '../../src/bench/report';
-import type { BenchResults, ConversationResults } from '../../src/bench/run';
-import type { ScenarioName } from '../../src/bench/scenarios';
-import type { ServerLoadFigures } from '../../src/bench/side-by-side';
-import { checkTargets } from '../../src/bench/targets';
+import type { Dataset } from '../../dev/bench/datasets';
+import { benchPlan } from '../../dev/bench/plan';
+import { renderReport } from '../../dev/bench/report';
+import type { BenchResults, ConversationResults } from '../../dev/bench/run';
+import type { ScenarioName } from '../../dev/bench/scenarios';
+import type { ServerLoadFigures } from '../../dev/bench/side-by-side';
+import { checkTargets } from '../../dev/bench/targets';
 
 const MiB = 2 ** 20;
 

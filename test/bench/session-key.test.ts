@@ -1,6 +1,6 @@
-import { timedGet } from '../../src/bench/http-get';
-import { runLoad } from '../../src/bench/load';
-import { sessionKeyHeaders } from '../../src/bench/session-key';
+import { timedGet } from '../../dev/bench/http-get';
+import { runLoad } from '../../dev/bench/load';
+import { sessionKeyHeaders } from '../../dev/bench/session-key';
 import { startLiveServer, type LiveServer } from '../support/live-server';
 
 describe('the bench with a session key', () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parse, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SEARCH_PATH, type OpenApiDocument } from '../../src/contract';
 import { DEFAULT_START_TIME, runFixture } from '../../src/fixture';
-import { spawnScript } from '../../src/server-process';
+import { spawnScript } from '../../dev/process/server-process';
 import { operationFaults, startFaultInjector, type Fault } from '../kit/support/fault-injector';
 import { failedIds, runKit } from '../kit/support/run-kit';
 import { listeningUrl } from '../support/listening-url';

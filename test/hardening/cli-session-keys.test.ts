@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AgentServerError, createAgentServerClient } from '../../src/client';
 import { generateConversation, writeConversation } from '../../src/fixture';
-import { type ServerProcess, startServerProcess } from '../../src/soak/server-process';
+import { type ServerProcess, startServerProcess } from '../../dev/soak/server-process';
 import { conversationId } from '../support/events';
 import { searchOrder } from '../support/search-requests';
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Event } from '../../src/contract';
 import { eventFileName, generateConversation, serializeEvent, writeConversation } from '../../src/fixture';
-import { type ServerProcess, startServerProcess } from '../../src/soak/server-process';
+import { type ServerProcess, startServerProcess } from '../../dev/soak/server-process';
 import { conversationId } from '../support/events';
 import { eventually } from '../support/eventually';
 import { type LiveServer, startLiveServer } from '../support/live-server';

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SERVER_NODE_FLAGS } from '../../src/server-process';
-import { startServerProcess } from '../../src/soak/server-process';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
+import { startServerProcess } from '../../dev/soak/server-process';
 
 describe('the node flags the server runs with', () => {
   it('are in `npm start`', () => {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EventPage } from '../../src/contract';
 import { writeConversation } from '../../src/fixture';
-import { type ServerProcess, startServerProcess } from '../../src/soak/server-process';
+import { type ServerProcess, startServerProcess } from '../../dev/soak/server-process';
 import { conversationId, eventId, message } from '../support/events';
 
 const CONVERSATION = conversationId(70);

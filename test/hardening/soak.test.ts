@@ -3,8 +3,8 @@
  * second for 5 s, so CI covers what `npm run soak` does for a minute (docs/hardening.md
  * has the figures of a full run). Every check must pass and the figures must add up.
  */
-import { summarizeLatency } from '../../src/soak/latency';
-import { runSoak } from '../../src/soak/run';
+import { summarizeLatency } from '../../dev/soak/latency';
+import { runSoak } from '../../dev/soak/run';
 
 it('5 s of 8 readers and 100 appends a second: no failed request, every append served exactly once, a clean stop', async () => {
   const report = await runSoak({ seconds: 5, clients: 8, conversations: 2, initialEvents: 150, appendsPerSecond: 100 });

@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SERVER_NODE_FLAGS } from '../../src/server-process';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -107,9 +107,9 @@ function bin(name: string): string {
 }
 
 /** Starts the installed `agent-server` on port 0 and resolves with the address its start line prints. */
-function startInstalledServer(cwd: string, env: Record<string, string> = {}): Promise<{ server: ChildProcess; url: string }> {
+function startInstalledServer(cwd: string, env: Record<string, string> = {}, args: string[] = []): Promise<{ server: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin('agent-server'), ['--port', '0'], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin('agent-server'), ['--port', '0', ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -123,7 +123,7 @@ function startInstalledServer(cwd: string, env: Record<string, string> = {}): Pr
 }
 
 describe('the packed tarball', () => {
-  it('holds the build, the contract, the README and the licence, and no tests, bench results or CI files', () => {
+  it('holds the build, the contract, the README and the licence, and no tests, development code, bench results or CI files', () => {
     for (const expected of [
       'dist/src/index.js',
       'dist/src/index.d.ts',
@@ -140,7 +140,10 @@ describe('the packed tarball', () => {
       expect(packedFiles).toContain(expected);
     }
     const unwanted = packedFiles.filter(
-      (file) => /^(test|bench|\.ci|src|scripts|sample-data)\//.test(file) || (file.endsWith('.ts') && !file.endsWith('.d.ts')),
+      (file) =>
+        /^(test|bench|dev|\.ci|src|scripts|sample-data)\//.test(file) ||
+        /^dist\/(dev|src\/(bench|soak))\/|local-cluster|server-process/.test(file) ||
+        (file.endsWith('.ts') && !file.endsWith('.d.ts')),
     );
     expect(unwanted).toEqual([]);
   });
@@ -246,6 +249,30 @@ describe('the installed package', () => {
       maxBuffer: 64 * 1024 * 1024,
     }).catch((error: { code: number; stdout: string; stderr: string }) => error);
     expect({ code: 'code' in kit ? kit.code : 0, stderr: kit.stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
+  it("writes a fixture with the installed kit's fixture command, and the kit's --fixture mode passes the installed server on it", async () => {
+    const conversations = path.join(work, 'fixture-conversations');
+    const written = await run(bin('agent-server-contract'), ['fixture', '--out', conversations, '--events', '80', '--seed', 'installed'], {
+      cwd: consumer,
+      env: cleanEnv(),
+    });
+    const manifest = /manifest: +(\S+)/.exec(written.stdout)?.[1];
+    expect(manifest).toBe(path.join(conversations, `${/conversation ([0-9a-f]{32})/.exec(written.stdout)?.[1]}.manifest.json`));
+    const fixtureServer = await startInstalledServer(consumer, {}, ['--conversations-path', conversations]);
+    try {
+      const kit = await run(bin('agent-server-contract'), ['--base-url', fixtureServer.url, '--fixture', manifest!, '--runs', '5'], {
+        cwd: consumer,
+        env: cleanEnv(),
+        maxBuffer: 64 * 1024 * 1024,
+      }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+      expect({ code: 'code' in kit ? kit.code : 0, stderr: kit.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(kit.stdout).toMatch(/ok +fixture\.events/);
+    } finally {
+      const exited = new Promise((resolve) => fixtureServer.server.once('exit', resolve));
+      fixtureServer.server.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it.each(['agent-server', 'agent-server-contract', 'agent-server-doctor'])('answers --help and --version from the %s bin', async (name) => {

@@ -10,7 +10,7 @@ import { Client } from 'pg';
 import { generateConversation, toConversationIdHex } from '../../src/fixture';
 import { serializeEvent, writeConversation } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
-import { spawnScript } from '../../src/server-process';
+import { spawnScript } from '../../dev/process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/postgres/ingest';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store';

@@ -13,7 +13,7 @@ import { serializeEvent } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen, type RunningServer } from '../../src/server/listen';
-import { spawnScript, type ScriptProcess } from '../../src/server-process';
+import { spawnScript, type ScriptProcess } from '../../dev/process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/postgres/ingest';
 import { latestSchemaVersion } from '../../src/store/postgres/migrations';

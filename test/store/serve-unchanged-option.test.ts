@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { RECORDED_SAMPLE } from '../../src/fixture';
-import { startServerProcess } from '../../src/soak/server-process';
+import { startServerProcess } from '../../dev/soak/server-process';
 
 const SAMPLE = path.resolve(__dirname, '../../sample-data/conversations');
 // The conversation the reference recorded itself: parent_id on every event after the first.

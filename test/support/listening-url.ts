@@ -1,4 +1,4 @@
-import type { ScriptProcess } from '../../src/server-process';
+import type { ScriptProcess } from '../../dev/process/server-process';
 import { eventually } from './eventually';
 
 /**

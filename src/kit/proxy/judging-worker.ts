@@ -1,6 +1,7 @@
 /**
  * The proxy's judge, on a thread of its own (judging.ts starts it): judging a page takes about
- * as long as forwarding it, and on the proxy's thread it held up the next request. The
+ * as long as forwarding it, so on the proxy's thread it would hold up the next request
+ * (docs/contract-kit.md, "What it costs", has the figures). The
  * thread judges each exchange it is sent against the contract, keeps the session's
  * coverage, and answers every exchange with its verdict, so the proxy knows when all are in.
  */

@@ -42,7 +42,7 @@ Options:
   --base-url URL            the server, e.g. http://127.0.0.1:8000 (required)
   --conversation-id ID      a conversation with events on it (required unless --fixture)
   --level seed|reference|both   which checks (default both, reported separately)
-  --fixture MANIFEST        the manifest npm run fixture wrote: also check exact results
+  --fixture MANIFEST        the manifest the fixture command wrote: also check exact results
   --compare URL2            send every request to a second server too; report differences
   --allow FILE              known divergences: a JSON or YAML list of {id, reason}
   --junit FILE              write JUnit XML (one testsuite per level)
@@ -68,6 +68,7 @@ Exit status: 0 every required check passed; 1 a check failed; 2 the kit could no
 Other commands (each with --help):
   proxy --target URL [--port P]   check real traffic between a client and a server
   diff OLD NEW                    what changed between two versions of the contract, and whom it breaks
+  fixture --out DIR               write a generated conversation and the manifest --fixture reads
 `;
 
 type BooleanFlag = 'help' | 'require-coverage' | 'require-implemented';

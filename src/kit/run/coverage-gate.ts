@@ -37,7 +37,8 @@ export function coverageGate(
     if (missing.length > 0)
       findings.push({
         message: `${operation.operationId} (${operation.method} ${operation.path}): never exercised ${missing.join('; ')}`,
-        expected: 'every declared status, parameter and event kind met at least once; a conversation with every kind helps (npm run fixture)',
+        expected:
+          'every declared status, parameter and event kind met at least once; a conversation with every kind helps (agent-server-contract fixture)',
       });
   }
   return verdict(findings, `${coverage.operations.length} operations`);

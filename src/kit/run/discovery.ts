@@ -58,13 +58,13 @@ export async function discover(search: Search, describeTarget: string, pageSize:
   if (walk.end === 'page-cap' || events.length > MAX_EVENTS) {
     return {
       ok: false,
-      cannotRun: `${describeTarget} has more than ${MAX_EVENTS} events; the kit keeps its traffic bounded and checks conversations of up to ${MAX_EVENTS}. Point it at a smaller one, e.g. a fixture: npm run fixture -- --out DIR --events 300.`,
+      cannotRun: `${describeTarget} has more than ${MAX_EVENTS} events; the kit keeps its traffic bounded and checks conversations of up to ${MAX_EVENTS}. Point it at a smaller one, e.g. a fixture: agent-server-contract fixture --out DIR --events 300.`,
     };
   }
   if (events.length === 0 && isComplete(walk)) {
     return {
       ok: false,
-      cannotRun: `${describeTarget} has no events, so nothing can be checked. Use a conversation with events, e.g. a fixture: npm run fixture -- --out DIR --events 300.`,
+      cannotRun: `${describeTarget} has no events, so nothing can be checked. Use a conversation with events, e.g. a fixture: agent-server-contract fixture --out DIR --events 300.`,
     };
   }
   return { ok: true, data: summarize(walk, events) };

@@ -1,5 +1,5 @@
 /**
- * `--fixture MANIFEST`: the file `npm run fixture` writes beside the conversation, naming
+ * `--fixture MANIFEST`: the file `agent-server-contract fixture` writes beside the conversation, naming
  * the conversation and listing its events in stored order. Read here without depending on
  * the generator, so the kit also takes a manifest written by other tools in this shape.
  */
@@ -22,7 +22,7 @@ export function readFixtureManifest(file: string): ManifestRead {
   } catch (error) {
     return {
       ok: false,
-      message: `cannot read the fixture manifest ${file}: ${(error as Error).message}. Pass the .manifest.json that npm run fixture wrote.`,
+      message: `cannot read the fixture manifest ${file}: ${(error as Error).message}. Pass the .manifest.json that agent-server-contract fixture wrote.`,
     };
   }
   const record = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
@@ -30,7 +30,7 @@ export function readFixtureManifest(file: string): ManifestRead {
   if (typeof conversationId !== 'string' || !Array.isArray(events)) {
     return {
       ok: false,
-      message: `${file} is not a fixture manifest: expected {"conversationId": "...", "events": [...]}, as npm run fixture writes.`,
+      message: `${file} is not a fixture manifest: expected {"conversationId": "...", "events": [...]}, as agent-server-contract fixture writes.`,
     };
   }
   return { ok: true, manifest: { conversationId, events: events.map((event, index) => observeEvent(event, index)) } };

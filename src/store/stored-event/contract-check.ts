@@ -1,10 +1,9 @@
 /**
- * Checks stored events against the contract's `Event` schema, compiled ahead of time by
- * `npm run generate` (generated/event-validator.js), so neither a server start nor a decode
- * worker pays Ajv's compile time before its first event.
+ * Checks stored events against the contract's `Event` schema, with the validator
+ * src/contract/event-validator.ts compiled ahead of time.
  */
 import type { ErrorObject } from 'ajv';
-import validateEvent from '../../../generated/event-validator';
+import { validateEvent } from '../../contract/event-validator';
 
 /** Why an event does not match: a newer server's value the contract's enums lack, or a break. */
 export type ContractMismatch = { because: 'unknown-value'; value: string } | { because: 'broken'; reason: string };

@@ -1,5 +1,5 @@
 /**
- * A throwaway PostgreSQL cluster per test file (src/store/postgres/local-cluster.ts), and
+ * A throwaway PostgreSQL cluster per test file (dev/postgres/local-cluster.ts), and
  * helpers to fill it the way a user would: with the ingester, from a conversations
  * directory in the reference layout.
  */
@@ -12,7 +12,7 @@ import { writeConversation } from '../../../src/fixture/layout';
 import { createMemoryLogger } from '../../../src/log';
 import { createPool } from '../../../src/store/postgres/connection';
 import { ingestConversations, type IngestSummary } from '../../../src/store/postgres/ingest';
-import { startLocalCluster, type LocalCluster } from '../../../src/store/postgres/local-cluster';
+import { startLocalCluster, type LocalCluster } from '../../../dev/postgres/local-cluster';
 
 /** Starting a cluster (initdb, start) takes a few seconds on a busy machine. */
 export const CLUSTER_TIMEOUT_MS = 120_000;

@@ -11,7 +11,7 @@ import type { Logger } from '../../../src/log';
 import type { EventStore } from '../../../src/store/event-store';
 import { createPool } from '../../../src/store/postgres/connection';
 import { createIngester, type DirectoryIngester } from '../../../src/store/postgres/ingest';
-import { startLocalCluster, type LocalCluster } from '../../../src/store/postgres/local-cluster';
+import { startLocalCluster, type LocalCluster } from '../../../dev/postgres/local-cluster';
 import { openPostgresStore } from '../../../src/store/postgres/postgres-store';
 
 let cluster: Promise<LocalCluster> | undefined;

@@ -1,0 +1,207 @@
+/**
+ * `npm run bench -- [--quick] [--scaling-only] [--proxy-only] [--against REF] [--profile] [--no-record] [--session-api-key KEY]`
+ * Measures our server against a bare node:http baseline serving the same bytes, prints the
+ * report and appends it to bench/RESULTS.md. Exit code 0 whether targets PASS or MISS (they
+ * are findings, not failures); 1 when the benchmark itself could not run; 2 for bad flags.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { UnknownRefError, renderAgainstRef, runAgainstRef } from './against-ref';
+import { renderCrossSearchReport, runCrossSearchBench } from './cross-search';
+import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from './postgres-bench';
+import { DEFAULT_LIVE_DELIVERY, measureLiveDelivery, renderLiveDelivery } from './live-delivery';
+import { measureProxyOverhead, renderProxyOverhead } from './proxy-overhead';
+import { appendToResultsLog, renderReport, scalingSection } from './report';
+import { SCALING_RANDOM_SECONDS, runBenchmark } from './run';
+import { measureScaling } from './scaling';
+import { budgetTargets, checkTargets } from './targets';
+
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_BAD_ARGUMENTS = 2;
+
+const REPO_ROOT = path.resolve(__dirname, '../..');
+const DATA_DIRECTORY = path.join(REPO_ROOT, 'bench/data');
+const RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS.md');
+
+const POSTGRES_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-postgres.md');
+const CROSS_SEARCH_RESULTS_LOG = path.join(REPO_ROOT, 'bench/RESULTS-cross-search.md');
+
+const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] [--proxy-only] [--against REF] [--profile] [--no-record] [--session-api-key KEY] [--store postgres [--many-conversations]]
+  --quick      10k events only and shorter load runs (under two minutes)
+  --scaling-only
+               only how cost grows (1k to 100k events, 10 to 1000 conversations) and the
+               memory budget over 1000 conversations; printed, never recorded
+  --live-only  100 readers of one conversation while 200 events/s are appended: over the
+               events socket and by polling the search, side by side (bench/RESULTS.md)
+  --proxy-only what the contract proxy adds to a request (agent-server-contract proxy);
+               printed, never recorded
+  --against REF
+               before and after in one run: REF (commit, branch or tag) built in a temporary
+               git worktree, its server and this checkout's in alternating rounds on the 10k
+               (--quick) or 10k and 100k conversation: first page, another cursor on every
+               request, cold open, memory at the first page, as ratios (bench/RESULTS.md)
+  --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
+  --no-record  print the report without appending it to bench/RESULTS.md
+  --store postgres
+               the PostgreSQL store beside the directory store instead (bench/RESULTS-postgres.md)
+  --many-conversations
+               with --store postgres: 1M events over 1000 conversations instead of one of 100k
+  --cross-search
+               only the search across stored conversations (1000 conversations of 200 events
+               on the directory store, with and without a 64 MiB budget; 1M events on
+               PostgreSQL) and the export of 100k events (bench/RESULTS-cross-search.md)
+  --session-api-key KEY
+               run our server with this session key (or set SESSION_API_KEY) and send it
+`;
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        quick: { type: 'boolean', default: false },
+        'scaling-only': { type: 'boolean', default: false },
+        'proxy-only': { type: 'boolean', default: false },
+        'live-only': { type: 'boolean', default: false },
+        profile: { type: 'boolean', default: false },
+        'no-record': { type: 'boolean', default: false },
+        'session-api-key': { type: 'string' },
+        store: { type: 'string' },
+        'many-conversations': { type: 'boolean', default: false },
+        'cross-search': { type: 'boolean', default: false },
+        against: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n\n${USAGE}`);
+    return EXIT_BAD_ARGUMENTS;
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+
+  if (values['cross-search']) {
+    try {
+      const results = await runCrossSearchBench({ quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, (line) =>
+        process.stderr.write(`${line}\n`),
+      );
+      const report = renderCrossSearchReport(results);
+      process.stdout.write(`${report}\n`);
+      if (!values['no-record']) appendToResultsLog(CROSS_SEARCH_RESULTS_LOG, report);
+      return EXIT_OK;
+    } catch (error) {
+      process.stderr.write(
+        `bench: the search across conversations could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      return EXIT_FAILED;
+    }
+  }
+
+  if (values.store !== undefined) {
+    if (values.store !== 'postgres') {
+      process.stderr.write(`bench: --store takes only postgres, got ${JSON.stringify(values.store)}\n\n${USAGE}`);
+      return EXIT_BAD_ARGUMENTS;
+    }
+    return benchPostgres(
+      { quick: values.quick, manyConversations: values['many-conversations'], dataDirectory: DATA_DIRECTORY },
+      !values['no-record'],
+    );
+  }
+
+  // Spawned servers inherit the environment, so this is how they learn the key.
+  if (values['session-api-key']) process.env['SESSION_API_KEY'] = values['session-api-key'];
+
+  const profileFlags = ['--cpu-prof', `--cpu-prof-dir=${path.join(DATA_DIRECTORY, 'profiles')}`];
+  const serverNodeFlags = values.profile ? profileFlags : [];
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    if (values['live-only']) {
+      const report = renderLiveDelivery(
+        await measureLiveDelivery({ ...DEFAULT_LIVE_DELIVERY, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress),
+        new Date(),
+      );
+      process.stdout.write(`\n${report}`);
+      if (!values['no-record']) appendToResultsLog(RESULTS_LOG, report);
+      return EXIT_OK;
+    }
+    if (values.against !== undefined) {
+      const results = await runAgainstRef(
+        { ref: values.against, quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, serverNodeFlags },
+        progress,
+      );
+      const report = renderAgainstRef(results);
+      process.stdout.write(`\n${report}`);
+      if (!values['no-record']) appendToResultsLog(RESULTS_LOG, report);
+      return EXIT_OK;
+    }
+    if (values['proxy-only']) {
+      const rows = await measureProxyOverhead({ repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress);
+      process.stdout.write(`\n${renderProxyOverhead(rows)}`);
+      return EXIT_OK;
+    }
+    if (values['scaling-only']) {
+      const scaling = await measureScaling(
+        {
+          dataDirectory: DATA_DIRECTORY,
+          serverOptions: (name) => ({ repoRoot: REPO_ROOT, nodeFlags: serverNodeFlags, logFile: path.join(DATA_DIRECTORY, 'logs', `${name}.log`) }),
+          randomSeconds: SCALING_RANDOM_SECONDS,
+        },
+        progress,
+      );
+      const judged = budgetTargets(scaling).map(
+        (target) => `- ${target.name}: ${target.measured} (goal ${target.goal}): ${target.pass ? 'PASS' : 'MISS'}`,
+      );
+      process.stdout.write(`\n${scalingSection(scaling)}\n${judged.join('\n')}\n`);
+      return EXIT_OK;
+    }
+    const results = await runBenchmark({ quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, serverNodeFlags }, progress);
+    const report = renderReport(results, checkTargets(results));
+    process.stdout.write(`\n${report}`);
+    if (!values['no-record']) {
+      appendToResultsLog(RESULTS_LOG, report);
+      process.stderr.write(`\nappended to ${path.relative(process.cwd(), RESULTS_LOG)}\n`);
+    }
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof UnknownRefError) {
+      process.stderr.write(`bench: ${error.message}\n`);
+      return EXIT_BAD_ARGUMENTS;
+    }
+    process.stderr.write(`bench: the benchmark could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+async function benchPostgres(options: PostgresBenchOptions, record: boolean): Promise<number> {
+  try {
+    const results = await runPostgresBench(options, (line) => process.stderr.write(`${line}\n`));
+    const report = renderPostgresReport(results, new Date());
+    process.stdout.write(`\n${report}`);
+    if (record) {
+      if (!existsSync(POSTGRES_RESULTS_LOG))
+        writeFileSync(
+          POSTGRES_RESULTS_LOG,
+          '# PostgreSQL store: benchmark runs\n\nAppended by `npm run bench -- --store postgres`; figures from a shared machine are noisy.\n',
+        );
+      appendToResultsLog(POSTGRES_RESULTS_LOG, report);
+    }
+    return EXIT_OK;
+  } catch (error) {
+    process.stderr.write(
+      `bench: the PostgreSQL benchmark could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return EXIT_FAILED;
+  }
+}
+
+void main().then((code) => {
+  // Exit explicitly: a server process or socket left behind by a failure must not keep the run alive.
+  process.exit(code);
+});
