@@ -15,6 +15,7 @@ import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/postgres/ingest';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store';
 import { conversationId, eventId, message } from '../support/events';
+import { STORED_SECRETS, writeConversationState } from '../support/conversation-state';
 import { eventually } from '../support/eventually';
 import { CLUSTER_TIMEOUT_MS, conversationsDirectory, ingestOnce, startLocalCluster, type LocalCluster } from './support/database';
 import { storedItems } from '../support/stored-page';
@@ -53,7 +54,7 @@ describe('npm run ingest', () => {
   }
 
   async function emptyDatabase(): Promise<void> {
-    await client.query('DROP TABLE IF EXISTS skipped_files, events, conversations, schema_migrations CASCADE');
+    await client.query('DROP TABLE IF EXISTS conversation_documents, skipped_files, events, conversations, schema_migrations CASCADE');
   }
 
   it('copies every event once, names skipped files, and a second run adds nothing', async () => {
@@ -175,6 +176,57 @@ describe('npm run ingest', () => {
       stop.abort();
       await following;
       await store.close();
+      await pool.end();
+      data.remove();
+    }
+  }, 60_000);
+
+  it('--follow: meta.json and base_state.json are copied for the catalog, and copied again when they change', async () => {
+    await emptyDatabase();
+    const id = conversationId(30);
+    const data = conversationsDirectory([{ id, events: generateConversation({ events: 3, seed: 'documents' }) }]);
+    writeConversationState(data.root, id, { status: 'running', createdAt: '2026-11-01T10:00:00', updatedAt: '2026-11-02T10:00:00', title: 'First' });
+    const logger = createMemoryLogger();
+    const pool = createPool(cluster.url, logger);
+    const stop = new AbortController();
+    const following = ingestConversations({ root: data.root, pool, logger, follow: true, signal: stop.signal });
+    const hex = toConversationIdHex(id);
+    const stateFile = path.join(data.root, hex, 'base_state.json');
+    try {
+      await eventually(async () => expect((await storedCounts()).events).toBe(3), { withinMs: 30_000 });
+      const store = await openPostgresStore(cluster.url, { logger });
+      try {
+        await eventually(async () => expect(await store.catalog.get(hex, false)).toMatchObject({ title: 'First', execution_status: 'running' }), {
+          withinMs: 1000,
+        });
+        // Stored as saved, masked when served.
+        const stored = await client.query<{ state: string }>('SELECT state FROM conversation_documents');
+        expect(stored.rows[0]!.state).toContain(STORED_SECRETS[0]);
+        expect(JSON.stringify(await store.catalog.state(hex))).not.toContain(STORED_SECRETS[0]);
+
+        writeConversationState(data.root, id, {
+          status: 'finished',
+          createdAt: '2026-11-01T10:00:00',
+          updatedAt: '2026-11-03T10:00:00',
+          title: 'Second',
+        });
+        await eventually(async () => expect(await store.catalog.get(hex, false)).toMatchObject({ title: 'Second', execution_status: 'finished' }), {
+          withinMs: 1000,
+        });
+        expect(await store.catalog.count('finished')).toBe(1);
+        // A state file that no longer parses drops the entry, as the directory catalog drops it.
+        writeFileSync(stateFile, '{"half":');
+        await eventually(async () => expect(await store.catalog.count()).toBe(0), { withinMs: 1000 });
+        expect(await store.catalog.state(hex)).toBeUndefined();
+        rmSync(stateFile);
+        await eventually(async () => expect(await store.catalog.count()).toBe(1), { withinMs: 1000 });
+        expect(await store.catalog.get(hex, false)).toBeUndefined();
+      } finally {
+        await store.close();
+      }
+    } finally {
+      stop.abort();
+      await following;
       await pool.end();
       data.remove();
     }

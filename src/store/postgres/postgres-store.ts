@@ -4,6 +4,7 @@
  * database, so any number of servers answer alike. The ingester (ingest.ts) fills it.
  */
 import type { Pool } from 'pg';
+import type { ConversationCatalog } from '../../catalog/conversation-catalog';
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
 import {
@@ -26,6 +27,7 @@ import {
   type Statement,
 } from './event-query';
 import { latestSchemaVersion, schemaVersion } from './migrations';
+import { createPostgresCatalog } from './postgres-catalog';
 
 /** Why the store cannot start; the message names the database (without a password) and the fix. */
 export class DatabaseStartError extends Error {
@@ -92,6 +94,8 @@ export class PostgresStore implements EventStore {
   // Nothing is held in this process: the database holds the events, so no bytes and no budget.
   private counters: StoreHealth = emptyStoreHealth();
   private readonly healthTimer: NodeJS.Timeout;
+  /** The conversations catalog over the same database: what the ingester copied of `meta.json` and `base_state.json`. */
+  readonly catalog: ConversationCatalog;
   private closed = false;
 
   constructor(
@@ -102,6 +106,7 @@ export class PostgresStore implements EventStore {
   ) {
     this.healthTimer = setInterval(() => void this.refreshHealth(), healthRefreshMs);
     this.healthTimer.unref();
+    this.catalog = createPostgresCatalog(pool);
   }
 
   /** One page of a search; undefined when the conversation does not exist. */
