@@ -150,7 +150,7 @@ async function serveSocket(
     return;
   }
   if (!feeds) {
-    // A store that hands out no events one by one (the PostgreSQL store, for now) serves no socket.
+    // A store that hands out no events one by one serves no socket.
     closeSocket(ws, CLOSE.internalError, "Live events are not available from this server's store");
     return;
   }

@@ -65,6 +65,8 @@ export interface IngestSummary {
 }
 
 const DEFAULT_POLL_MS = 250;
+/** The first key of the per-conversation lock a batch is written under (the second is the conversation's row id). */
+const APPEND_LOCK = 0x61707064;
 const DEFAULT_BATCH_SIZE = 1000;
 const DEFAULT_PROGRESS_MS = 2000;
 /** How long a followed run waits before trying again after the database was unreachable. */
@@ -401,6 +403,9 @@ class Ingester implements DirectoryIngester {
   private async write(state: ConversationState, batch: Batch): Promise<void> {
     const inserted = await this.transaction(async (client) => {
       let inserted = 0;
+      // One writer of a conversation's events at a time, whatever the number of ingesters:
+      // append numbers are then committed in order, and a socket that saw one never misses a smaller one.
+      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [APPEND_LOCK, state.id]);
       if (batch.rows.length > 0) {
         const result = await client.query<{ inserted: boolean }>(INSERT_EVENTS, [
           state.id,

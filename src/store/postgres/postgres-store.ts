@@ -8,7 +8,9 @@ import type { ConversationCatalog } from '../../catalog/conversation-catalog';
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
 import {
+  type EventFeed,
   type EventStore,
+  type FeedEvent,
   type StoredConversationSummary,
   type StoredHitPage,
   type StoredPage,
@@ -18,6 +20,7 @@ import {
 import { type KeyedRow, acrossCountStatement, acrossPageStatement, conversationIdStatement, exportBatchStatement, keyOfRow } from './across-query';
 import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
 import {
+  appendedStatement,
   countStatement,
   cursorStatement,
   eventByIdStatement,
@@ -112,20 +115,50 @@ export class PostgresStore implements EventStore {
   /** One page of a search; undefined when the conversation does not exist. */
   search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
     return guarded('search', async () => {
-      if (criteria.pageId === undefined) {
-        const rows = await this.payloadRows<{ id: number; event_id: string | null }>((form) => firstPageStatement(hex, criteria, form));
-        if (rows.length === 0) return undefined;
-        return pageOf(
-          rows.filter((row): row is { id: number; event_id: string; payload: Buffer } => row.event_id !== null),
-          criteria.limit,
-        );
-      }
-      const cursor = (await this.pool.query<CursorRow>(cursorStatement(hex, criteria))).rows[0];
-      if (!cursor) return undefined;
-      const key = { sortMicros: cursor.sort_micros, position: cursor.position };
-      const rows = await this.payloadRows<{ event_id: string }>((form) => pageFromCursorStatement(cursor.id, key, criteria, form));
-      return pageOf(rows as { event_id: string; payload: Buffer }[], criteria.limit);
+      const page = await this.pageRows(hex, criteria);
+      return page && { itemsJson: page.rows.map((row) => row.payload), nextPageId: page.nextPageId };
     });
+  }
+
+  /**
+   * Events one by one for the socket, with their append numbers: every server on the
+   * database reads them alike, so each delivers what the ingester appends.
+   */
+  readonly feed: EventFeed = {
+    searchEach: (hex, criteria) =>
+      guarded('search', async () => {
+        const page = await this.pageRows(hex, criteria);
+        return page && { events: page.rows.map(feedEventOf), nextPageId: page.nextPageId };
+      }),
+    appendedAfter: (hex, position, limit) =>
+      guarded('read appended events', async () => {
+        const after = Number.isFinite(position) ? String(Math.max(0, Math.trunc(position))) : MAX_BIGINT;
+        const rows = await this.payloadRows<{ last_seq: string | null; event_id: string | null; ingest_seq: string | null }>((form) =>
+          appendedStatement(hex, after, limit, form),
+        );
+        if (rows.length === 0) return undefined;
+        const events = rows.filter((row) => row.event_id !== null).map(feedEventOf);
+        return { events, lastPosition: Number(rows[0]!.last_seq ?? 0) };
+      }),
+  };
+
+  /** A page's rows, with the id of the event the next page starts at; undefined when the conversation does not exist. */
+  private async pageRows(hex: string, criteria: SearchCriteria): Promise<{ rows: PageRow[]; nextPageId: string | null } | undefined> {
+    if (criteria.pageId === undefined) {
+      const rows = await this.payloadRows<{ id: number; event_id: string | null; ingest_seq: string | null }>((form) =>
+        firstPageStatement(hex, criteria, form),
+      );
+      if (rows.length === 0) return undefined;
+      return pageOf(
+        rows.filter((row): row is PageRow & { id: number } => row.event_id !== null),
+        criteria.limit,
+      );
+    }
+    const cursor = (await this.pool.query<CursorRow>(cursorStatement(hex, criteria))).rows[0];
+    if (!cursor) return undefined;
+    const key = { sortMicros: cursor.sort_micros, position: cursor.position };
+    const rows = await this.payloadRows<{ event_id: string; ingest_seq: string }>((form) => pageFromCursorStatement(cursor.id, key, criteria, form));
+    return pageOf(rows as PageRow[], criteria.limit);
   }
 
   /** How many events pass the filters; undefined when the conversation does not exist. */
@@ -284,9 +317,20 @@ function isNotUtf8(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === '22021';
 }
 
-function pageOf(rows: readonly { event_id: string; payload: Buffer }[], limit: number): StoredPage {
-  const page = rows.slice(0, limit);
-  return { itemsJson: page.map((row) => row.payload), nextPageId: rows.length > limit ? rows[limit]!.event_id : null };
+interface PageRow {
+  event_id: string;
+  ingest_seq: string;
+  payload: Buffer;
+}
+
+function pageOf(rows: readonly PageRow[], limit: number): { rows: PageRow[]; nextPageId: string | null } {
+  return { rows: rows.slice(0, limit), nextPageId: rows.length > limit ? rows[limit]!.event_id : null };
+}
+
+const MAX_BIGINT = (2n ** 63n - 1n).toString();
+
+function feedEventOf(row: { event_id: string | null; ingest_seq: string | null; payload: Buffer | null }): FeedEvent {
+  return { position: Number(row.ingest_seq), id: row.event_id ?? '', json: row.payload ?? Buffer.alloc(0) };
 }
 
 /** The `timestamp` of a stored event's JSON, or null. */

@@ -121,6 +121,10 @@ function caughtUp(store: PostgresStore, passNow: () => Promise<void>): EventStor
       await passNow();
       return store.exportEvents(hex);
     },
+    feed: {
+      searchEach: (hex, criteria) => passNow().then(() => store.feed.searchEach(hex, criteria)),
+      appendedAfter: (hex, position, limit) => passNow().then(() => store.feed.appendedAfter(hex, position, limit)),
+    },
     health: () => store.health(),
     close: () => store.close(),
   };
