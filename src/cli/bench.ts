@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { renderCrossSearchReport, runCrossSearchBench } from '../bench/cross-search';
 import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from '../bench/postgres-bench';
 import { DEFAULT_LIVE_DELIVERY, measureLiveDelivery, renderLiveDelivery } from '../bench/live-delivery';
+import { DEFAULT_STALLED_READERS, measureStalledReaders, renderStalledReaders } from '../bench/stalled-readers';
 import { measureProxyOverhead, renderProxyOverhead } from '../bench/proxy-overhead';
 import { appendToResultsLog, renderReport, scalingSection } from '../bench/report';
 import { SCALING_RANDOM_SECONDS, runBenchmark } from '../bench/run';
@@ -33,7 +34,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
                only how cost grows (1k to 100k events, 10 to 1000 conversations) and the
                memory budget over 1000 conversations; printed, never recorded
   --live-only  100 readers of one conversation while 200 events/s are appended: over the
-               events socket and by polling the search, side by side (bench/RESULTS.md)
+               events socket and by polling the search, side by side; then 50 sockets that
+               never read, and the server's memory while they are closed (bench/RESULTS.md)
   --proxy-only what the contract proxy adds to a request (agent-server-contract proxy);
                printed, never recorded
   --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
@@ -116,10 +118,16 @@ async function main(): Promise<number> {
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   try {
     if (values['live-only']) {
-      const report = renderLiveDelivery(
-        await measureLiveDelivery({ ...DEFAULT_LIVE_DELIVERY, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress),
-        new Date(),
-      );
+      const report =
+        renderLiveDelivery(
+          await measureLiveDelivery({ ...DEFAULT_LIVE_DELIVERY, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress),
+          new Date(),
+        ) +
+        '\n' +
+        renderStalledReaders(
+          await measureStalledReaders({ ...DEFAULT_STALLED_READERS, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress),
+          new Date(),
+        );
       process.stdout.write(`\n${report}`);
       if (!values['no-record']) appendToResultsLog(RESULTS_LOG, report);
       return EXIT_OK;
