@@ -4,14 +4,14 @@
  * operation's declared responses.
  */
 import type { ConversationCatalog } from '../catalog/conversation-catalog';
-import { writeTrajectoryArchive } from '../catalog/trajectory-archive';
+import { trajectoryArchive } from '../catalog/trajectory-archive';
 import type { Event, NotFoundError } from '../contract';
 import { conversationExport } from '../export/conversation-export';
 import { type CrossSearchCriteria, hyphenate } from '../search';
 import type { EventStore } from '../store/event-store';
 import { conversationHex, eventFiltersOf, searchCriteriaOf, validatedUuidHex } from './criteria';
 import { eventPageBody } from './event-page';
-import { type OperationHandlers, SerializedJson, StreamedBody, StreamedFile } from './operations';
+import { type OperationHandlers, SerializedJson, StreamedFile } from './operations';
 import { storedEventPageBody } from './stored-event-page';
 import { decodeCursor, encodeCursor } from './stored-events-cursor';
 
@@ -107,8 +107,7 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       if (!catalog.files) return { status: 404, body: { detail: TRAJECTORY_NOT_HELD } };
       const files = await catalog.files(hex);
       if (!files) return { status: 404, body: { detail: 'Conversation not found' } };
-      const headers = { 'Content-Disposition': `attachment; filename="${hex}.zip"` };
-      return { status: 200, body: new StreamedBody('application/octet-stream', headers, (out) => writeTrajectoryArchive(hex, files, out)) };
+      return { status: 200, body: new StreamedFile('application/octet-stream', `${hex}.zip`, trajectoryArchive(hex, files)) };
     },
   };
 }
