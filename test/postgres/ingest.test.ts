@@ -13,6 +13,8 @@ import { createMemoryLogger } from '../../src/log';
 import { spawnScript } from '../../src/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/postgres/ingest';
+import { migrate } from '../../src/store/postgres/migrations';
+import { MIGRATIONS } from '../../src/store/postgres/migrations/index';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store';
 import { conversationId, eventId, message } from '../support/events';
 import { STORED_SECRETS, writeConversationState } from '../support/conversation-state';
@@ -51,6 +53,12 @@ describe('npm run ingest', () => {
     );
     const row = result.rows[0]!;
     return { events: Number(row.events), counted: Number(row.counted), conversations: Number(row.conversations) };
+  }
+
+  async function connectedClient(): Promise<Client> {
+    const connected = new Client(cluster.url);
+    await connected.connect();
+    return connected;
   }
 
   async function emptyDatabase(): Promise<void> {
@@ -231,6 +239,51 @@ describe('npm run ingest', () => {
       data.remove();
     }
   }, 60_000);
+
+  it('a database filled before the append numbering is numbered in file order by the migration, and later appends come after', async () => {
+    await emptyDatabase();
+    const admin = await connectedClient();
+    try {
+      // The schema as version 3 left it, and events written under it.
+      for (const migration of MIGRATIONS.filter((migration) => migration.version <= 3)) await admin.query(migration.sql);
+      await admin.query(
+        'CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      await admin.query("INSERT INTO schema_migrations (version, name) VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+      for (const [conversation, hex] of [
+        [1, 'a'.repeat(32)],
+        [2, 'b'.repeat(32)],
+      ] as const) {
+        await admin.query('INSERT INTO conversations (hex) OVERRIDING SYSTEM VALUE VALUES ($1)', [hex]);
+        // Inserted out of file order: the numbering follows the files, not the insertion.
+        for (const position of [2, 0, 1])
+          await admin.query(
+            "INSERT INTO events (conversation_id, position, file_name, event_id, kind, sort_micros, payload) VALUES ($1, $2::bigint, 'f' || $2::text, 'e' || $2::text, 'MessageEvent', 0, '{}')",
+            [conversation, position],
+          );
+      }
+      const logger = createMemoryLogger();
+      const pool = createPool(cluster.url, logger);
+      try {
+        expect(await migrate(pool)).toEqual(MIGRATIONS.filter((migration) => migration.version > 3).map((migration) => migration.name));
+      } finally {
+        await pool.end();
+      }
+      const numbered = async () =>
+        (
+          await admin.query<{ conversation_id: number; position: string; ingest_seq: string }>(
+            'SELECT conversation_id, position, ingest_seq FROM events ORDER BY ingest_seq',
+          )
+        ).rows.map((row) => `${row.conversation_id}:${row.position}`);
+      expect(await numbered()).toEqual(['1:0', '1:1', '1:2', '2:0', '2:1', '2:2']);
+      await admin.query(
+        "INSERT INTO events (conversation_id, position, file_name, event_id, kind, sort_micros, payload) VALUES (1, 3, 'f3', 'e3', 'MessageEvent', 0, '{}')",
+      );
+      expect((await numbered()).at(-1)).toBe('1:3');
+    } finally {
+      await admin.end();
+    }
+  });
 
   it('reports a database that is not there, without a stack trace', async () => {
     const data = conversationsDirectory([]);
