@@ -10,6 +10,8 @@ import { type JsonObject, composeConversationInfo, executionStatusOf, isObject }
 
 export const META_FILE = 'meta.json';
 export const STATE_FILE = 'base_state.json';
+/** What is logged for a conversation whose files make no entry. */
+export const LEFT_OUT_OF_CATALOG = 'conversation left out of the catalog: its meta.json or base_state.json is not a JSON object';
 
 export interface CatalogEntry {
   hex: string;
@@ -34,10 +36,22 @@ export function parseJsonObject(text: string): JsonObject | undefined {
 }
 
 /**
- * The entry of a conversation whose `meta.json` parsed, with its state when there is one.
- * As the reference's catalog: without a readable `meta.json`, or with a state file that is
- * there but does not parse, a conversation is no entry (the caller knows which files were there).
+ * The entry a conversation's two files make, parsed (undefined: absent or not a JSON
+ * object); `statePresent` says whether there is a state file at all. As the reference's
+ * catalog: without a `meta.json` object, or with a state file that is there but does not
+ * parse, a conversation is no entry.
  */
+export function entryOfFiles(
+  hex: string,
+  meta: JsonObject | undefined,
+  state: JsonObject | undefined,
+  statePresent: boolean,
+): CatalogEntry | undefined {
+  if (!meta || (statePresent && !state)) return undefined;
+  return catalogEntry(hex, meta, state);
+}
+
+/** The entry of a conversation whose `meta.json` parsed, with its state when there is one. */
 export function catalogEntry(hex: string, meta: JsonObject, state: JsonObject | undefined): CatalogEntry {
   const parent = typeof meta['parent_conversation_id'] === 'string' ? parseUuid(meta['parent_conversation_id']) : undefined;
   return {

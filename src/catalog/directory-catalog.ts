@@ -6,7 +6,17 @@ import { hyphenate } from '../search';
 import { locateConversation } from '../store/conversation-location';
 import { errorCode } from '../store/error-code';
 import { statIfPresent, versionOf } from '../store/file-version';
-import { type CatalogEntry, META_FILE, STATE_FILE, catalogEntry, compareEntries, cutPage, infoOf, parseJsonObject } from './catalog-entry';
+import {
+  type CatalogEntry,
+  LEFT_OUT_OF_CATALOG,
+  META_FILE,
+  STATE_FILE,
+  compareEntries,
+  cutPage,
+  entryOfFiles,
+  infoOf,
+  parseJsonObject,
+} from './catalog-entry';
 import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile } from './conversation-catalog';
 import { type JsonObject, servedState } from './conversation-info';
 
@@ -121,12 +131,9 @@ class DirectoryCatalog implements ConversationCatalog {
   private async readEntry(hex: string, metaFile: string, stateFile: string | undefined): Promise<CatalogEntry | undefined> {
     const meta = await readJsonObject(metaFile);
     const state = stateFile === undefined ? undefined : await readJsonObject(stateFile);
-    // As the reference's catalog: an unreadable meta.json, or a state file that is there but does not parse, drops the entry.
-    if (!meta || (stateFile !== undefined && !state)) {
-      this.logger.warn('conversation left out of the catalog: its meta.json or base_state.json is not a JSON object', { conversation: hex });
-      return undefined;
-    }
-    return catalogEntry(hex, meta, state);
+    const entry = entryOfFiles(hex, meta, state, stateFile !== undefined);
+    if (!entry) this.logger.warn(LEFT_OUT_OF_CATALOG, { conversation: hex });
+    return entry;
   }
 }
 

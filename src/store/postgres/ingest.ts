@@ -12,7 +12,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
-import { META_FILE, STATE_FILE, catalogEntry, parseJsonObject } from '../../catalog/catalog-entry';
+import { LEFT_OUT_OF_CATALOG, META_FILE, STATE_FILE, entryOfFiles, parseJsonObject } from '../../catalog/catalog-entry';
 import type { Logger } from '../../log';
 import { locateConversation } from '../conversation-location';
 import { titleOf } from '../conversation-summaries';
@@ -246,12 +246,8 @@ class Ingester implements DirectoryIngester {
     const [metaText, stateText] = await Promise.all([metaStats && readText(metaFile), stateStats && readText(stateFile)]);
     const meta = metaText === undefined ? undefined : parseJsonObject(metaText);
     const savedState = stateText === undefined ? undefined : parseJsonObject(stateText);
-    // The directory catalog's rule (catalog-entry.ts): a state file that is there must parse too.
-    const entry = meta && (stateText === undefined || savedState) ? catalogEntry(state.hex, meta, savedState) : undefined;
-    if (metaText !== undefined && !entry)
-      this.options.logger.warn('conversation left out of the catalog: its meta.json or base_state.json is not a JSON object', {
-        conversation: state.hex,
-      });
+    const entry = entryOfFiles(state.hex, meta, savedState, stateStats !== undefined);
+    if (metaText !== undefined && !entry) this.options.logger.warn(LEFT_OUT_OF_CATALOG, { conversation: state.hex });
     const title = metaStats ? await titleOf(metaFile) : null;
     await this.transaction(async (client) => {
       await client.query('UPDATE conversations SET title = $2 WHERE id = $1 AND title IS DISTINCT FROM $2', [state.id, nullableTextColumn(title)]);
