@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { renderCrossSearchReport, runCrossSearchBench } from '../bench/cross-search';
 import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from '../bench/postgres-bench';
 import { DEFAULT_LIVE_DELIVERY, measureLiveDelivery, renderLiveDelivery } from '../bench/live-delivery';
+import { startLocalCluster } from '../store/postgres/local-cluster';
 import { DEFAULT_STALLED_READERS, measureStalledReaders, renderStalledReaders } from '../bench/stalled-readers';
 import { measureProxyOverhead, renderProxyOverhead } from '../bench/proxy-overhead';
 import { appendToResultsLog, renderReport, scalingSection } from '../bench/report';
@@ -41,7 +42,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
   --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
   --no-record  print the report without appending it to bench/RESULTS.md
   --store postgres
-               the PostgreSQL store beside the directory store instead (bench/RESULTS-postgres.md)
+               the PostgreSQL store beside the directory store instead (bench/RESULTS-postgres.md);
+               with --live-only, the live delivery from a PostgreSQL server a following ingester fills
   --many-conversations
                with --store postgres: 1M events over 1000 conversations instead of one of 100k
   --cross-search
@@ -104,6 +106,7 @@ async function main(): Promise<number> {
       process.stderr.write(`bench: --store takes only postgres, got ${JSON.stringify(values.store)}\n\n${USAGE}`);
       return EXIT_BAD_ARGUMENTS;
     }
+    if (values['live-only']) return benchPostgresLive(!values['no-record']);
     return benchPostgres(
       { quick: values.quick, manyConversations: values['many-conversations'], dataDirectory: DATA_DIRECTORY },
       !values['no-record'],
@@ -162,6 +165,32 @@ async function main(): Promise<number> {
     return EXIT_OK;
   } catch (error) {
     process.stderr.write(`bench: the benchmark could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+/** `--live-only --store postgres`: the live delivery from a PostgreSQL server that a following ingester fills. */
+async function benchPostgresLive(record: boolean): Promise<number> {
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    progress('postgres: starting a durable throwaway cluster');
+    const cluster = await startLocalCluster({ durable: true });
+    try {
+      const results = await measureLiveDelivery(
+        { ...DEFAULT_LIVE_DELIVERY, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, databaseUrl: cluster.url },
+        progress,
+      );
+      const report = renderLiveDelivery(results, new Date(), 'postgres');
+      process.stdout.write(`\n${report}`);
+      if (record) appendToResultsLog(POSTGRES_RESULTS_LOG, report);
+    } finally {
+      await cluster.stop();
+    }
+    return EXIT_OK;
+  } catch (error) {
+    process.stderr.write(
+      `bench: the live delivery from PostgreSQL could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT_FAILED;
   }
 }
