@@ -16,6 +16,8 @@ import { appendToResultsLog, renderReport, scalingSection } from './report';
 import { SCALING_RANDOM_SECONDS, runBenchmark } from './run';
 import { measureScaling } from './scaling';
 import { budgetTargets, checkTargets } from './targets';
+import { DEFAULT_STALLED_READERS, measureStalledReaders, renderStalledReaders } from './stalled-readers';
+import { startLocalCluster } from '../postgres/local-cluster';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -34,7 +36,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
                only how cost grows (1k to 100k events, 10 to 1000 conversations) and the
                memory budget over 1000 conversations; printed, never recorded
   --live-only  100 readers of one conversation while 200 events/s are appended: over the
-               events socket and by polling the search, side by side (bench/RESULTS.md)
+               events socket and by polling the search, side by side; then 50 sockets that
+               never read, and the server's memory while they are closed (bench/RESULTS.md)
   --proxy-only what the contract proxy adds to a request (agent-server-contract proxy);
                printed, never recorded
   --against REF
@@ -45,7 +48,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
   --profile    run our servers with --cpu-prof; profiles go to bench/data/profiles
   --no-record  print the report without appending it to bench/RESULTS.md
   --store postgres
-               the PostgreSQL store beside the directory store instead (bench/RESULTS-postgres.md)
+               the PostgreSQL store beside the directory store instead (bench/RESULTS-postgres.md);
+               with --live-only, the live delivery from a PostgreSQL server a following ingester fills
   --many-conversations
                with --store postgres: 1M events over 1000 conversations instead of one of 100k
   --cross-search
@@ -109,6 +113,7 @@ async function main(): Promise<number> {
       process.stderr.write(`bench: --store takes only postgres, got ${JSON.stringify(values.store)}\n\n${USAGE}`);
       return EXIT_BAD_ARGUMENTS;
     }
+    if (values['live-only']) return benchPostgresLive(!values['no-record']);
     return benchPostgres(
       { quick: values.quick, manyConversations: values['many-conversations'], dataDirectory: DATA_DIRECTORY },
       !values['no-record'],
@@ -123,10 +128,16 @@ async function main(): Promise<number> {
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   try {
     if (values['live-only']) {
-      const report = renderLiveDelivery(
-        await measureLiveDelivery({ ...DEFAULT_LIVE_DELIVERY, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress),
-        new Date(),
-      );
+      const report =
+        renderLiveDelivery(
+          await measureLiveDelivery({ ...DEFAULT_LIVE_DELIVERY, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress),
+          new Date(),
+        ) +
+        '\n' +
+        renderStalledReaders(
+          await measureStalledReaders({ ...DEFAULT_STALLED_READERS, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, progress),
+          new Date(),
+        );
       process.stdout.write(`\n${report}`);
       if (!values['no-record']) appendToResultsLog(RESULTS_LOG, report);
       return EXIT_OK;
@@ -175,6 +186,32 @@ async function main(): Promise<number> {
       return EXIT_BAD_ARGUMENTS;
     }
     process.stderr.write(`bench: the benchmark could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+/** `--live-only --store postgres`: the live delivery from a PostgreSQL server that a following ingester fills. */
+async function benchPostgresLive(record: boolean): Promise<number> {
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    progress('postgres: starting a durable throwaway cluster');
+    const cluster = await startLocalCluster({ durable: true });
+    try {
+      const results = await measureLiveDelivery(
+        { ...DEFAULT_LIVE_DELIVERY, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, databaseUrl: cluster.url },
+        progress,
+      );
+      const report = renderLiveDelivery(results, new Date(), 'postgres');
+      process.stdout.write(`\n${report}`);
+      if (record) appendToResultsLog(POSTGRES_RESULTS_LOG, report);
+    } finally {
+      await cluster.stop();
+    }
+    return EXIT_OK;
+  } catch (error) {
+    process.stderr.write(
+      `bench: the live delivery from PostgreSQL could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT_FAILED;
   }
 }

@@ -3,13 +3,19 @@
  * rate, once over the events socket and once by polling the search as the viewer polled it
  * (every 500 ms, from the last event seen). Measured per event and reader: the time from
  * the event file being written to the reader holding the event; and the server's CPU over
- * the append window. Readers and the appender share this process's clock.
+ * the append window. Readers and the appender share this process's clock. With a database,
+ * the server reads PostgreSQL filled by a following ingester (`npm run ingest -- --follow`),
+ * so the time includes the ingester's look at the directory.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { Event } from '../../src/contract';
 import { eventFileName, serializeEvent, writeConversation } from '../../src/fixture/layout';
+import { createMemoryLogger } from '../../src/log';
+import { spawnScript } from '../process/server-process';
+import { createPool } from '../../src/store/postgres/connection';
+import { migrate } from '../../src/store/postgres/migrations';
 import { processCpuMs, spawnOurServer, waitUntilAnswering, withServer } from './server-process';
 
 export interface LiveDeliveryOptions {
@@ -20,6 +26,8 @@ export interface LiveDeliveryOptions {
   seconds: number;
   /** The polling readers' interval. */
   pollMs: number;
+  /** Serve this PostgreSQL database, filled by a following ingester, instead of the directory. */
+  databaseUrl?: string;
 }
 
 export interface LiveDeliveryResult {
@@ -75,19 +83,24 @@ async function measureMode(mode: 'socket' | 'polling', options: LiveDeliveryOpti
   const { directory } = writeConversation(root, CONVERSATION_ID, [first]);
   const logFile = path.join(options.dataDirectory, 'logs', `live-${mode}.log`);
   mkdirSync(path.dirname(logFile), { recursive: true });
+  const ingester = options.databaseUrl === undefined ? undefined : await followingIngester(options.databaseUrl, root, logFile);
   try {
     return await withServer(
       spawnOurServer(`live ${mode}`, {
         repoRoot: options.repoRoot,
-        conversationsRoot: root,
+        conversationsRoot: options.databaseUrl === undefined ? root : undefined,
         validateResponses: false,
         nodeFlags: [],
         logFile,
         // The reference closes a conversation's 51st socket; the bench asks for more.
-        serverArgs: ['--max-sockets-per-conversation', String(options.readers)],
+        serverArgs: [
+          '--max-sockets-per-conversation',
+          String(options.readers),
+          ...(options.databaseUrl === undefined ? [] : ['--database-url', options.databaseUrl]),
+        ],
       }),
       async (server) => {
-        await waitUntilAnswering(server);
+        await waitUntilAnswering(server, `/api/conversations/${CONVERSATION_ID}/events/count`);
         const writtenAt = new Map<string, number>();
         const latencies: number[] = [];
         let messages = 0;
@@ -135,8 +148,24 @@ async function measureMode(mode: 'socket' | 'polling', options: LiveDeliveryOpti
       },
     );
   } finally {
+    await ingester?.stop(5000);
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** `npm run ingest -- --follow` of `root`, into a database where the bench's conversation starts empty. */
+async function followingIngester(databaseUrl: string, root: string, logFile: string): Promise<{ stop(graceMs: number): Promise<unknown> }> {
+  const pool = createPool(databaseUrl, createMemoryLogger());
+  try {
+    await migrate(pool);
+    await pool.query('DELETE FROM conversations WHERE hex = $1', [CONVERSATION_ID.replaceAll('-', '')]);
+  } finally {
+    await pool.end();
+  }
+  return spawnScript('src/cli/ingest.ts', ['--conversations-path', root, '--database-url', databaseUrl, '--follow'], {
+    label: 'ingest',
+    logFile: logFile.replace(/\.log$/, '-ingest.log'),
+  });
 }
 
 async function socketReaders(baseUrl: string, count: number, seen: (id: string) => void, counted: () => void): Promise<{ stop(): void }> {
@@ -211,14 +240,20 @@ function pollingReaders(
   };
 }
 
-export function renderLiveDelivery(results: readonly LiveDeliveryResult[], when: Date): string {
+export function renderLiveDelivery(results: readonly LiveDeliveryResult[], when: Date, store: 'directory' | 'postgres' = 'directory'): string {
   const rows = results.map(
     (result) =>
       `| ${result.mode} | ${result.readers} | ${result.eventsPerSecond}/s for ${result.seconds} s | ${result.delivered} of ${result.expected} | ${result.p50Ms.toFixed(0)} | ${result.p99Ms.toFixed(0)} | ${result.maxMs.toFixed(0)} | ${result.serverCpuPercent.toFixed(0)}% | ${result.messages} |`,
   );
   return [
-    `## Live delivery, ${when.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `## Live delivery${store === 'postgres' ? ' from PostgreSQL' : ''}, ${when.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
+    ...(store === 'postgres'
+      ? [
+          'The server reads a PostgreSQL database (durable throwaway cluster) that `npm run ingest -- --follow` fills from the directory the events are written to: the latency includes the ingester finding and copying each file.',
+          '',
+        ]
+      : []),
     'One conversation, readers following it while events are appended (a file each). Latency: from the file written to the reader holding the event (the first-seen copy per reader; polling readers ask every 500 ms from the last event seen, the previous viewer). CPU: the server process over the append window, share of one core.',
     '',
     '| reader | readers | appends | deliveries | p50 ms | p99 ms | max ms | server CPU | frames or requests |',

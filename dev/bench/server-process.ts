@@ -26,7 +26,8 @@ export interface ServerProcess {
 
 export interface OurServerOptions {
   readonly repoRoot: string;
-  readonly conversationsRoot: string;
+  /** Undefined when `serverArgs` name a database. */
+  readonly conversationsRoot: string | undefined;
   readonly validateResponses: boolean;
   /** Extra node flags, for instance `--cpu-prof`. */
   readonly nodeFlags: readonly string[];

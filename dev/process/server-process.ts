@@ -101,7 +101,8 @@ function spawnWithOutput(nodeArgs: string[], spawnOptions: SpawnOptions, options
 }
 
 export interface ServerOptions extends ScriptOptions {
-  readonly conversationsPath: string;
+  /** Undefined for a server given `--database-url` in `args`. */
+  readonly conversationsPath: string | undefined;
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** Default: a port that was free a moment ago (see findFreePort). */
@@ -123,7 +124,14 @@ export async function spawnServer(options: ServerOptions): Promise<SpawnedServer
   const host = options.host ?? '127.0.0.1';
   // A wildcard address cannot be probed; a port free on loopback is free enough for it.
   const port = options.port ?? (await findFreePort(host === '0.0.0.0' ? '127.0.0.1' : host));
-  const flags = ['--host', host, '--port', String(port), '--conversations-path', options.conversationsPath, ...(options.args ?? [])];
+  const flags = [
+    '--host',
+    host,
+    '--port',
+    String(port),
+    ...(options.conversationsPath === undefined ? [] : ['--conversations-path', options.conversationsPath]),
+    ...(options.args ?? []),
+  ];
   const nodeFlags = [...SERVER_NODE_FLAGS, ...(options.nodeFlags ?? [])];
   const script = options.compiled ? compiledStartScript(options.projectRoot ?? PROJECT_ROOT) : START_SCRIPT;
   return { ...spawnScript(script, flags, { ...options, nodeFlags }), url: `http://${host}:${port}` };

@@ -36,6 +36,10 @@ export interface ConversationCatalog {
   get(hex: string, includeSkills: boolean): Promise<ConversationInfo | undefined>;
   /** The saved state (`base_state.json`) with its secrets masked; undefined when there is none. */
   state(hex: string): Promise<JsonObject | undefined>;
-  /** The conversation's files in path order, directories as entries ending in `/`; undefined when there is no such conversation. */
-  files(hex: string): Promise<ConversationFile[] | undefined>;
+  /**
+   * The conversation's files in path order, directories as entries ending in `/`; undefined
+   * when there is no such conversation. A catalog whose store keeps no conversation files
+   * (PostgreSQL holds events and the two documents only) has none, and serves no trajectory.
+   */
+  files?(hex: string): Promise<ConversationFile[] | undefined>;
 }

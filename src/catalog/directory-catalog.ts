@@ -2,36 +2,33 @@ import { opendir, readFile, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
 import type { Logger } from '../log';
-import { hyphenate, parseUuid, storedTimestampMicros } from '../search';
+import { hyphenate } from '../search';
 import { locateConversation } from '../store/directory/open/conversation-location';
 import { errorCode } from '../store/error-code';
 import { statIfPresent, versionOf } from '../store/directory/list/file-version';
+import {
+  type CatalogEntry,
+  LEFT_OUT_OF_CATALOG,
+  META_FILE,
+  STATE_FILE,
+  compareEntries,
+  cutPage,
+  entryOfFiles,
+  infoOf,
+  parseJsonObject,
+} from './catalog-entry';
 import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile } from './conversation-catalog';
-import { type JsonObject, composeConversationInfo, executionStatusOf, isObject, servedState } from './conversation-info';
+import { type JsonObject, servedState } from './conversation-info';
 
 const CONVERSATION_DIRECTORY_NAME = /^[0-9a-f]{32}$/;
-const META_FILE = 'meta.json';
-const STATE_FILE = 'base_state.json';
 /** Directories the reference leaves out of a trajectory: they hold a runtime's credentials. */
 const EXCLUDED_TOP_DIRECTORIES = new Set(['acp']);
 /** A file still being written under a temporary name, then renamed into place. */
 const TEMPORARY_SUFFIX = '.tmp';
 
-interface Entry {
-  hex: string;
-  directory: string;
-  meta: JsonObject;
-  /** The state file's parsed content; undefined when there is none. */
-  state: JsonObject | undefined;
-  status: ConversationExecutionStatus;
-  createdAt: number;
-  updatedAt: number;
-  parentHex: string | undefined;
-}
-
 interface CachedEntry {
   version: string;
-  entry: Entry | undefined;
+  entry: CatalogEntry | undefined;
 }
 
 export function createDirectoryCatalog(root: string, logger: Logger): ConversationCatalog {
@@ -50,28 +47,19 @@ class DirectoryCatalog implements ConversationCatalog {
   async search(query: CatalogSearch): Promise<CatalogPage> {
     const entries = await this.entries();
     const matching = entries.filter((entry) => query.status === undefined || entry.status === query.status);
-    const byCreation = query.sortOrder === 'CREATED_AT' || query.sortOrder === 'CREATED_AT_DESC';
-    const descending = query.sortOrder.endsWith('_DESC');
-    matching.sort((a, b) => {
-      const difference = byCreation ? a.createdAt - b.createdAt : a.updatedAt - b.updatedAt;
-      // Ties (and equal missing times) keep one order in both directions: the id's.
-      return (descending ? -difference : difference) || (a.hex < b.hex ? -1 : a.hex > b.hex ? 1 : 0);
-    });
+    matching.sort(compareEntries(query.sortOrder));
     let start = 0;
     if (query.pageId)
       start = Math.max(
         0,
         matching.findIndex((entry) => entry.hex === query.pageId),
       );
+    const page = await cutPage(matching.slice(start), query.limit);
     const children = childrenIndex(entries);
-    const items: ConversationInfo[] = [];
-    for (let i = start; i < matching.length; i++) {
-      const entry = matching[i]!;
-      if (items.length >= query.limit) return { items, nextPageId: entry.hex };
-      const info = infoOf(entry, query.includeSkills, children);
-      if (info) items.push(info);
-    }
-    return { items, nextPageId: null };
+    return {
+      items: page.entries.flatMap((entry) => infoOf(entry, query.includeSkills, children.get(entry.hex) ?? []) ?? []),
+      nextPageId: page.nextPageId,
+    };
   }
 
   async count(status?: ConversationExecutionStatus): Promise<number> {
@@ -83,7 +71,7 @@ class DirectoryCatalog implements ConversationCatalog {
     const entry = await this.entry(hex);
     if (!entry?.state) return undefined;
     // Children are the conversations naming this one as their parent: the whole catalog is read for them, as the reference's is.
-    return infoOf(entry, includeSkills, childrenIndex(await this.entries()));
+    return infoOf(entry, includeSkills, childrenIndex(await this.entries()).get(hex) ?? []);
   }
 
   async state(hex: string): Promise<JsonObject | undefined> {
@@ -113,9 +101,9 @@ class DirectoryCatalog implements ConversationCatalog {
   }
 
   /** Every catalog entry: conversation directories whose `meta.json` and state file (when present) parse. */
-  private async entries(): Promise<Entry[]> {
+  private async entries(): Promise<CatalogEntry[]> {
     const names = await conversationNames(await this.realRoot());
-    const entries: Entry[] = [];
+    const entries: CatalogEntry[] = [];
     for (const hex of names) {
       const entry = await this.entry(hex);
       if (entry) entries.push(entry);
@@ -125,7 +113,7 @@ class DirectoryCatalog implements ConversationCatalog {
     return entries;
   }
 
-  private async entry(hex: string): Promise<Entry | undefined> {
+  private async entry(hex: string): Promise<CatalogEntry | undefined> {
     const location = await locateConversation(await this.realRoot(), hex);
     if (!location.found) return undefined;
     const metaFile = path.join(location.directory, META_FILE);
@@ -135,39 +123,21 @@ class DirectoryCatalog implements ConversationCatalog {
     const version = `${location.identity}|${versionOf(metaStats)}|${versionOf(stateStats)}`;
     const cached = this.cache.get(hex);
     if (cached?.version === version) return cached.entry;
-    const entry = await this.readEntry(hex, location.directory, metaFile, stateStats ? stateFile : undefined);
+    const entry = await this.readEntry(hex, metaFile, stateStats ? stateFile : undefined);
     this.cache.set(hex, { version, entry });
     return entry;
   }
 
-  private async readEntry(hex: string, directory: string, metaFile: string, stateFile: string | undefined): Promise<Entry | undefined> {
+  private async readEntry(hex: string, metaFile: string, stateFile: string | undefined): Promise<CatalogEntry | undefined> {
     const meta = await readJsonObject(metaFile);
     const state = stateFile === undefined ? undefined : await readJsonObject(stateFile);
-    // As the reference's catalog: an unreadable meta.json, or a state file that is there but does not parse, drops the entry.
-    if (!meta || (stateFile !== undefined && !state)) {
-      this.logger.warn('conversation left out of the catalog: its meta.json or base_state.json is not a JSON object', { conversation: hex });
-      return undefined;
-    }
-    const parent = typeof meta['parent_conversation_id'] === 'string' ? parseUuid(meta['parent_conversation_id']) : undefined;
-    return {
-      hex,
-      directory,
-      meta,
-      state,
-      status: executionStatusOf(state),
-      createdAt: storedTimestampMicros(meta['created_at']) ?? Number.NEGATIVE_INFINITY,
-      updatedAt: storedTimestampMicros(meta['updated_at']) ?? Number.NEGATIVE_INFINITY,
-      parentHex: parent?.ok ? parent.hex : undefined,
-    };
+    const entry = entryOfFiles(hex, meta, state, stateFile !== undefined);
+    if (!entry) this.logger.warn(LEFT_OUT_OF_CATALOG, { conversation: hex });
+    return entry;
   }
 }
 
-function infoOf(entry: Entry, includeSkills: boolean, children: Map<string, string[]>): ConversationInfo | undefined {
-  if (!entry.state) return undefined;
-  return composeConversationInfo(entry.state, entry.meta, { includeSkills, subConversationIds: children.get(entry.hex) ?? [] });
-}
-
-function childrenIndex(entries: readonly Entry[]): Map<string, string[]> {
+function childrenIndex(entries: readonly CatalogEntry[]): Map<string, string[]> {
   const children = new Map<string, string[]>();
   for (const entry of entries) {
     if (entry.parentHex === undefined) continue;
@@ -231,13 +201,13 @@ async function conversationNames(root: string): Promise<string[]> {
   } catch (error) {
     throw new Error(`Cannot list the conversations directory ${root} (${errorCode(error) ?? String(error)})`, { cause: error });
   }
-  return names;
+  // In id order, whatever order the file system lists them in: a conversation's sub-conversations are listed in it.
+  return names.sort();
 }
 
 async function readJsonObject(file: string): Promise<JsonObject | undefined> {
   try {
-    const value: unknown = JSON.parse(await readFile(file, 'utf8'));
-    return isObject(value) ? value : undefined;
+    return parseJsonObject(await readFile(file, 'utf8'));
   } catch {
     return undefined;
   }

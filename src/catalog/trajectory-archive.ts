@@ -1,10 +1,10 @@
 /**
- * The trajectory download: a conversation's files as a zip archive, written entry by entry
- * to a stream, so memory holds one file at a time whatever the conversation's size. Entries
+ * The trajectory download: a conversation's files as a zip archive, handed out piece by
+ * piece as the reader takes them, so memory holds one file at a time whatever the
+ * conversation's size. Entries
  * are named `<hex id>/<path>` after one for the directory itself, as the reference names
  * them; `.json` and `.jsonl` files pass through the reference's credential redaction.
  */
-import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { crc32, deflateRaw } from 'node:zlib';
 import type { ConversationFile } from './conversation-catalog';
@@ -42,18 +42,13 @@ interface CentralRecord {
 }
 
 /**
- * Writes the archive of `files` (a conversation directory's, in path order) to `out`,
- * waiting whenever `out` is full. Rejects when the archive would exceed the classic zip
- * limits or `out` closes early; the caller ends `out`.
+ * The archive of `files` (a conversation directory's, in path order), piece by piece: each
+ * piece is read from its file only when the previous one has been taken. Throws when the
+ * archive would exceed the classic zip limits.
  */
-export async function writeTrajectoryArchive(hex: string, files: readonly ConversationFile[], out: Writable, now = new Date()): Promise<void> {
+export async function* trajectoryArchive(hex: string, files: readonly ConversationFile[], now = new Date()): AsyncGenerator<Buffer> {
   const records: CentralRecord[] = [];
   let offset = 0;
-  const write = async (chunk: Buffer) => {
-    if (out.destroyed) throw new Error('The client closed the connection during the download');
-    offset += chunk.length;
-    if (!out.write(chunk)) await waitForDrain(out);
-  };
   const entries: { name: string; modifiedAt: Date; read: () => Promise<Buffer | undefined> }[] = [
     { name: `${hex}/`, modifiedAt: now, read: async () => Buffer.alloc(0) },
     ...files.map((file) => ({ name: `${hex}/${file.relativePath}`, modifiedAt: file.modifiedAt, read: () => file.read() })),
@@ -80,12 +75,14 @@ export async function writeTrajectoryArchive(hex: string, files: readonly Conver
       throw new Error(`The conversation ${hex} is too large for a zip archive without ZIP64 (more than 65535 files or 4 GiB)`);
     }
     records.push(record);
-    await write(localHeader(record));
-    if (compressed.length > 0) await write(compressed);
+    const header = localHeader(record);
+    offset += header.length + compressed.length;
+    yield header;
+    if (compressed.length > 0) yield compressed;
   }
   const centralStart = offset;
-  for (const record of records) await write(centralHeader(record));
-  await write(endOfCentralDirectory(records.length, offset - centralStart, centralStart));
+  const central = Buffer.concat(records.map(centralHeader));
+  yield Buffer.concat([central, endOfCentralDirectory(records.length, central.length, centralStart)]);
 }
 
 /** The file as the reference exports it: credentials masked in JSON documents, any other bytes as they are. */
@@ -204,19 +201,4 @@ function dosDateTime(at: Date): { time: number; date: number } {
     time: (at.getHours() << 11) | (at.getMinutes() << 5) | Math.floor(at.getSeconds() / 2),
     date: ((year - 1980) << 9) | ((at.getMonth() + 1) << 5) | at.getDate(),
   };
-}
-
-function waitForDrain(out: Writable): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onDrain = () => {
-      out.off('close', onClose);
-      resolve();
-    };
-    const onClose = () => {
-      out.off('drain', onDrain);
-      reject(new Error('The client closed the connection during the download'));
-    };
-    out.once('drain', onDrain);
-    out.once('close', onClose);
-  });
 }

@@ -177,7 +177,8 @@ async function openStore(
       require('../store/postgres/postgres-store') as typeof import('../store/postgres/postgres-store');
     const { redactedUrl } = require('../store/postgres/connection') as typeof import('../store/postgres/connection');
     try {
-      return { store: await openPostgresStore(config.databaseUrl, { logger }), served: redactedUrl(config.databaseUrl) };
+      const store = await openPostgresStore(config.databaseUrl, { logger });
+      return { store, catalog: store.catalog, served: redactedUrl(config.databaseUrl) };
     } catch (error) {
       if (!(error instanceof DatabaseStartError)) throw error;
       console.error(error.message);

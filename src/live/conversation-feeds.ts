@@ -30,6 +30,8 @@ export class ConversationFeed {
     private readonly feed: EventFeed,
     private readonly logger: Logger,
     private readonly onEmpty: () => void,
+    /** Bytes handed to subscribers in one look at most (past one event); the rest waits for the next look. */
+    private readonly maxBytesPerLook = Number.POSITIVE_INFINITY,
   ) {}
 
   /** The position up to which events were stored when the subscriber joined: later ones reach it live. */
@@ -53,9 +55,13 @@ export class ConversationFeed {
     try {
       const appended = await this.feed.appendedAfter(this.hex, this.lastPosition, EVENTS_PER_LOOK);
       if (!appended) return;
+      let bytes = 0;
       for (const event of appended.events) {
         this.lastPosition = Math.max(this.lastPosition, event.position);
         for (const subscriber of this.subscribers) subscriber.deliver(event);
+        // A burst goes out over several looks, so a subscriber that reads is not taken for one that stopped.
+        bytes += event.json.length;
+        if (bytes >= this.maxBytesPerLook) break;
       }
     } catch (error) {
       this.logger.warn('live events could not be read; trying again', { conversation: this.hex, error: (error as Error).message });
@@ -72,6 +78,7 @@ export class ConversationFeeds {
   constructor(
     private readonly feed: EventFeed,
     private readonly logger: Logger,
+    private readonly maxBytesPerLook = Number.POSITIVE_INFINITY,
   ) {}
 
   /** The conversation's feed; undefined when the store has no such conversation. */
@@ -89,9 +96,16 @@ export class ConversationFeeds {
   private async open(hex: string): Promise<ConversationFeed | undefined> {
     const current = await this.feed.appendedAfter(hex, Number.POSITIVE_INFINITY, 0);
     if (!current) return undefined;
-    const created: ConversationFeed = new ConversationFeed(hex, current.lastPosition, this.feed, this.logger, () => {
-      if (this.feeds.get(hex) !== undefined) this.feeds.delete(hex);
-    });
+    const created: ConversationFeed = new ConversationFeed(
+      hex,
+      current.lastPosition,
+      this.feed,
+      this.logger,
+      () => {
+        if (this.feeds.get(hex) !== undefined) this.feeds.delete(hex);
+      },
+      this.maxBytesPerLook,
+    );
     return created;
   }
 }

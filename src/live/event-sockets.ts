@@ -22,6 +22,8 @@ const SOCKET_PATH = /^\/sockets\/events\/([^/]+)\/?$/;
 export const MAX_INBOUND_FRAME_BYTES = 64 * 1024;
 /** Resend pages, as the reference resends. */
 const RESEND_PAGE = 100;
+/** How many looks' worth of appended events a socket's queue bound holds. */
+const LOOKS_PER_QUEUE = 4;
 
 export interface SocketLimits {
   /** Sockets one conversation may have; one more is closed 1013 (the reference's limit is 50). */
@@ -67,7 +69,9 @@ export interface EventSockets {
 
 export function createEventSockets(options: EventSocketsOptions): EventSockets {
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_INBOUND_FRAME_BYTES, perMessageDeflate: false });
-  const feeds = options.feed ? new ConversationFeeds(options.feed, options.logger) : undefined;
+  const limits = options.limits ?? SOCKET_LIMITS;
+  // A look hands out a fraction of what a socket may have queued: one that reads drains it before the next look.
+  const feeds = options.feed ? new ConversationFeeds(options.feed, options.logger, limits.maxQueuedBytes / LOOKS_PER_QUEUE) : undefined;
   return {
     handleUpgrade(request, socket, head) {
       const url = new URL(request.url ?? '/', 'http://socket');
@@ -150,7 +154,7 @@ async function serveSocket(
     return;
   }
   if (!feeds) {
-    // A store that hands out no events one by one (the PostgreSQL store, for now) serves no socket.
+    // A store that hands out no events one by one serves no socket.
     closeSocket(ws, CLOSE.internalError, "Live events are not available from this server's store");
     return;
   }
@@ -305,6 +309,10 @@ class SocketSubscriber implements FeedSubscriber {
       if (!page) return;
       let last: Promise<void> = Promise.resolve();
       for (const event of page.events) {
+        // A page of large events is sent as the consumer takes it, not queued past the bound at once.
+        if (this.ws.bufferedAmount > 0 && this.ws.bufferedAmount + event.json.length > this.limits.maxQueuedBytes)
+          await this.flushedWithin(last, this.limits.resendPageTimeoutMs);
+        if (this.ws.readyState !== WebSocket.OPEN) return;
         if (event.position > subscribedAt) this.resentLate.add(event.id);
         last = this.sendFrame(event.json);
       }

@@ -4,14 +4,14 @@
  * operation's declared responses.
  */
 import type { ConversationCatalog } from '../catalog/conversation-catalog';
-import { writeTrajectoryArchive } from '../catalog/trajectory-archive';
+import { trajectoryArchive } from '../catalog/trajectory-archive';
 import type { Event, NotFoundError } from '../contract';
 import { conversationExport } from '../export/conversation-export';
 import { type CrossSearchCriteria, hyphenate } from '../search';
 import type { EventStore } from '../store/event-store';
 import { conversationHex, eventFiltersOf, searchCriteriaOf, validatedUuidHex } from './criteria';
 import { eventPageBody } from './event-page';
-import { type OperationHandlers, SerializedJson, StreamedBody, StreamedFile } from './operations';
+import { type OperationHandlers, SerializedJson, StreamedFile } from './operations';
 import { storedEventPageBody } from './stored-event-page';
 import { decodeCursor, encodeCursor } from './stored-events-cursor';
 
@@ -103,13 +103,17 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
 
     async downloadTrajectory({ parsed }) {
       const hex = conversationHex(parsed);
+      // 404 is the one answer the contract gives for a conversation without a directory to zip.
+      if (!catalog.files) return { status: 404, body: { detail: TRAJECTORY_NOT_HELD } };
       const files = await catalog.files(hex);
       if (!files) return { status: 404, body: { detail: 'Conversation not found' } };
-      const headers = { 'Content-Disposition': `attachment; filename="${hex}.zip"` };
-      return { status: 200, body: new StreamedBody('application/octet-stream', headers, (out) => writeTrajectoryArchive(hex, files, out)) };
+      return { status: 200, body: new StreamedFile('application/octet-stream', `${hex}.zip`, trajectoryArchive(hex, files)) };
     },
   };
 }
+
+const TRAJECTORY_NOT_HELD =
+  "Trajectory not available: this server's store holds no conversation files (a PostgreSQL database holds the events, meta.json and base_state.json); download it from a server on the conversations directory";
 
 /** The reference's 404 for an unknown conversation names it in the hyphenated form. */
 function conversationNotFound(hex: string): { status: 404; body: NotFoundError } {

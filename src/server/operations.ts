@@ -6,7 +6,6 @@
  * openapi.yaml without a handler, or a handler left for an operation that is gone, fails
  * to compile and the error names the operationId.
  */
-import type { Writable } from 'node:stream';
 import type { OperationId, operations } from '../contract';
 import type { ParsedValues } from './parsed-values';
 
@@ -42,8 +41,9 @@ export class SerializedJson<T> {
 
 /**
  * A response that is a file rather than JSON (a declared response whose media types are
- * not `application/json`): sent as an attachment, its chunks written as they come, each
- * after the previous one has drained, so a file of any size passes in bounded memory.
+ * not `application/json`: the export, the trajectory zip): sent as an attachment, its
+ * chunks written as they come, each after the previous one has drained, so a file of any
+ * size passes in bounded memory.
  */
 export class StreamedFile {
   constructor(
@@ -53,26 +53,11 @@ export class StreamedFile {
   ) {}
 }
 
-/**
- * A body the server writes as a stream (a download), for a response the contract declares
- * as `application/octet-stream`: memory holds a piece at a time, whatever the body's size.
- */
-export class StreamedBody {
-  constructor(
-    readonly contentType: string,
-    readonly headers: Readonly<Record<string, string>>,
-    /** Writes the body to `out`, waiting while it is full; the server ends `out` once it resolves. */
-    readonly writeTo: (out: Writable) => Promise<void>,
-  ) {}
-}
-
-type StreamedBodyOf<Response> = Response extends { content: { 'application/octet-stream': unknown } } ? StreamedBody : never;
-
 /** One of the operation's declared responses: its status and a body of that status's type. */
 export type OperationResult<Op extends OperationId> = {
   [Status in keyof ResponsesOf<Op>]: {
     status: Status;
-    body: ResponseBody<Op, Status> | SerializedJson<ResponseBody<Op, Status>> | StreamedBodyOf<ResponsesOf<Op>[Status]>;
+    body: ResponseBody<Op, Status> | SerializedJson<ResponseBody<Op, Status>>;
   };
 }[keyof ResponsesOf<Op>];
 

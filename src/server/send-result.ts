@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { SerializedJson, StreamedBody, StreamedFile } from './operations';
+import { SerializedJson, StreamedFile } from './operations';
 
 /**
  * Sends a handler's result. Stored JSON goes out as its bytes; with response validation on,
@@ -8,10 +8,6 @@ import { SerializedJson, StreamedBody, StreamedFile } from './operations';
 export function sendResult(res: Response, result: { status: number; body: unknown }, validateResponses: boolean): void | Promise<void> {
   const { status, body } = result;
   if (body instanceof StreamedFile) return sendFile(res, status, body);
-  if (body instanceof StreamedBody) {
-    sendStream(res, status, body);
-    return;
-  }
   if (!(body instanceof SerializedJson)) {
     res.status(status).json(body);
     return;
@@ -90,18 +86,4 @@ function drained(res: Response): Promise<void> {
     res.on('drain', done);
     res.on('close', done);
   });
-}
-
-/**
- * Writes a streamed body. Its headers are out before the first byte, so a failure midway
- * cannot become an error response: the connection is cut instead, and the client sees a
- * truncated body rather than a complete-looking one.
- */
-function sendStream(res: Response, status: number, body: StreamedBody): void {
-  res.status(status).setHeader('Content-Type', body.contentType);
-  for (const [name, value] of Object.entries(body.headers)) res.setHeader(name, value);
-  body.writeTo(res).then(
-    () => res.end(),
-    () => res.destroy(),
-  );
 }

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { conversationId, eventId, message } from '../support/events';
 import { STORED_SECRETS, writeConversationState } from '../support/conversation-state';
-import { type LiveServer, startLiveServer } from '../support/live-server';
+import { type LiveServer, liveServerStoreKind, startLiveServer } from '../support/live-server';
 
 const hexOf = (id: string) => id.replaceAll('-', '');
 
@@ -148,7 +148,10 @@ test('bad catalog parameters are 422s naming the parameter', async () => {
   expect((await server.statusAndBody(`/api/conversations?${tooMany}`)).status).toBe(422);
 });
 
-test('the trajectory is the conversation directory as a zip, credentials redacted, in path order', async () => {
+// A PostgreSQL store holds no conversation files: test/postgres/http-catalog.test.ts checks its answer.
+const directoryStoreOnly = liveServerStoreKind() === 'directory' ? test : test.skip;
+
+directoryStoreOnly('the trajectory is the conversation directory as a zip, credentials redacted, in path order', async () => {
   const hex = hexOf(CONVERSATIONS[0]!.id);
   // What the reference also leaves out: a file being written and the runtime's credentials.
   writeFileSync(path.join(server.root, hex, 'base_state.json.tmp'), 'half-written');

@@ -176,7 +176,7 @@ describe('with session keys', () => {
   });
 });
 
-test('a consumer that stops reading is cut off once its bounded queue fills; the server goes on serving', async () => {
+test('a consumer that stops reading is cut off once its bounded queue fills; sockets that read get every event, bursts and resends past the bound included; the server goes on serving', async () => {
   const limited = await startLiveServer([{ id: ID, events: EVENTS.slice(0, 1) }], {
     socketLimits: { ...SOCKET_LIMITS, maxQueuedBytes: 1024 * 1024, resendPageTimeoutMs: 30_000 },
   });
@@ -201,13 +201,25 @@ test('a consumer that stops reading is cut off once its bounded queue fills; the
     );
     await subscribed;
     expect(received).toMatch(/^HTTP\/1.1 101/);
+    const reading = openTestSocket(socketUrl(limited.url, ID));
+    await reading.framesArrived(1);
     const bulky = 'x'.repeat(512 * 1024);
+    // All at once: a burst far past the bound, which a socket that reads takes in full.
     for (let n = 1; n <= 40; n++) {
       const event = message({ id: eventId(500 + n), timestamp: stamp(30), source: 'agent' }, { text: [bulky] });
       writeFileSync(path.join(limited.root, HEX, 'events', eventFileName(n, event.id as string)), serializeEvent(event));
     }
     await eventually(() => expect(limited.logs.join('\n')).toContain('its consumer stopped reading'), { withinMs: 20_000, everyMs: 100 });
     raw.destroy();
+    const delivered = await reading.framesArrived(41);
+    expect(delivered.slice(1).map((frame) => (JSON.parse(frame) as { id: string }).id)).toEqual(
+      Array.from({ length: 40 }, (_, n) => eventId(500 + n + 1)),
+    );
+    reading.ws.close();
+    // The same 20 MiB resent to a socket that reads: sent as it takes them, not cut off.
+    const resending = openTestSocket(socketUrl(limited.url, ID, 'resend_mode=all'));
+    expect((await resending.framesArrived(42)).length).toBe(42);
+    resending.ws.close();
     expect((await limited.statusAndBody(`/api/conversations/${ID}/events/count`)).body).toBe(41);
   } finally {
     await limited.stop();

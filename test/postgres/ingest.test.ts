@@ -13,8 +13,11 @@ import { createMemoryLogger } from '../../src/log';
 import { spawnScript } from '../../dev/process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/postgres/ingest';
+import { migrate } from '../../src/store/postgres/migrations';
+import { MIGRATIONS } from '../../src/store/postgres/migrations/index';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store';
 import { conversationId, eventId, message } from '../support/events';
+import { STORED_SECRETS, writeConversationState } from '../support/conversation-state';
 import { eventually } from '../support/eventually';
 import { CLUSTER_TIMEOUT_MS, conversationsDirectory, ingestOnce, startLocalCluster, type LocalCluster } from './support/database';
 import { storedItems } from '../support/stored-page';
@@ -52,8 +55,14 @@ describe('npm run ingest', () => {
     return { events: Number(row.events), counted: Number(row.counted), conversations: Number(row.conversations) };
   }
 
+  async function connectedClient(): Promise<Client> {
+    const connected = new Client(cluster.url);
+    await connected.connect();
+    return connected;
+  }
+
   async function emptyDatabase(): Promise<void> {
-    await client.query('DROP TABLE IF EXISTS skipped_files, events, conversations, schema_migrations CASCADE');
+    await client.query('DROP TABLE IF EXISTS conversation_documents, skipped_files, events, conversations, schema_migrations CASCADE');
   }
 
   it('copies every event once, names skipped files, and a second run adds nothing', async () => {
@@ -179,6 +188,102 @@ describe('npm run ingest', () => {
       data.remove();
     }
   }, 60_000);
+
+  it('--follow: meta.json and base_state.json are copied for the catalog, and copied again when they change', async () => {
+    await emptyDatabase();
+    const id = conversationId(30);
+    const data = conversationsDirectory([{ id, events: generateConversation({ events: 3, seed: 'documents' }) }]);
+    writeConversationState(data.root, id, { status: 'running', createdAt: '2026-11-01T10:00:00', updatedAt: '2026-11-02T10:00:00', title: 'First' });
+    const logger = createMemoryLogger();
+    const pool = createPool(cluster.url, logger);
+    const stop = new AbortController();
+    const following = ingestConversations({ root: data.root, pool, logger, follow: true, signal: stop.signal });
+    const hex = toConversationIdHex(id);
+    const stateFile = path.join(data.root, hex, 'base_state.json');
+    try {
+      await eventually(async () => expect((await storedCounts()).events).toBe(3), { withinMs: 30_000 });
+      const store = await openPostgresStore(cluster.url, { logger });
+      try {
+        await eventually(async () => expect(await store.catalog.get(hex, false)).toMatchObject({ title: 'First', execution_status: 'running' }), {
+          withinMs: 1000,
+        });
+        // Stored as saved, masked when served.
+        const stored = await client.query<{ state: string }>('SELECT state FROM conversation_documents');
+        expect(stored.rows[0]!.state).toContain(STORED_SECRETS[0]);
+        expect(JSON.stringify(await store.catalog.state(hex))).not.toContain(STORED_SECRETS[0]);
+
+        writeConversationState(data.root, id, {
+          status: 'finished',
+          createdAt: '2026-11-01T10:00:00',
+          updatedAt: '2026-11-03T10:00:00',
+          title: 'Second',
+        });
+        await eventually(async () => expect(await store.catalog.get(hex, false)).toMatchObject({ title: 'Second', execution_status: 'finished' }), {
+          withinMs: 1000,
+        });
+        expect(await store.catalog.count('finished')).toBe(1);
+        // A state file that no longer parses drops the entry, as the directory catalog drops it.
+        writeFileSync(stateFile, '{"half":');
+        await eventually(async () => expect(await store.catalog.count()).toBe(0), { withinMs: 1000 });
+        expect(await store.catalog.state(hex)).toBeUndefined();
+        rmSync(stateFile);
+        await eventually(async () => expect(await store.catalog.count()).toBe(1), { withinMs: 1000 });
+        expect(await store.catalog.get(hex, false)).toBeUndefined();
+      } finally {
+        await store.close();
+      }
+    } finally {
+      stop.abort();
+      await following;
+      await pool.end();
+      data.remove();
+    }
+  }, 60_000);
+
+  it('a database filled before the append numbering is numbered in file order by the migration, and later appends come after', async () => {
+    await emptyDatabase();
+    const admin = await connectedClient();
+    try {
+      // The schema as version 3 left it, and events written under it.
+      for (const migration of MIGRATIONS.filter((migration) => migration.version <= 3)) await admin.query(migration.sql);
+      await admin.query(
+        'CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      await admin.query("INSERT INTO schema_migrations (version, name) VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+      for (const [conversation, hex] of [
+        [1, 'a'.repeat(32)],
+        [2, 'b'.repeat(32)],
+      ] as const) {
+        await admin.query('INSERT INTO conversations (hex) OVERRIDING SYSTEM VALUE VALUES ($1)', [hex]);
+        // Inserted out of file order: the numbering follows the files, not the insertion.
+        for (const position of [2, 0, 1])
+          await admin.query(
+            "INSERT INTO events (conversation_id, position, file_name, event_id, kind, sort_micros, payload) VALUES ($1, $2::bigint, 'f' || $2::text, 'e' || $2::text, 'MessageEvent', 0, '{}')",
+            [conversation, position],
+          );
+      }
+      const logger = createMemoryLogger();
+      const pool = createPool(cluster.url, logger);
+      try {
+        expect(await migrate(pool)).toEqual(MIGRATIONS.filter((migration) => migration.version > 3).map((migration) => migration.name));
+      } finally {
+        await pool.end();
+      }
+      const numbered = async () =>
+        (
+          await admin.query<{ conversation_id: number; position: string; ingest_seq: string }>(
+            'SELECT conversation_id, position, ingest_seq FROM events ORDER BY ingest_seq',
+          )
+        ).rows.map((row) => `${row.conversation_id}:${row.position}`);
+      expect(await numbered()).toEqual(['1:0', '1:1', '1:2', '2:0', '2:1', '2:2']);
+      await admin.query(
+        "INSERT INTO events (conversation_id, position, file_name, event_id, kind, sort_micros, payload) VALUES (1, 3, 'f3', 'e3', 'MessageEvent', 0, '{}')",
+      );
+      expect((await numbered()).at(-1)).toBe('1:3');
+    } finally {
+      await admin.end();
+    }
+  });
 
   it('reports a database that is not there, without a stack trace', async () => {
     const data = conversationsDirectory([]);

@@ -10,6 +10,7 @@ import type { CrossSearchCriteria, SearchCriteria } from '../../src/search';
 import { acrossCountStatement, acrossPageStatement, exportBatchStatement } from '../../src/store/postgres/across-query';
 import { createPool } from '../../src/store/postgres/connection';
 import {
+  appendedStatement,
   countStatement,
   cursorStatement,
   eventByIdStatement,
@@ -163,6 +164,16 @@ describe('query plans over 100k events', () => {
       const plan = await planWithoutSequentialScans(exportBatchStatement(large, LARGE, after, 1000));
       expect(plan.text).not.toContain('Seq Scan on events');
       expect(plan.text).toMatch(/using events_(in_order|pkey)/);
+    }
+  });
+
+  it("the socket's appended events and the highest append number are read from the append-order index", async () => {
+    for (const after of ['0', String(EVENTS - 10)]) {
+      const plan = await planOf(appendedStatement(LARGE, after, 500));
+      expect({ plan: plan.text, sequential: plan.text.includes('Seq Scan on events') }).toEqual({
+        plan: expect.stringContaining('on events using events_appended'),
+        sequential: false,
+      });
     }
   });
 

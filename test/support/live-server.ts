@@ -5,7 +5,7 @@ import { createAgentServerClient, type AgentServerClient } from '../../src/clien
 import type { Event } from '../../src/contract';
 import { writeConversation } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
-import { createDirectoryCatalog } from '../../src/catalog';
+import { type ConversationCatalog, createDirectoryCatalog } from '../../src/catalog';
 import type { SocketLimits } from '../../src/live/event-sockets';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
@@ -20,10 +20,18 @@ export function serveLiveServersFrom(kind: 'directory' | 'postgres'): void {
   storeKind = kind;
 }
 
-async function openStore(root: string, logger: ReturnType<typeof createMemoryLogger>): Promise<{ store: EventStore; stop(): Promise<void> }> {
+/** The store the servers of this test file read. */
+export function liveServerStoreKind(): 'directory' | 'postgres' {
+  return storeKind;
+}
+
+async function openStore(
+  root: string,
+  logger: ReturnType<typeof createMemoryLogger>,
+): Promise<{ store: EventStore; catalog: ConversationCatalog; stop(): Promise<void> }> {
   if (storeKind === 'postgres') return postgresBacking(root, logger);
   const store = createDirectoryStore(root, { logger });
-  return { store, stop: () => store.close() };
+  return { store, catalog: createDirectoryCatalog(root, logger), stop: () => store.close() };
 }
 
 export interface TestConversation {
@@ -57,8 +65,7 @@ export async function startLiveServer(
   const root = mkdtempSync(path.join(os.tmpdir(), 'agent-server-test-'));
   for (const conversation of conversations) writeConversation(root, conversation.id, conversation.events);
   const logger = createMemoryLogger();
-  const { store, stop: stopStore } = await openStore(root, logger);
-  const catalog = storeKind === 'postgres' ? undefined : createDirectoryCatalog(root, logger);
+  const { store, catalog, stop: stopStore } = await openStore(root, logger);
   const app = createApp({
     store,
     catalog,

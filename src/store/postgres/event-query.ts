@@ -70,9 +70,9 @@ export function firstPageStatement(hex: string, criteria: SearchCriteria, form: 
   const parameters = new Parameters();
   const hexParameter = parameters.add(hex);
   const order = orderOf(criteria);
-  const text = `SELECT c.id, e.event_id, ${payloadColumn('e.payload', form)} FROM conversations c
+  const text = `SELECT c.id, e.event_id, e.ingest_seq, ${payloadColumn('e.payload', form)} FROM conversations c
     LEFT JOIN LATERAL (
-      SELECT event_id, payload, sort_micros, position FROM events
+      SELECT event_id, ingest_seq, payload, sort_micros, position FROM events
       WHERE conversation_id = c.id AND ${filterConditions(criteria, parameters)}
       ORDER BY sort_micros ${order}, position ${order} LIMIT ${parameters.add(criteria.limit + 1)}
     ) e ON true
@@ -111,7 +111,7 @@ export function pageFromCursorStatement(conversationId: number, cursor: CursorKe
       `(sort_micros, position) ${comparison} (${parameters.add(cursor.sortMicros)}::bigint, ${parameters.add(cursor.position)}::bigint)`,
     );
   }
-  const text = `SELECT event_id, ${payloadColumn('payload', form)} FROM events WHERE ${conditions.join(' AND ')}
+  const text = `SELECT event_id, ingest_seq, ${payloadColumn('payload', form)} FROM events WHERE ${conditions.join(' AND ')}
     ORDER BY sort_micros ${order}, position ${order} LIMIT ${parameters.add(criteria.limit + 1)}`;
   return { text, values: parameters.values };
 }
@@ -133,4 +133,22 @@ export function eventByIdStatement(hex: string, eventId: string, form: PayloadFo
     ) e ON true
     WHERE c.hex = $1`;
   return { text, values: [hex, textColumn(eventId)] };
+}
+
+/**
+ * The conversation's row, its highest append number (null: no events), and up to `limit`
+ * events stored after `after`, in the order they were stored; no row when there is no such
+ * conversation. The ingester writes a conversation's events one transaction at a time
+ * (ingest.ts), so a number below one already seen is never committed later.
+ */
+export function appendedStatement(hex: string, after: string, limit: number, form: PayloadForm = 'text'): Statement {
+  const text = `SELECT c.id, (SELECT max(ingest_seq) FROM events WHERE conversation_id = c.id)::text AS last_seq,
+      e.event_id, e.ingest_seq::text, ${payloadColumn('e.payload', form)}
+    FROM conversations c
+    LEFT JOIN LATERAL (
+      SELECT event_id, ingest_seq, payload FROM events WHERE conversation_id = c.id AND ingest_seq > $2::bigint ORDER BY ingest_seq LIMIT $3
+    ) e ON true
+    WHERE c.hex = $1
+    ORDER BY e.ingest_seq`;
+  return { text, values: [hex, after, limit] };
 }

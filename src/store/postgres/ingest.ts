@@ -9,9 +9,10 @@
  * again neither loses nor doubles an event.
  */
 import { type FSWatcher, watch } from 'node:fs';
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
+import { LEFT_OUT_OF_CATALOG, META_FILE, STATE_FILE, entryOfFiles, parseJsonObject } from '../../catalog/catalog-entry';
 import type { Logger } from '../../log';
 import { locateConversation } from '../directory/open/conversation-location';
 import { titleOf } from '../directory/list/conversation-summaries';
@@ -20,9 +21,11 @@ import { readEventFile, readEventFileNow, SCRATCH_BYTES } from '../directory/loa
 import { eventFilesOf, listDirectory } from '../directory/load/event-listing';
 import type { EventFileName } from '../directory/load/event-file-name';
 import { TimeSlice, afterNextPoll } from '../directory/load/time-slice';
+import { versionOf } from '../directory/list/file-version';
 import { describeDatabaseError, isUnavailable } from './connection';
 import { eventRowOf, type EventRow } from './event-row';
 import { migrate } from './migrations';
+import { storedSortMicros } from './sort-micros';
 import { nullableTextColumn, textColumn } from './text-column';
 
 export interface IngestOptions {
@@ -62,6 +65,8 @@ export interface IngestSummary {
 }
 
 const DEFAULT_POLL_MS = 250;
+/** The first key of the per-conversation lock a batch is written under (the second is the conversation's row id). */
+const APPEND_LOCK = 0x61707064;
 const DEFAULT_BATCH_SIZE = 1000;
 const DEFAULT_PROGRESS_MS = 2000;
 /** How long a followed run waits before trying again after the database was unreachable. */
@@ -128,8 +133,8 @@ interface ConversationState {
    */
   rewritten: Set<string>;
   watch: { directory: string; watcher: FSWatcher } | undefined;
-  /** The modification time of `meta.json` when its title was last copied; null: no such file. */
-  metaStamp: number | null | undefined;
+  /** The versions of `meta.json` and `base_state.json` when they were last copied. */
+  documentsStamp: string | undefined;
 }
 
 interface PendingConversation {
@@ -204,7 +209,7 @@ class Ingester implements DirectoryIngester {
     const location = await locateConversation(realRoot, hex);
     if (!location.found) return undefined;
     const state = this.conversations.get(hex) ?? (await this.register(hex));
-    await this.copyTitle(state, path.join(location.directory, 'meta.json'));
+    await this.copyDocuments(state, location.directory);
     const eventsDirectory = path.join(location.directory, 'events');
     const stamp = await directoryStamp(eventsDirectory);
     const identity = `${location.identity}/${stamp?.identity ?? 'no events'}`;
@@ -228,19 +233,41 @@ class Ingester implements DirectoryIngester {
     return { state, eventsDirectory, stamp: stamp?.changed, files: toRead, listed };
   }
 
-  /** The title `meta.json` records, copied when the file changed since it was last read, as the list of conversations shows it. */
-  private async copyTitle(state: ConversationState, metaFile: string): Promise<void> {
-    const stamp = await stat(metaFile).then(
-      (stats) => (stats.isFile() ? stats.mtimeMs : null),
-      () => null,
-    );
-    if (stamp === state.metaStamp) return;
-    const title = stamp === null ? null : await titleOf(metaFile);
-    await this.options.pool.query('UPDATE conversations SET title = $2 WHERE id = $1 AND title IS DISTINCT FROM $2', [
-      state.id,
-      nullableTextColumn(title),
-    ]);
-    state.metaStamp = stamp;
+  /**
+   * What the catalog and the list of conversations read of the directory: `meta.json` (and
+   * its title) and `base_state.json`, copied again whenever either file changes.
+   */
+  private async copyDocuments(state: ConversationState, directory: string): Promise<void> {
+    const metaFile = path.join(directory, META_FILE);
+    const stateFile = path.join(directory, STATE_FILE);
+    const [metaStats, stateStats] = await Promise.all([fileStats(metaFile), fileStats(stateFile)]);
+    const stamp = `${versionOf(metaStats)}|${versionOf(stateStats)}`;
+    if (stamp === state.documentsStamp) return;
+    const [metaText, stateText] = await Promise.all([metaStats && readText(metaFile), stateStats && readText(stateFile)]);
+    const meta = metaText === undefined ? undefined : parseJsonObject(metaText);
+    const savedState = stateText === undefined ? undefined : parseJsonObject(stateText);
+    const entry = entryOfFiles(state.hex, meta, savedState, stateStats !== undefined);
+    if (metaText !== undefined && !entry) this.options.logger.warn(LEFT_OUT_OF_CATALOG, { conversation: state.hex });
+    const title = metaStats ? await titleOf(metaFile) : null;
+    await this.transaction(async (client) => {
+      await client.query('UPDATE conversations SET title = $2 WHERE id = $1 AND title IS DISTINCT FROM $2', [state.id, nullableTextColumn(title)]);
+      if (metaText === undefined && stateText === undefined) {
+        await client.query('DELETE FROM conversation_documents WHERE conversation_id = $1', [state.id]);
+        return;
+      }
+      await client.query(UPSERT_DOCUMENTS, [
+        state.id,
+        state.hex,
+        meta ? JSON.stringify(meta) : null,
+        savedState ? JSON.stringify(savedState) : null,
+        entry !== undefined,
+        entry?.status ?? 'idle',
+        storedSortMicros(entry?.createdAt),
+        storedSortMicros(entry?.updatedAt),
+        entry?.parentHex ?? null,
+      ]);
+    });
+    state.documentsStamp = stamp;
   }
 
   /** A conversation whose directory was replaced: what was stored of the old one goes, and the new one is read in full. */
@@ -307,7 +334,7 @@ class Ingester implements DirectoryIngester {
       identity: undefined,
       rewritten: new Set(),
       watch: undefined,
-      metaStamp: undefined,
+      documentsStamp: undefined,
     };
     this.conversations.set(hex, state);
     return state;
@@ -372,6 +399,9 @@ class Ingester implements DirectoryIngester {
   private async write(state: ConversationState, batch: Batch): Promise<void> {
     const inserted = await this.transaction(async (client) => {
       let inserted = 0;
+      // One writer of a conversation's events at a time, whatever the number of ingesters:
+      // append numbers are then committed in order, and a socket that saw one never misses a smaller one.
+      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [APPEND_LOCK, state.id]);
       if (batch.rows.length > 0) {
         const result = await client.query<{ inserted: boolean }>(INSERT_EVENTS, [
           state.id,
@@ -502,6 +532,29 @@ async function updateCounters(client: PoolClient, conversationId: number, events
        skipped_count = (SELECT count(*) FROM skipped_files WHERE conversation_id = $1) WHERE id = $1`,
     [conversationId, eventsAdded],
   );
+}
+
+/**
+ * Parsed JSON written out again holds no U+0000 (JSON escapes it), so text columns take it;
+ * the times are stored as the events' are (sort-micros.ts).
+ */
+const UPSERT_DOCUMENTS = `
+  INSERT INTO conversation_documents (conversation_id, hex, meta, state, in_catalog, execution_status, created_micros, updated_micros, parent_hex)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+  ON CONFLICT (conversation_id) DO UPDATE SET
+    meta = excluded.meta, state = excluded.state, in_catalog = excluded.in_catalog, execution_status = excluded.execution_status,
+    created_micros = excluded.created_micros, updated_micros = excluded.updated_micros, parent_hex = excluded.parent_hex
+  WHERE (conversation_documents.meta, conversation_documents.state, conversation_documents.in_catalog)
+    IS DISTINCT FROM (excluded.meta, excluded.state, excluded.in_catalog)`;
+
+/** A regular file's stats; undefined when it is absent or cannot be looked at (the next pass looks again). */
+async function fileStats(file: string): Promise<import('node:fs').Stats | undefined> {
+  const stats = await stat(file).catch(() => undefined);
+  return stats?.isFile() ? stats : undefined;
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  return readFile(file, 'utf8').catch(() => undefined);
 }
 
 async function skippedFile(filePath: string, file: EventFileName, reason: string): Promise<SkippedFile> {

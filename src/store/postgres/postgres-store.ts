@@ -4,10 +4,13 @@
  * database, so any number of servers answer alike. The ingester (ingest.ts) fills it.
  */
 import type { Pool } from 'pg';
+import type { ConversationCatalog } from '../../catalog/conversation-catalog';
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
 import {
+  type EventFeed,
   type EventStore,
+  type FeedEvent,
   type StoredConversationSummary,
   type StoredHitPage,
   type StoredPage,
@@ -17,6 +20,7 @@ import {
 import { type KeyedRow, acrossCountStatement, acrossPageStatement, conversationIdStatement, exportBatchStatement, keyOfRow } from './across-query';
 import { DEFAULT_CONNECTION_SETTINGS, createPool, describeDatabaseError, guarded, redactedUrl, type ConnectionSettings } from './connection';
 import {
+  appendedStatement,
   countStatement,
   cursorStatement,
   eventByIdStatement,
@@ -26,6 +30,7 @@ import {
   type Statement,
 } from './event-query';
 import { latestSchemaVersion, schemaVersion } from './migrations';
+import { createPostgresCatalog } from './postgres-catalog';
 
 /** Why the store cannot start; the message names the database (without a password) and the fix. */
 export class DatabaseStartError extends Error {
@@ -92,6 +97,8 @@ export class PostgresStore implements EventStore {
   // Nothing is held in this process: the database holds the events, so no bytes and no budget.
   private counters: StoreHealth = emptyStoreHealth();
   private readonly healthTimer: NodeJS.Timeout;
+  /** The conversations catalog over the same database: what the ingester copied of `meta.json` and `base_state.json`. */
+  readonly catalog: ConversationCatalog;
   private closed = false;
 
   constructor(
@@ -102,25 +109,56 @@ export class PostgresStore implements EventStore {
   ) {
     this.healthTimer = setInterval(() => void this.refreshHealth(), healthRefreshMs);
     this.healthTimer.unref();
+    this.catalog = createPostgresCatalog(pool);
   }
 
   /** One page of a search; undefined when the conversation does not exist. */
   search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
     return guarded('search', async () => {
-      if (criteria.pageId === undefined) {
-        const rows = await this.payloadRows<{ id: number; event_id: string | null }>((form) => firstPageStatement(hex, criteria, form));
-        if (rows.length === 0) return undefined;
-        return pageOf(
-          rows.filter((row): row is { id: number; event_id: string; payload: Buffer } => row.event_id !== null),
-          criteria.limit,
-        );
-      }
-      const cursor = (await this.pool.query<CursorRow>(cursorStatement(hex, criteria))).rows[0];
-      if (!cursor) return undefined;
-      const key = { sortMicros: cursor.sort_micros, position: cursor.position };
-      const rows = await this.payloadRows<{ event_id: string }>((form) => pageFromCursorStatement(cursor.id, key, criteria, form));
-      return pageOf(rows as { event_id: string; payload: Buffer }[], criteria.limit);
+      const page = await this.pageRows(hex, criteria);
+      return page && { itemsJson: page.rows.map((row) => row.payload), nextPageId: page.nextPageId };
     });
+  }
+
+  /**
+   * Events one by one for the socket, with their append numbers: every server on the
+   * database reads them alike, so each delivers what the ingester appends.
+   */
+  readonly feed: EventFeed = {
+    searchEach: (hex, criteria) =>
+      guarded('search', async () => {
+        const page = await this.pageRows(hex, criteria);
+        return page && { events: page.rows.map(feedEventOf), nextPageId: page.nextPageId };
+      }),
+    appendedAfter: (hex, position, limit) =>
+      guarded('read appended events', async () => {
+        const after = Number.isFinite(position) ? String(Math.max(0, Math.trunc(position))) : MAX_BIGINT;
+        const rows = await this.payloadRows<{ last_seq: string | null; event_id: string | null; ingest_seq: string | null }>((form) =>
+          appendedStatement(hex, after, limit, form),
+        );
+        if (rows.length === 0) return undefined;
+        const events = rows.filter((row) => row.event_id !== null).map(feedEventOf);
+        return { events, lastPosition: Number(rows[0]!.last_seq ?? 0) };
+      }),
+  };
+
+  /** A page's rows, with the id of the event the next page starts at; undefined when the conversation does not exist. */
+  private async pageRows(hex: string, criteria: SearchCriteria): Promise<{ rows: PageRow[]; nextPageId: string | null } | undefined> {
+    if (criteria.pageId === undefined) {
+      const rows = await this.payloadRows<{ id: number; event_id: string | null; ingest_seq: string | null }>((form) =>
+        firstPageStatement(hex, criteria, form),
+      );
+      if (rows.length === 0) return undefined;
+      return pageOf(
+        rows.filter((row): row is PageRow & { id: number } => row.event_id !== null),
+        criteria.limit,
+      );
+    }
+    const cursor = (await this.pool.query<CursorRow>(cursorStatement(hex, criteria))).rows[0];
+    if (!cursor) return undefined;
+    const key = { sortMicros: cursor.sort_micros, position: cursor.position };
+    const rows = await this.payloadRows<{ event_id: string; ingest_seq: string }>((form) => pageFromCursorStatement(cursor.id, key, criteria, form));
+    return pageOf(rows as PageRow[], criteria.limit);
   }
 
   /** How many events pass the filters; undefined when the conversation does not exist. */
@@ -279,9 +317,20 @@ function isNotUtf8(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === '22021';
 }
 
-function pageOf(rows: readonly { event_id: string; payload: Buffer }[], limit: number): StoredPage {
-  const page = rows.slice(0, limit);
-  return { itemsJson: page.map((row) => row.payload), nextPageId: rows.length > limit ? rows[limit]!.event_id : null };
+interface PageRow {
+  event_id: string;
+  ingest_seq: string;
+  payload: Buffer;
+}
+
+function pageOf(rows: readonly PageRow[], limit: number): { rows: PageRow[]; nextPageId: string | null } {
+  return { rows: rows.slice(0, limit), nextPageId: rows.length > limit ? rows[limit]!.event_id : null };
+}
+
+const MAX_BIGINT = (2n ** 63n - 1n).toString();
+
+function feedEventOf(row: { event_id: string | null; ingest_seq: string | null; payload: Buffer | null }): FeedEvent {
+  return { position: Number(row.ingest_seq), id: row.event_id ?? '', json: row.payload ?? Buffer.alloc(0) };
 }
 
 /** The `timestamp` of a stored event's JSON, or null. */

@@ -7,12 +7,13 @@
  * One cluster per test file, started on first use; each server gets a database of its own.
  */
 import { Client } from 'pg';
+import type { ConversationCatalog } from '../../../src/catalog';
 import type { Logger } from '../../../src/log';
 import type { EventStore } from '../../../src/store/event-store';
 import { createPool } from '../../../src/store/postgres/connection';
 import { createIngester, type DirectoryIngester } from '../../../src/store/postgres/ingest';
 import { startLocalCluster, type LocalCluster } from '../../../dev/postgres/local-cluster';
-import { openPostgresStore } from '../../../src/store/postgres/postgres-store';
+import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/postgres-store';
 
 let cluster: Promise<LocalCluster> | undefined;
 let databases = 0;
@@ -36,6 +37,8 @@ export async function stopSharedCluster(): Promise<void> {
 
 export interface PostgresBacking {
   store: EventStore;
+  /** The catalog over the same database, caught up as the store is. */
+  catalog: ConversationCatalog;
   /** The database's URL, for a second server on the same data. */
   databaseUrl: string;
   stop(): Promise<void>;
@@ -53,9 +56,12 @@ export async function postgresBacking(root: string, logger: Logger): Promise<Pos
   const pool = createPool(databaseUrl, logger);
   const ingester = await createIngester({ root, pool, logger, follow: true });
   await ingester.pass();
-  const store = caughtUp(await openPostgresStore(databaseUrl, { logger, healthRefreshMs: 100 }), ingester);
+  const postgres = await openPostgresStore(databaseUrl, { logger, healthRefreshMs: 100 });
+  const passNow = passesOf(ingester);
+  const store = caughtUp(postgres, passNow);
   return {
     store,
+    catalog: caughtUpCatalog(postgres.catalog, passNow),
     databaseUrl,
     async stop() {
       await store.close();
@@ -65,13 +71,27 @@ export async function postgresBacking(root: string, logger: Logger): Promise<Pos
   };
 }
 
-/** The store, with an ingest pass before each operation (one at a time). */
-function caughtUp(store: EventStore, ingester: DirectoryIngester): EventStore {
+/** Runs an ingest pass after any already under way (one at a time). */
+function passesOf(ingester: DirectoryIngester): () => Promise<void> {
   let passes: Promise<void> = Promise.resolve();
-  const passNow = () => {
+  return () => {
     passes = passes.catch(() => undefined).then(() => ingester.pass());
     return passes;
   };
+}
+
+/** The catalog, with an ingest pass before each operation. */
+function caughtUpCatalog(catalog: ConversationCatalog, passNow: () => Promise<void>): ConversationCatalog {
+  return {
+    search: (query) => passNow().then(() => catalog.search(query)),
+    count: (status) => passNow().then(() => catalog.count(status)),
+    get: (hex, includeSkills) => passNow().then(() => catalog.get(hex, includeSkills)),
+    state: (hex) => passNow().then(() => catalog.state(hex)),
+  };
+}
+
+/** The store, with an ingest pass before each operation. */
+function caughtUp(store: PostgresStore, passNow: () => Promise<void>): EventStore {
   return {
     async search(hex, criteria) {
       await passNow();
@@ -100,6 +120,10 @@ function caughtUp(store: EventStore, ingester: DirectoryIngester): EventStore {
     async exportEvents(hex) {
       await passNow();
       return store.exportEvents(hex);
+    },
+    feed: {
+      searchEach: (hex, criteria) => passNow().then(() => store.feed.searchEach(hex, criteria)),
+      appendedAfter: (hex, position, limit) => passNow().then(() => store.feed.appendedAfter(hex, position, limit)),
     },
     health: () => store.health(),
     close: () => store.close(),

@@ -5,6 +5,8 @@
  */
 import { EVENTS_SCHEMA } from './0001-events';
 import { ACROSS_CONVERSATIONS_SCHEMA } from './0002-across-conversations';
+import { CATALOG_DOCUMENTS_SCHEMA } from './0003-catalog-documents';
+import { APPEND_ORDER_SCHEMA } from './0004-append-order';
 
 export interface Migration {
   version: number;
@@ -15,4 +17,6 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: '0001-events', sql: EVENTS_SCHEMA },
   { version: 2, name: '0002-across-conversations', sql: ACROSS_CONVERSATIONS_SCHEMA },
+  { version: 3, name: '0003-catalog-documents', sql: CATALOG_DOCUMENTS_SCHEMA },
+  { version: 4, name: '0004-append-order', sql: APPEND_ORDER_SCHEMA },
 ];
