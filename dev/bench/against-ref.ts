@@ -14,10 +14,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type BuildTurnFigures, type BuildsSideBySideFigures, measureBuildsSideBySide } from './builds-side-by-side';
 import { type Dataset, ensureDataset } from './datasets';
-import { type Machine, describeCommit, describeMachine, loadAverage } from './environment';
+import { describeCommit, describeMachine, loadAverage } from './environment';
 import { npmEnvironment } from './installed-package';
-import { type BenchPlan, benchPlan } from './plan';
+import { benchPlan } from './plan';
 import type { OurServerOptions } from './server-process';
+import type { RunCircumstances } from './run';
 
 const run = promisify(execFile);
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -34,19 +35,13 @@ export interface AgainstRefOptions {
   readonly serverNodeFlags: readonly string[];
 }
 
-export interface AgainstRefResults {
+export interface AgainstRefResults extends RunCircumstances {
   readonly ref: string;
   /** `<short hash> <subject>` of the commit REF named. */
   readonly refCommit: string;
   readonly checkoutCommit: string;
   /** How REF got its node_modules: this checkout's, linked (same lock file and patches), or its own `npm ci`. */
   readonly nodeModules: 'linked' | 'installed';
-  readonly plan: BenchPlan;
-  readonly startedAt: Date;
-  readonly elapsedSeconds: number;
-  readonly machine: Machine;
-  readonly loadAverageAtStart: number;
-  readonly loadAverageAtEnd: number;
   readonly conversations: readonly { readonly dataset: Dataset; readonly figures: BuildsSideBySideFigures }[];
 }
 

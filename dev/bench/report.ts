@@ -178,15 +178,16 @@ ${firstPageLine('baseline', firstPage.baseline, firstPage.baseline)}
 const FIRST_PAGE_HEADER = `| server | req/s | ratio to baseline | p50 ms | p99 ms | CPU µs/req | ratio to baseline | failures |
 |---|--:|--:|--:|--:|--:|--:|--:|`;
 
-function firstPageLine(server: string, figures: ServerLoadFigures, baseline: ServerLoadFigures): string {
+/** A server's figures under load, with req/s and CPU as ratios to `reference`'s. */
+function firstPageLine(server: string, figures: ServerLoadFigures, reference: ServerLoadFigures): string {
   return row([
     server,
     figures.requestsPerSecond.toFixed(0),
-    ratio(figures.requestsPerSecond, baseline.requestsPerSecond),
+    ratio(figures.requestsPerSecond, reference.requestsPerSecond),
     figures.p50Ms.toFixed(2),
     figures.p99Ms.toFixed(2),
     figures.cpuMicrosPerRequest.toFixed(0),
-    ratio(figures.cpuMicrosPerRequest, baseline.cpuMicrosPerRequest),
+    ratio(figures.cpuMicrosPerRequest, reference.cpuMicrosPerRequest),
     String(figures.failures),
   ]);
 }
@@ -196,8 +197,8 @@ function installedPackageSection(results: BenchResults, main: ConversationResult
   const title = `### The installed package beside this checkout (first page, ${main.dataset.spec.label})`;
   if ('notMeasured' in figures) return `${title}\n\nNot measured: ${figures.notMeasured}\n`;
   const rows = figures.rounds.flatMap((round, i) => [
-    installedLine(`round ${i + 1}: checkout (dist/)`, round.checkout, round.checkout),
-    installedLine(`round ${i + 1}: installed tarball`, round.installed, round.checkout),
+    firstPageLine(`round ${i + 1}: checkout (dist/)`, round.checkout, round.checkout),
+    firstPageLine(`round ${i + 1}: installed tarball`, round.installed, round.checkout),
   ]);
   return `${title}
 
@@ -210,19 +211,6 @@ the same round.
 |---|--:|--:|--:|--:|--:|--:|--:|
 ${rows.join('\n')}
 `;
-}
-
-function installedLine(server: string, figures: ServerLoadFigures, checkout: ServerLoadFigures): string {
-  return row([
-    server,
-    figures.requestsPerSecond.toFixed(0),
-    ratio(figures.requestsPerSecond, checkout.requestsPerSecond),
-    figures.p50Ms.toFixed(2),
-    figures.p99Ms.toFixed(2),
-    figures.cpuMicrosPerRequest.toFixed(0),
-    ratio(figures.cpuMicrosPerRequest, checkout.cpuMicrosPerRequest),
-    String(figures.failures),
-  ]);
 }
 
 function appendSection(results: BenchResults, main: ConversationResults): string {

@@ -47,7 +47,8 @@ interface MainOnlyResults {
   readonly append: AppendFigures;
 }
 
-export interface BenchResults extends MainOnlyResults {
+/** When, where and how busy: what every recorded run says of itself. */
+export interface RunCircumstances {
   readonly plan: BenchPlan;
   readonly startedAt: Date;
   readonly elapsedSeconds: number;
@@ -55,6 +56,9 @@ export interface BenchResults extends MainOnlyResults {
   /** 1-minute load average when the run started and when it ended: other work on the machine. */
   readonly loadAverageAtStart: number;
   readonly loadAverageAtEnd: number;
+}
+
+export interface BenchResults extends MainOnlyResults, RunCircumstances {
   readonly commit: string;
   /** Smallest first; the last is the main conversation the remaining figures are about. */
   readonly conversations: readonly ConversationResults[];
