@@ -93,8 +93,7 @@ test('get answers the search item; get by ids answers null for a miss and for a 
 
 test('ConversationInfo is the saved state with the metadata laid over it, children derived, skills left out unless asked for', async () => {
   const { body } = await server.statusAndBody(`/api/conversations/${CONVERSATIONS[0]!.id}`);
-  const info = body as Record<string, any>;
-  expect(info).toMatchObject({
+  expect(body).toMatchObject({
     id: CONVERSATIONS[0]!.id,
     title: 'Conversation 1',
     created_at: CONVERSATIONS[0]!.createdAt,
@@ -104,10 +103,9 @@ test('ConversationInfo is the saved state with the metadata laid over it, childr
     sub_conversation_ids: [CONVERSATIONS[4]!.id],
     parent_conversation_id: null,
   });
-  expect(info.agent.agent_context.skills).toEqual([]);
-  expect(info.agent.agent_context.system_message_suffix).toBe('Be brief.');
+  expect(body).toMatchObject({ agent: { agent_context: { skills: [], system_message_suffix: 'Be brief.' } } });
   const { body: withSkills } = await server.statusAndBody(`/api/conversations/${CONVERSATIONS[0]!.id}?include_skills=true`);
-  expect((withSkills as Record<string, any>).agent.agent_context.skills).toEqual([{ name: 'repo', content: 'Always run the tests.' }]);
+  expect(withSkills).toMatchObject({ agent: { agent_context: { skills: [{ name: 'repo', content: 'Always run the tests.' }] } } });
 });
 
 test('no stored secret is answered: keys are masked as the reference masks them', async () => {
@@ -117,12 +115,14 @@ test('no stored secret is answered: keys are masked as the reference masks them'
     await server.get(`/api/conversations?ids=${CONVERSATIONS[1]!.id}`),
   ];
   for (const answer of answers) for (const secret of STORED_SECRETS) expect(answer.text).not.toContain(secret);
-  const info = answers[1]!.body as Record<string, any>;
-  expect(info.agent.llm.api_key).toBe('**********');
-  expect(info.agent.condenser.llm.aws_secret_access_key).toBe('**********');
-  expect(info.secret_registry.secret_sources.GITHUB_TOKEN).toEqual({ kind: 'StaticSecret', value: '**********', description: 'GitHub' });
-  expect(info.agent.mcp_config.fetch.env).toEqual({ TOKEN: '**********' });
-  expect(info.agent.mcp_config.search.auth).toEqual({ strategy: 'bearer', value: '**********' });
+  expect(answers[1]!.body).toMatchObject({
+    agent: {
+      llm: { api_key: '**********' },
+      condenser: { llm: { aws_secret_access_key: '**********' } },
+      mcp_config: { fetch: { env: { TOKEN: '**********' } }, search: { auth: { strategy: 'bearer', value: '**********' } } },
+    },
+    secret_registry: { secret_sources: { GITHUB_TOKEN: { kind: 'StaticSecret', value: '**********', description: 'GitHub' } } },
+  });
 });
 
 test('bad catalog parameters are 422s naming the parameter', async () => {
