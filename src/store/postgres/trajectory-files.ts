@@ -14,6 +14,7 @@ import type { Pool } from 'pg';
 import { META_FILE, STATE_FILE } from '../../catalog/catalog-entry';
 import type { ConversationFile } from '../../catalog/conversation-catalog';
 import { guarded } from './connection';
+import type { Statement } from './event-query';
 
 /** Event bodies one query reads at most, by count and by size. */
 export const PAGE_EVENTS = 100;
@@ -41,11 +42,7 @@ export function trajectoryFiles(pool: Pool, hex: string, now = new Date()): Prom
       )
     ).rows[0];
     if (!conversation) return undefined;
-    const events = (
-      await pool.query<ListedEvent>('SELECT position, file_name, sort_micros FROM events WHERE conversation_id = $1 ORDER BY position', [
-        conversation.id,
-      ])
-    ).rows;
+    const events = (await pool.query<ListedEvent>(trajectoryListingStatement(conversation.id))).rows;
     const updatedAt = timeOf(conversation.updated_micros, now);
     const document = (file: string, column: 'meta' | 'state'): ConversationFile => ({
       relativePath: file,
@@ -121,22 +118,10 @@ class EventBodies {
     this.next = { from, page };
   }
 
-  /**
-   * The bodies from `from` on: up to PAGE_EVENTS of them, cut before the one that would pass
-   * PAGE_BYTES (the first is read however large), so no page is more than that on the wire.
-   */
+  /** The bodies from `from` on (eventBodiesStatement). */
   private readPage(from: bigint): Promise<BodyPage> {
     return guarded('read trajectory events', async () => {
-      const rows = (
-        await this.pool.query<{ position: string; payload: Buffer }>(
-          `SELECT position, payload FROM (
-             SELECT position, payload,
-                    coalesce(sum(octet_length(payload)) OVER (ORDER BY position ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-               FROM events WHERE conversation_id = $1 AND position >= $2 ORDER BY position LIMIT $3) page
-            WHERE before < $4`,
-          [this.conversationId, from.toString(), PAGE_EVENTS, PAGE_BYTES],
-        )
-      ).rows;
+      const rows = (await this.pool.query<{ position: string; payload: Buffer }>(eventBodiesStatement(this.conversationId, from.toString()))).rows;
       return {
         bodies: new Map(rows.map((row) => [row.position, row.payload])),
         // An empty page is the end: nothing is stored from `from` on.
@@ -144,6 +129,27 @@ class EventBodies {
       };
     });
   }
+}
+
+/** The conversation's event files, without their bodies: one walk of the primary key. */
+export function trajectoryListingStatement(conversationId: number): Statement {
+  return { text: 'SELECT position, file_name, sort_micros FROM events WHERE conversation_id = $1 ORDER BY position', values: [conversationId] };
+}
+
+/**
+ * A page of bodies from position `from` on: up to PAGE_EVENTS of them, cut before the one
+ * that would pass PAGE_BYTES (the first is read however large), so no page is more than
+ * that on the wire. One walk of the primary key from `from`.
+ */
+export function eventBodiesStatement(conversationId: number, from: string): Statement {
+  return {
+    text: `SELECT position, payload FROM (
+             SELECT position, payload,
+                    coalesce(sum(octet_length(payload)) OVER (ORDER BY position ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+               FROM events WHERE conversation_id = $1 AND position >= $2 ORDER BY position LIMIT $3) page
+            WHERE before < $4`,
+    values: [conversationId, from, PAGE_EVENTS, PAGE_BYTES],
+  };
 }
 
 interface BodyPage {
