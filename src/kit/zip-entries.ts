@@ -18,8 +18,10 @@ const END_RECORD_SIZE = 22;
 const LONGEST_COMMENT = 0xffff;
 const STORED = 0;
 const DEFLATED = 8;
+/** An entry inflating past this is not read (a server under test may send anything, a zip bomb included). */
+const LARGEST_ENTRY_BYTES = 256 * 1024 * 1024;
 
-/** The archive's entries; undefined when the bytes are not a zip archive this reader understands. */
+/** The archive's entries; undefined when the bytes are not a zip archive this reader understands, or an entry is too large to compare. */
 export function zipEntries(bytes: Buffer): ZipEntry[] | undefined {
   try {
     return readEntries(bytes);
@@ -47,7 +49,7 @@ function readEntries(bytes: Buffer): ZipEntry[] | undefined {
     const dataStart = localOffset + 30 + bytes.readUInt16LE(localOffset + 26) + bytes.readUInt16LE(localOffset + 28);
     const data = bytes.subarray(dataStart, dataStart + compressedSize);
     if (method === STORED) entries.push({ name, content: Buffer.from(data) });
-    else if (method === DEFLATED) entries.push({ name, content: inflateRawSync(data) });
+    else if (method === DEFLATED) entries.push({ name, content: inflateRawSync(data, { maxOutputLength: LARGEST_ENTRY_BYTES }) });
     else return undefined;
     offset += 46 + nameLength + extraLength + commentLength;
   }
