@@ -38,8 +38,8 @@ export interface ConversationCatalog {
   state(hex: string): Promise<JsonObject | undefined>;
   /**
    * The conversation's files in path order, directories as entries ending in `/`; undefined
-   * when there is no such conversation. A catalog whose store keeps no conversation files
-   * (PostgreSQL holds events and the two documents only) has none, and serves no trajectory.
+   * when there is no such conversation. A PostgreSQL catalog lists what the database holds
+   * of the directory: the two documents and the event files (docs/reference-behaviour.md).
    */
-  files?(hex: string): Promise<ConversationFile[] | undefined>;
+  files(hex: string): Promise<ConversationFile[] | undefined>;
 }

@@ -194,9 +194,9 @@ function endOfCentralDirectory(entries: number, size: number, offset: number): B
   return end;
 }
 
-/** MS-DOS date and time in local time, two-second resolution, as zip stores them (1980 at the earliest). */
+/** MS-DOS date and time in local time, two-second resolution, as zip stores them (years 1980 to 2107, nearer ones taken outside). */
 function dosDateTime(at: Date): { time: number; date: number } {
-  const year = Math.max(1980, at.getFullYear());
+  const year = Math.min(2107, Math.max(1980, at.getFullYear()));
   return {
     time: (at.getHours() << 11) | (at.getMinutes() << 5) | Math.floor(at.getSeconds() / 2),
     date: ((year - 1980) << 9) | ((at.getMonth() + 1) << 5) | at.getDate(),

@@ -32,6 +32,8 @@ export interface Exchange {
   contentType: string | null;
   /** The body, cut to its first characters once the exchange is kept (see `slim`). */
   bodyText: string;
+  /** The body's bytes, for a response that is not text or JSON (a file such as a zip); dropped once the exchange is kept. */
+  bodyBytes?: Buffer;
   bodyLength: number;
   json: JsonBody;
   durationMs: number;
@@ -89,7 +91,9 @@ export function createTransport(options: TransportOptions): Transport {
     const started = performance.now();
     try {
       const response = await doFetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) });
-      const bodyText = await response.text();
+      const contentType = response.headers.get('content-type');
+      const bodyBytes = isTextual(contentType) ? undefined : Buffer.from(await response.arrayBuffer());
+      const bodyText = bodyBytes === undefined ? await response.text() : bodyBytes.toString('utf8');
       const exchange: Exchange = {
         seq: sent,
         method,
@@ -97,8 +101,9 @@ export function createTransport(options: TransportOptions): Transport {
         path,
         url,
         status: response.status,
-        contentType: response.headers.get('content-type'),
+        contentType,
         bodyText,
+        ...(bodyBytes === undefined ? {} : { bodyBytes }),
         bodyLength: bodyText.length,
         json: parseJson(bodyText),
         durationMs: Math.round(performance.now() - started),
@@ -128,6 +133,13 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
+/** Text, JSON of any kind (`+json`, `x-ndjson`), or no content type at all: read as text. Anything else (`application/octet-stream`) is kept as bytes too. */
+function isTextual(contentType: string | null): boolean {
+  if (contentType === null) return true;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type.startsWith('text/') || type.endsWith('json');
+}
+
 export function parseJson(text: string): JsonBody {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
@@ -153,8 +165,9 @@ const KEPT_BODY_CHARACTERS = 2000;
  * request, and whole pages of a few hundred events would add up over a run.
  */
 export function slim(exchange: Exchange): Exchange {
-  if (exchange.bodyText.length <= KEPT_BODY_CHARACTERS) return exchange;
-  return { ...exchange, bodyText: exchange.bodyText.slice(0, KEPT_BODY_CHARACTERS), json: { ok: false, error: 'body not kept' } };
+  const { bodyBytes: _bytes, ...kept } = exchange;
+  if (kept.bodyText.length <= KEPT_BODY_CHARACTERS) return kept;
+  return { ...kept, bodyText: kept.bodyText.slice(0, KEPT_BODY_CHARACTERS), json: { ok: false, error: 'body not kept' } };
 }
 
 /** The first `max` characters of a response body, on one line, for reports. */

@@ -103,17 +103,12 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
 
     async downloadTrajectory({ parsed }) {
       const hex = conversationHex(parsed);
-      // 404 is the one answer the contract gives for a conversation without a directory to zip.
-      if (!catalog.files) return { status: 404, body: { detail: TRAJECTORY_NOT_HELD } };
       const files = await catalog.files(hex);
       if (!files) return { status: 404, body: { detail: 'Conversation not found' } };
       return { status: 200, body: new StreamedFile('application/octet-stream', `${hex}.zip`, trajectoryArchive(hex, files)) };
     },
   };
 }
-
-const TRAJECTORY_NOT_HELD =
-  "Trajectory not available: this server's store holds no conversation files (a PostgreSQL database holds the events, meta.json and base_state.json); download it from a server on the conversations directory";
 
 /** The reference's 404 for an unknown conversation names it in the hyphenated form. */
 function conversationNotFound(hex: string): { status: 404; body: NotFoundError } {

@@ -1,8 +1,8 @@
 /**
  * Every statement the store runs is an index walk, never a sequential scan of the events
  * table, on a database of 100k events in one conversation beside others: first pages and
- * pages after a cursor in both orders, each filter alone and combined, counts and
- * get-by-id. EXPLAIN shows the plan the database would run with these exact values.
+ * pages after a cursor in both orders, each filter alone and combined, counts,
+ * get-by-id and the trajectory's pages. EXPLAIN shows the plan the database would run with these exact values.
  */
 import { Client } from 'pg';
 import { createMemoryLogger } from '../../src/log';
@@ -19,6 +19,7 @@ import {
   type Statement,
 } from '../../src/store/postgres/event-query';
 import { migrate } from '../../src/store/postgres/migrations';
+import { eventBodiesStatement, trajectoryListingStatement } from '../../src/store/postgres/trajectory-files';
 import { CLUSTER_TIMEOUT_MS, startLocalCluster, type LocalCluster } from './support/database';
 
 const LARGE = 'a'.repeat(32);
@@ -172,6 +173,16 @@ describe('query plans over 100k events', () => {
       const plan = await planOf(appendedStatement(LARGE, after, 500));
       expect({ plan: plan.text, sequential: plan.text.includes('Seq Scan on events') }).toEqual({
         plan: expect.stringContaining('on events using events_appended'),
+        sequential: false,
+      });
+    }
+  });
+
+  it("the trajectory's listing and its pages of event bodies walk the primary key", async () => {
+    for (const statement of [trajectoryListingStatement(large), eventBodiesStatement(large, '0'), eventBodiesStatement(large, String(EVENTS / 2))]) {
+      const plan = await planOf(statement);
+      expect({ plan: plan.text, sequential: plan.text.includes('Seq Scan on events') }).toEqual({
+        plan: expect.stringContaining('on events using events_pkey'),
         sequential: false,
       });
     }

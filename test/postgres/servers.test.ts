@@ -1,7 +1,7 @@
 /**
  * Servers on PostgreSQL as they are deployed: `npm start -- --database-url` beside a
- * directory-store server on the same data (the contract kit passes, catalog and socket
- * included, and its --compare finds no difference), two servers on one database whose
+ * directory-store server on the same data (the contract kit passes, catalog, socket and
+ * trajectory download included, and its --compare finds no difference), two servers on one database whose
  * sockets each deliver what a following ingester appends, servers on a streaming hot standby, a database
  * that is absent at start or lost while serving.
  */
@@ -90,7 +90,7 @@ describe('servers on PostgreSQL', () => {
     data?.remove();
   });
 
-  it('npm start --database-url passes the contract kit, socket and catalog included, and answers exactly as a directory-store server', async () => {
+  it('npm start --database-url passes the contract kit, socket, catalog and trajectory included, and answers exactly as a directory-store server', async () => {
     const directory = await spawnServer(['--conversations-path', data.root]);
     const postgres = await spawnServer(['--database-url', primary.url]);
     try {
@@ -98,19 +98,7 @@ describe('servers on PostgreSQL', () => {
       expect(await answers(postgres.url)).toEqual(await answers(directory.url));
       const kit = spawnScript(
         'src/cli/contract.ts',
-        [
-          '--base-url',
-          directory.url,
-          '--conversation-id',
-          LONG,
-          '--compare',
-          postgres.url,
-          '--runs',
-          '30',
-          '--seed',
-          '7',
-          ...checksButTheTrajectory(),
-        ],
+        ['--base-url', directory.url, '--conversation-id', LONG, '--compare', postgres.url, '--runs', '30', '--seed', '7', ...everyCheck()],
         { label: 'contract' },
       );
       let report = '';
@@ -347,17 +335,12 @@ async function relayTo(databaseUrl: string): Promise<{ url: string; goSilent(): 
 }
 
 /**
- * Every check of the kit but the trajectory download's: a PostgreSQL store holds no
- * conversation files to zip, and answers the download with a 404 saying so
- * (docs/reference-behaviour.md, "Differences"; test/postgres/http-catalog.test.ts).
- * The catalog and the socket are checked and compared as the events are.
+ * Every check of the kit, at every level: the catalog, the socket and the trajectory
+ * download (whose archives --compare compares by their entries) are checked and compared as the events are.
  */
-function checksButTheTrajectory(): string[] {
+function everyCheck(): string[] {
   const document = loadOpenApiDocument();
   const read = readSearchContract(document);
   if (!read.ok) throw new Error(read.problem);
-  return allChecks(read.contract)
-    .map((check) => check.id)
-    .filter((id) => !id.startsWith('operations.downloadTrajectory.'))
-    .flatMap((id) => ['--only', id]);
+  return allChecks(read.contract).flatMap((check) => ['--only', check.id]);
 }

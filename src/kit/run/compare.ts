@@ -1,11 +1,12 @@
 /**
  * `--compare URL2`: every request the checks send to the server under test is sent, as
  * it is, to a second server too, and the two responses are compared (status, then the
- * JSON body, else the text). Done as the run goes, so no bodies are kept for later.
+ * JSON body, a file's content, else the text). Done as the run goes, so no bodies are kept for later.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { OpenApiDocument } from '../../contract';
 import { excerptOf, slim, type Exchange, type Transport } from '../http';
+import { zipDifference, zipEntries } from '../zip-entries';
 
 export interface Difference {
   checkId: string;
@@ -76,12 +77,23 @@ export function describeDifference(first: Exchange, second: Exchange, setValued:
   if (first.status !== second.status) {
     return `status ${first.status} here, ${second.status} on the second server (${excerptOf(second, 200)})`;
   }
+  if (first.bodyBytes && second.bodyBytes) return fileDifference(first.bodyBytes, second.bodyBytes);
   if (first.json.ok && second.json.ok) {
     const where = firstDifference(first.json.value, second.json.value, '$', setValued);
     return where === undefined ? undefined : `bodies differ at ${where}`;
   }
   if (first.bodyText === second.bodyText) return undefined;
   return `bodies differ (${excerptOf(first, 120)} vs ${excerptOf(second, 120)})`;
+}
+
+/**
+ * Two files (responses that are neither text nor JSON): archives by their entries' names and
+ * contents, since times and compression are each writer's own; any other file byte for byte.
+ */
+function fileDifference(first: Buffer, second: Buffer): string | undefined {
+  const [a, b] = [zipEntries(first), zipEntries(second)];
+  if (a && b) return zipDifference(a, b);
+  return first.equals(second) ? undefined : `files differ (${first.length} vs ${second.length} bytes)`;
 }
 
 /**

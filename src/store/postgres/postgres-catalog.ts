@@ -4,17 +4,16 @@
  * directory catalog follows (src/catalog/catalog-entry.ts), so both answer alike. Filtering,
  * ordering and the page's start are one walk of an ordered index; the composition, and the
  * masking of secrets in it, is the shared code's, at serve time.
- *
- * It holds no conversation files, so it serves no trajectory download
- * (docs/reference-behaviour.md, "Differences").
+ * The trajectory download is rebuilt from the same rows (trajectory-files.ts).
  */
 import type { Pool } from 'pg';
 import { type CatalogEntry, catalogEntry, cutPage, infoOf, parseJsonObject, sortKeyOf } from '../../catalog/catalog-entry';
-import type { CatalogPage, CatalogSearch, ConversationCatalog } from '../../catalog/conversation-catalog';
+import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile } from '../../catalog/conversation-catalog';
 import { type JsonObject, servedState } from '../../catalog/conversation-info';
 import type { ConversationExecutionStatus, ConversationInfo } from '../../contract';
 import { hyphenate } from '../../search';
 import { guarded } from './connection';
+import { trajectoryFiles } from './trajectory-files';
 
 interface DocumentRow {
   hex: string;
@@ -110,6 +109,10 @@ class PostgresCatalog implements ConversationCatalog {
       const state = row?.state ? parseJsonObject(row.state) : undefined;
       return state && servedState(state);
     });
+  }
+
+  files(hex: string): Promise<ConversationFile[] | undefined> {
+    return trajectoryFiles(this.pool, hex);
   }
 
   /** Conversations whose `meta.json` names one of these as their parent, in id order, as hyphenated UUIDs. */
