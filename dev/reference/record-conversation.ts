@@ -120,31 +120,33 @@ export async function recordConversation(options: RecordOptions): Promise<Record
     });
     const id = created.id;
     const conversation = `/api/conversations/${id}`;
-    await api.waitForStatus(id, ['finished']);
+    // Each wait names the status the conversation had before the step: the reference acts on a
+    // request after answering it, so that status can still be read once the request is answered.
+    let status = await api.waitForStatus(id, ['finished']);
 
     // A pause between runs: a message without a run leaves it idle, the pause is recorded, /run resumes.
     await api.post(`${conversation}/events`, { ...userMessage('How long is the greeting?'), run: false });
     await api.post(`${conversation}/pause`);
-    await api.waitForStatus(id, ['paused']);
+    status = await api.waitForStatus(id, ['paused'], status);
     await api.post(`${conversation}/run`);
-    await api.waitForStatus(id, ['finished']);
+    status = await api.waitForStatus(id, ['finished'], status);
 
     // Confirmation mode: the agent's command waits for the user, who rejects it.
     await api.post(`${conversation}/confirmation_policy`, { policy: { kind: 'AlwaysConfirm' } });
     await api.post(`${conversation}/events`, { ...userMessage('Delete the greeting.'), run: true });
-    await api.waitForStatus(id, ['waiting_for_confirmation']);
+    status = await api.waitForStatus(id, ['waiting_for_confirmation'], status);
     await api.post(`${conversation}/events/respond_to_confirmation`, { accept: false, reason: 'Keep the greeting.' });
-    await api.waitForStatus(id, ['idle', 'finished']);
+    status = await api.waitForStatus(id, ['idle', 'finished'], status);
     await api.post(`${conversation}/confirmation_policy`, { policy: { kind: 'NeverConfirm' } });
 
     // The model fails: the run ends in error.
     await api.post(`${conversation}/events`, { ...userMessage('Anything else?'), run: true });
-    await api.waitForStatus(id, ['error']);
+    status = await api.waitForStatus(id, ['error'], status);
 
     // A manual condensation, then a last message that the agent finishes.
     await api.post(`${conversation}/condense`);
     await api.post(`${conversation}/events`, { ...userMessage('Please wrap up.'), run: true });
-    const finished = await api.waitForStatus(id, ['finished']);
+    const finished = await api.waitForStatus(id, ['finished'], status);
 
     const left = model.remaining(AGENT_MODEL);
     if (left !== 0)
@@ -192,8 +194,12 @@ class ReferenceApi {
     return (text ? JSON.parse(text) : undefined) as Body;
   }
 
-  /** Polls the conversation until its `execution_status` is one of `wanted`; fails on a status it did not expect to stay in. */
-  async waitForStatus(id: string, wanted: readonly string[]): Promise<string> {
+  /**
+   * Polls the conversation until its `execution_status` is one of `wanted`; fails on a status
+   * it did not expect to stay in, but for `before` (the status before the step just taken, which
+   * lasts until the reference acts on it; each step here leads to another status).
+   */
+  async waitForStatus(id: string, wanted: readonly string[], before?: string): Promise<string> {
     const deadline = Date.now() + this.runTimeoutMs;
     let status = '';
     while (Date.now() < deadline) {
@@ -201,7 +207,8 @@ class ReferenceApi {
       if (!response.ok) throw new Error(`GET /api/conversations/${id} answered ${response.status}`);
       status = ((await response.json()) as { execution_status: string }).execution_status;
       if (wanted.includes(status)) return status;
-      if (SETTLED.includes(status)) throw new Error(`conversation ${id} settled as "${status}" instead of ${wanted.join(' or ')}`);
+      if (SETTLED.includes(status) && status !== before)
+        throw new Error(`conversation ${id} settled as "${status}" instead of ${wanted.join(' or ')}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error(`conversation ${id} stayed "${status}" instead of reaching ${wanted.join(' or ')} within ${this.runTimeoutMs} ms`);
