@@ -14,11 +14,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type BuildTurnFigures, type BuildsSideBySideFigures, measureBuildsSideBySide } from './builds-side-by-side';
 import { type Dataset, ensureDataset } from './datasets';
-import { describeCommit, describeMachine, loadAverage } from './environment';
+import { describeCommit } from './environment';
 import { npmEnvironment } from './installed-package';
 import { benchPlan } from './plan';
 import type { OurServerOptions } from './server-process';
-import type { RunCircumstances } from './run';
+import { type RunCircumstances, runStarted } from './run';
 
 const run = promisify(execFile);
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -46,9 +46,7 @@ export interface AgainstRefResults extends RunCircumstances {
 }
 
 export async function runAgainstRef(options: AgainstRefOptions, progress: (line: string) => void): Promise<AgainstRefResults> {
-  const startedAt = new Date();
-  const started = performance.now();
-  const loadAverageAtStart = loadAverage();
+  const circumstances = runStarted();
   const git = (...args: string[]) => run('git', args, { cwd: options.repoRoot, maxBuffer: 16 * 2 ** 20 }).then((result) => result.stdout.trim());
   const hash = await git('rev-parse', '--verify', '--quiet', `${options.ref}^{commit}`).catch(() => {
     throw new UnknownRefError(
@@ -87,12 +85,7 @@ export async function runAgainstRef(options: AgainstRefOptions, progress: (line:
       refCommit,
       checkoutCommit: describeCommit(options.repoRoot),
       nodeModules,
-      plan,
-      startedAt,
-      elapsedSeconds: (performance.now() - started) / 1000,
-      machine: describeMachine(),
-      loadAverageAtStart,
-      loadAverageAtEnd: loadAverage(),
+      ...circumstances.end(plan),
       conversations,
     };
   } finally {

@@ -71,11 +71,26 @@ export interface BenchResults extends MainOnlyResults, RunCircumstances {
   readonly scaling: ScalingResults | undefined;
 }
 
-/** Runs every measurement of the plan; `progress` hears what is happening. */
-export async function runBenchmark(options: BenchOptions, progress: (line: string) => void): Promise<BenchResults> {
+/** Starts the record of a run's circumstances; `end` completes it once the run is over. */
+export function runStarted(): { end(plan: BenchPlan): RunCircumstances } {
   const startedAt = new Date();
   const started = performance.now();
   const loadAverageAtStart = loadAverage();
+  return {
+    end: (plan) => ({
+      plan,
+      startedAt,
+      elapsedSeconds: (performance.now() - started) / 1000,
+      machine: describeMachine(),
+      loadAverageAtStart,
+      loadAverageAtEnd: loadAverage(),
+    }),
+  };
+}
+
+/** Runs every measurement of the plan; `progress` hears what is happening. */
+export async function runBenchmark(options: BenchOptions, progress: (line: string) => void): Promise<BenchResults> {
+  const circumstances = runStarted();
   const commit = describeCommit(options.repoRoot);
   const plan = benchPlan(options.quick);
   const conversationsRoot = path.join(options.dataDirectory, 'conversations');
@@ -154,12 +169,7 @@ export async function runBenchmark(options: BenchOptions, progress: (line: strin
       : undefined;
 
   return {
-    plan,
-    startedAt,
-    elapsedSeconds: (performance.now() - started) / 1000,
-    machine: describeMachine(),
-    loadAverageAtStart,
-    loadAverageAtEnd: loadAverage(),
+    ...circumstances.end(plan),
     commit,
     conversations,
     ...mainOnly,
