@@ -1,9 +1,9 @@
-import { opendir, readFile, readdir, realpath } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
 import type { Logger } from '../log';
 import { hyphenate } from '../search';
-import { locateConversation } from '../store/directory/open/conversation-location';
+import { conversationNames, locateConversation, realRootOf } from '../store/directory/open/conversation-location';
 import { errorCode } from '../store/error-code';
 import { statIfPresent, versionOf } from '../store/directory/list/file-version';
 import {
@@ -20,7 +20,6 @@ import {
 import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile } from './conversation-catalog';
 import { type JsonObject, servedState } from './conversation-info';
 
-const CONVERSATION_DIRECTORY_NAME = /^[0-9a-f]{32}$/;
 /** Directories the reference leaves out of a trajectory: they hold a runtime's credentials. */
 const EXCLUDED_TOP_DIRECTORIES = new Set(['acp']);
 /** A file still being written under a temporary name, then renamed into place. */
@@ -89,20 +88,15 @@ class DirectoryCatalog implements ConversationCatalog {
     return files.sort((a, b) => comparePaths(a.relativePath, b.relativePath));
   }
 
-  /** Links inside the root are judged against its real path (contained-path.ts). */
   private async realRoot(): Promise<string> {
-    if (this.resolvedRoot !== undefined) return this.resolvedRoot;
-    try {
-      this.resolvedRoot = await realpath(this.root);
-    } catch (error) {
-      throw new Error(`Cannot read the conversations directory ${this.root} (${errorCode(error) ?? String(error)})`, { cause: error });
-    }
+    this.resolvedRoot ??= await realRootOf(this.root);
     return this.resolvedRoot;
   }
 
   /** Every catalog entry: conversation directories whose `meta.json` and state file (when present) parse. */
   private async entries(): Promise<CatalogEntry[]> {
-    const names = await conversationNames(await this.realRoot());
+    // In id order, whatever order the file system lists them in: a conversation's sub-conversations are listed in it.
+    const names = (await conversationNames(await this.realRoot())).sort();
     const entries: CatalogEntry[] = [];
     for (const hex of names) {
       const entry = await this.entry(hex);
@@ -192,17 +186,6 @@ async function readIfPresent(file: string): Promise<Buffer | undefined> {
     if (errorCode(error) === 'ENOENT') return undefined;
     throw new Error(`Cannot read ${file} (${errorCode(error) ?? String(error)})`, { cause: error });
   }
-}
-
-async function conversationNames(root: string): Promise<string[]> {
-  const names: string[] = [];
-  try {
-    for await (const entry of await opendir(root)) if (CONVERSATION_DIRECTORY_NAME.test(entry.name)) names.push(entry.name);
-  } catch (error) {
-    throw new Error(`Cannot list the conversations directory ${root} (${errorCode(error) ?? String(error)})`, { cause: error });
-  }
-  // In id order, whatever order the file system lists them in: a conversation's sub-conversations are listed in it.
-  return names.sort();
 }
 
 async function readJsonObject(file: string): Promise<JsonObject | undefined> {

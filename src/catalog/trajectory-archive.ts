@@ -152,16 +152,8 @@ function asciiJson(text: string): string {
 function localHeader(record: CentralRecord): Buffer {
   const header = Buffer.alloc(30);
   header.writeUInt32LE(LOCAL_HEADER, 0);
-  header.writeUInt16LE(VERSION, 4);
-  header.writeUInt16LE(UTF8_NAMES, 6);
-  header.writeUInt16LE(record.method, 8);
-  header.writeUInt16LE(record.time, 10);
-  header.writeUInt16LE(record.date, 12);
-  header.writeUInt32LE(record.crc, 14);
-  header.writeUInt32LE(record.compressedSize, 18);
-  header.writeUInt32LE(record.size, 22);
-  header.writeUInt16LE(record.name.length, 26);
-  header.writeUInt16LE(0, 28);
+  writeEntryFields(header, 4, record);
+  // Extra field: none.
   return Buffer.concat([header, record.name]);
 }
 
@@ -169,19 +161,24 @@ function centralHeader(record: CentralRecord): Buffer {
   const header = Buffer.alloc(46);
   header.writeUInt32LE(CENTRAL_HEADER, 0);
   header.writeUInt16LE(MADE_BY, 4);
-  header.writeUInt16LE(VERSION, 6);
-  header.writeUInt16LE(UTF8_NAMES, 8);
-  header.writeUInt16LE(record.method, 10);
-  header.writeUInt16LE(record.time, 12);
-  header.writeUInt16LE(record.date, 14);
-  header.writeUInt32LE(record.crc, 16);
-  header.writeUInt32LE(record.compressedSize, 20);
-  header.writeUInt32LE(record.size, 24);
-  header.writeUInt16LE(record.name.length, 28);
+  writeEntryFields(header, 6, record);
   // Extra field, comment, disk number and internal attributes: none.
   header.writeUInt32LE(record.attributes, 38);
   header.writeUInt32LE(record.offset, 42);
   return Buffer.concat([header, record.name]);
+}
+
+/** The fields both headers carry in the same order, from the version needed to the name's length. */
+function writeEntryFields(header: Buffer, at: number, record: CentralRecord): void {
+  header.writeUInt16LE(VERSION, at);
+  header.writeUInt16LE(UTF8_NAMES, at + 2);
+  header.writeUInt16LE(record.method, at + 4);
+  header.writeUInt16LE(record.time, at + 6);
+  header.writeUInt16LE(record.date, at + 8);
+  header.writeUInt32LE(record.crc, at + 10);
+  header.writeUInt32LE(record.compressedSize, at + 14);
+  header.writeUInt32LE(record.size, at + 18);
+  header.writeUInt16LE(record.name.length, at + 22);
 }
 
 function endOfCentralDirectory(entries: number, size: number, offset: number): Buffer {

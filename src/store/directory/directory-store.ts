@@ -3,7 +3,6 @@
  * section 4): `<root>/<32 hex>/events/event-<index>-<id>.json`. Conversations are loaded
  * on first use and then kept current by their watch; see README.md in this folder.
  */
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../log';
 import {
@@ -18,11 +17,10 @@ import {
   walkConversation,
 } from '../../search';
 import { ConversationEvents, type ConversationOptions } from './conversation-events';
-import { locateConversation, type ConversationLocation } from './open/conversation-location';
+import { locateConversation, realRootOf, type ConversationLocation } from './open/conversation-location';
 import { LOAD_POLICY, decodeWorkerCount } from './load/load-policy';
 import { DecodePool } from './load/workers/worker-pool';
 import type { WatchMode } from './watch/directory-watch';
-import { errorCode } from '../error-code';
 import { type HeldConversation, HeldConversations } from './memory/held-conversations';
 import { ConversationSummaries } from './list/conversation-summaries';
 import {
@@ -299,12 +297,7 @@ class DirectoryStore implements DirectoryEventStore {
 
   private async resolveRoot(): Promise<string> {
     if (this.realRoot !== undefined) return this.realRoot;
-    try {
-      // Links inside the root are judged against its real path (directory/open/contained-path.ts).
-      this.realRoot = await realpath(this.root);
-    } catch (error) {
-      throw new Error(`Cannot read the conversations directory ${this.root} (${errorCode(error) ?? String(error)})`, { cause: error });
-    }
+    this.realRoot = await realRootOf(this.root);
     if (!this.closed) this.rootWatch ??= new RootWatch(this.realRoot, this.logger, this.watch?.mode !== 'poll');
     return this.realRoot;
   }

@@ -1,13 +1,11 @@
-import { opendir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { locateConversation } from '../open/conversation-location';
-import { errorCode } from '../../error-code';
+import { conversationNames, locateConversation } from '../open/conversation-location';
 import { statIfPresent, versionOf } from './file-version';
 import { parseEventFileName, type EventFileName } from '../load/event-file-name';
 import { listDirectory } from '../load/event-listing';
 import type { StoredConversationSummary } from '../../event-store';
 
-const CONVERSATION_DIRECTORY_NAME = /^[0-9a-f]{32}$/;
 /** Conversations summarised at once: enough to keep the disk busy, few enough to leave the event loop to requests. */
 const PARALLEL_SUMMARIES = 8;
 /** A last file being written is not JSON yet; the ones before it are tried, this many in all. */
@@ -63,16 +61,6 @@ function byRecentActivity(a: StoredConversationSummary, b: StoredConversationSum
   if (b.lastEventAt === null) return -1;
   // Stored timestamps are ISO 8601 written by one server, so their text order is their time order.
   return a.lastEventAt < b.lastEventAt ? 1 : -1;
-}
-
-async function conversationNames(realRoot: string): Promise<string[]> {
-  const names: string[] = [];
-  try {
-    for await (const entry of await opendir(realRoot)) if (CONVERSATION_DIRECTORY_NAME.test(entry.name)) names.push(entry.name);
-  } catch (error) {
-    throw new Error(`Cannot list the conversations directory ${realRoot} (${errorCode(error) ?? String(error)})`, { cause: error });
-  }
-  return names;
 }
 
 function eventFiles(names: readonly string[]): EventFileName[] {

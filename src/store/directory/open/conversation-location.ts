@@ -4,12 +4,32 @@
  * next request, and a directory replaced under the same name is told apart by identity.
  */
 import type { Stats } from 'node:fs';
-import { lstat, stat } from 'node:fs/promises';
+import { lstat, opendir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveLinkInsideRoot } from './contained-path';
 import { errorCode } from '../../error-code';
 
 const CONVERSATION_DIRECTORY_NAME = /^[0-9a-f]{32}$/;
+
+/** The root's real path, against which links inside it are judged (contained-path.ts). */
+export async function realRootOf(root: string): Promise<string> {
+  try {
+    return await realpath(root);
+  } catch (error) {
+    throw new Error(`Cannot read the conversations directory ${root} (${errorCode(error) ?? String(error)})`, { cause: error });
+  }
+}
+
+/** The names in the root that can be conversations (32 lower-case hex digits), as the file system lists them. */
+export async function conversationNames(realRoot: string): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const entry of await opendir(realRoot)) if (CONVERSATION_DIRECTORY_NAME.test(entry.name)) names.push(entry.name);
+  } catch (error) {
+    throw new Error(`Cannot list the conversations directory ${realRoot} (${errorCode(error) ?? String(error)})`, { cause: error });
+  }
+  return names;
+}
 
 export type ConversationLocation = { found: true; directory: string; identity: string } | { found: false; linkOutsideRoot?: string };
 
