@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
 import type { Logger } from '../log';
 import { hyphenate } from '../search';
-import { conversationNames, locateConversation, realRootOf } from '../store/directory/open/conversation-location';
+import { conversationNames, locateConversation, realRootOf } from '../store/files/conversation-location';
 import { errorCode } from '../store/error-code';
-import { statIfPresent, versionOf } from '../store/directory/list/file-version';
+import { statIfPresent, versionOf } from '../store/files/file-version';
 import {
   type CatalogEntry,
   LEFT_OUT_OF_CATALOG,

@@ -9,8 +9,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../log';
 import { createPool, describeDatabaseError, isUnavailable, redactedUrl } from '../store/postgres/connection';
-import { ingestConversations, type IngestProgress } from '../store/postgres/ingest';
-import { checkConversationsRoot } from '../store/directory/open/store-root';
+import { ingestConversations, type IngestProgress } from '../store/ingest/ingester';
+import { migrate } from '../store/postgres/migrations';
+import { postgresDatabase } from '../store/postgres/postgres-database';
+import { checkConversationsRoot } from '../store/files/store-root';
 
 export const INGEST_USAGE = 'usage: npm run ingest -- --conversations-path DIR --database-url URL [--follow]\n';
 
@@ -64,14 +66,18 @@ export async function ingestCommand(argv: string[], env: NodeJS.ProcessEnv, io: 
   const logger = createLogger(io.err);
   const pool = createPool(databaseUrl, logger);
   try {
-    const summary = await ingestConversations({
-      root: path.resolve(root),
-      pool,
-      logger,
-      follow: values.follow,
-      signal: io.signal,
-      onProgress: (progress) => io.err(progressLine(progress)),
-    });
+    await migrate(pool);
+    const summary = await ingestConversations(
+      {
+        root: path.resolve(root),
+        database: postgresDatabase(pool),
+        logger,
+        follow: values.follow,
+        signal: io.signal,
+        onProgress: (progress) => io.err(progressLine(progress)),
+      },
+      isUnavailable,
+    );
     io.out(
       `ingest: ${summary.conversations} conversations, ${summary.eventsStored} events stored by this run, ${summary.filesSkipped} event files skipped\n`,
     );

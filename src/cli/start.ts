@@ -9,7 +9,7 @@
  * working directory, where the package is installed (the sample is not shipped).
  * The shebang carries the node flags of SERVER_NODE_FLAGS (server-node-flags.ts).
  */
-import { existsSync, opendirSync, readdirSync } from 'node:fs';
+import { existsSync, opendirSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../log';
@@ -18,15 +18,16 @@ import { SOCKET_LIMITS } from '../live/event-sockets';
 import { createApp } from '../server/app';
 import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';
-import { createDirectoryStore } from '../store/directory/directory-store';
+import { IndexFileError, defaultIndexPath } from '../store/sqlite/index-file';
+import { openIndexedDirectory } from '../store/sqlite/indexed-directory';
 import type { EventStore } from '../store/event-store';
-import { checkConversationsRoot } from '../store/directory/open/store-root';
+import { checkConversationsRoot } from '../store/files/store-root';
 import { packageRoot, packageVersion } from '../package-info';
 import { asksForVersion } from './version-flag';
 
 const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');
 const REFERENCE_DEFAULT_PATH = 'workspace/conversations';
-const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR | --database-url URL] [--memory-budget-mb N] [--max-sockets-per-conversation N] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...] [--version]
+const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-path DIR | --database-url URL] [--index-path FILE] [--memory-budget-mb N] [--max-sockets-per-conversation N] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...] [--version]
   (in the checkout: npm start -- [flags])
   --host HOST                 address to listen on (HOST; default 127.0.0.1)
   --port PORT                 port, 0 for any free one (PORT; default 8000)
@@ -34,9 +35,10 @@ const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-
                               bundled sample in the checkout, else ./${REFERENCE_DEFAULT_PATH})
   --database-url URL          serve a PostgreSQL database filled by the ingester instead
                               (DATABASE_URL; see docs/deployment.md)
-  --memory-budget-mb N        most MiB of conversations to hold: past it the least recently
-                              used are dropped, and read again when asked for (MEMORY_BUDGET_MB;
-                              default: no limit)
+  --index-path FILE           the SQLite index of the conversations directory (INDEX_PATH;
+                              default: a file under $XDG_CACHE_HOME or ~/.cache/agent-server-contract
+                              named after the directory; nothing is written inside the directory)
+  --memory-budget-mb N        MiB of the index's page cache (MEMORY_BUDGET_MB; default: SQLite's)
   --max-sockets-per-conversation N
                               events sockets one conversation may have open; one more is
                               closed 1013 (MAX_SOCKETS_PER_CONVERSATION; default 50, the reference's)
@@ -60,8 +62,10 @@ interface StartConfig {
   conversationsPath: string;
   /** When set, the PostgreSQL database to serve instead of a directory. */
   databaseUrl: string | undefined;
-  /** Undefined: conversations stay loaded. */
+  /** Bounds the index's page cache; undefined: SQLite's default. */
   memoryBudgetBytes: number | undefined;
+  /** The index file of the conversations directory; undefined: the user's cache folder (defaultIndexPath). */
+  indexPath: string | undefined;
   /** Undefined: the reference's 50. */
   maxSocketsPerConversation: number | undefined;
   validateResponses: boolean;
@@ -81,6 +85,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
         'conversations-path': { type: 'string' },
         'database-url': { type: 'string' },
         'memory-budget-mb': { type: 'string' },
+        'index-path': { type: 'string' },
         'max-sockets-per-conversation': { type: 'string' },
         'validate-responses': { type: 'boolean', default: false },
         'serve-stored-events-unchanged': { type: 'boolean' },
@@ -116,6 +121,7 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
     databaseUrl: values['database-url'] ?? (values['conversations-path'] === undefined ? env['DATABASE_URL'] || undefined : undefined),
     host: values.host ?? env['HOST'] ?? '127.0.0.1',
     memoryBudgetBytes: budgetText === undefined ? undefined : Number(budgetText) * 1024 * 1024,
+    indexPath: values['index-path'] === undefined ? env['INDEX_PATH'] || undefined : path.resolve(values['index-path']),
     port,
     conversationsPath: path.resolve(values['conversations-path'] ?? env['OH_CONVERSATIONS_PATH'] ?? defaultConversationsPath()),
     validateResponses: values['validate-responses'],
@@ -190,12 +196,25 @@ async function openStore(
     console.error(`${rootProblem.message}\nUse --conversations-path DIR or OH_CONVERSATIONS_PATH to choose the directory.`);
     process.exit(2);
   }
-  const store = createDirectoryStore(config.conversationsPath, {
-    logger,
-    storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract',
-    memoryBudgetBytes: config.memoryBudgetBytes,
-  });
-  return { store, catalog: createDirectoryCatalog(config.conversationsPath, logger), served: config.conversationsPath };
+  const realRoot = realpathSync(config.conversationsPath);
+  const indexPath = config.indexPath ?? defaultIndexPath(realRoot);
+  try {
+    const store = openIndexedDirectory(realRoot, {
+      logger,
+      indexPath,
+      storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract',
+      memoryBudgetBytes: config.memoryBudgetBytes,
+      onFatal: (error) => {
+        console.error(error.message);
+        process.exit(1);
+      },
+    });
+    return { store, catalog: createDirectoryCatalog(config.conversationsPath, logger), served: `${config.conversationsPath} (index ${indexPath})` };
+  } catch (error) {
+    if (!(error instanceof IndexFileError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
 }
 
 async function main(): Promise<void> {

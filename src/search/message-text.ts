@@ -25,3 +25,52 @@ function contentText(part: Record<string, unknown>): string {
   const urls = part['image_urls'];
   return `[Image: ${Array.isArray(urls) ? urls.length : 0} URLs]`;
 }
+
+/** Names whose values are identifiers, times, enums or opaque data, not text a person reads. */
+const NOT_READ = new Set([
+  'id',
+  'kind',
+  'source',
+  'timestamp',
+  'tool_call_id',
+  'llm_response_id',
+  'action_id',
+  'forgotten_event_ids',
+  'image_urls',
+  'encrypted_content',
+  'security_risk',
+  'rejection_source',
+  'role',
+  'type',
+  'summary_offset',
+]);
+
+/**
+ * Every text of an event a person reads, lower-cased, one field per line, for the `text`
+ * filter: message text, thoughts and reasoning, action arguments, tool names, observation
+ * content, error codes and details, summaries, rejection reasons. It takes every string
+ * value of the event except identifiers, times, enums and opaque data (NOT_READ), so a kind
+ * or a field added to the contract is searched without a change here. State updates carry
+ * the conversation's settings rather than what the agent did, and are left out. The walk
+ * keeps its own stack: an event nested deeper than the call stack is read like any other.
+ */
+export function searchableEventText(event: Event): string {
+  if (event.kind === 'ConversationStateUpdateEvent') return '';
+  const texts: string[] = [];
+  const pending: unknown[] = [event];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (value !== '') texts.push(value);
+    } else if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) pending.push(value[index]);
+    } else if (typeof value === 'object' && value !== null) {
+      const entries = Object.entries(value);
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [name, member] = entries[index]!;
+        if (!NOT_READ.has(name)) pending.push(member);
+      }
+    }
+  }
+  return texts.join('\n').toLowerCase();
+}

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAgentServerClient, type AgentServerClient } from '../../src/client';
@@ -9,19 +9,22 @@ import { type ConversationCatalog, createDirectoryCatalog } from '../../src/cata
 import type { SocketLimits } from '../../src/live/event-sockets';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
-import { createDirectoryStore } from '../../src/store/directory/directory-store';
+import { openIndexedDirectory } from '../../src/store/sqlite/indexed-directory';
 import type { EventStore } from '../../src/store/event-store';
 import { postgresBacking } from '../postgres/support/postgres-backing';
 
 /** Which store the servers of this test file read; test/postgres runs suites again on `postgres`. */
-let storeKind: 'directory' | 'postgres' = 'directory';
+let storeKind: StoreKind = 'sqlite';
 
-export function serveLiveServersFrom(kind: 'directory' | 'postgres'): void {
+/** The two stores: the directory's SQLite index (the default) and PostgreSQL filled by the ingester. */
+export type StoreKind = 'sqlite' | 'postgres';
+
+export function serveLiveServersFrom(kind: StoreKind): void {
   storeKind = kind;
 }
 
 /** The store the servers of this test file read. */
-export function liveServerStoreKind(): 'directory' | 'postgres' {
+export function liveServerStoreKind(): StoreKind {
   return storeKind;
 }
 
@@ -30,8 +33,22 @@ async function openStore(
   logger: ReturnType<typeof createMemoryLogger>,
 ): Promise<{ store: EventStore; catalog: ConversationCatalog; stop(): Promise<void> }> {
   if (storeKind === 'postgres') return postgresBacking(root, logger);
-  const store = createDirectoryStore(root, { logger });
-  return { store, catalog: createDirectoryCatalog(root, logger), stop: () => store.close() };
+  const store = openIndexedDirectory(realpathSync(root), { logger, indexPath: indexPathFor(root) });
+  return {
+    store,
+    catalog: createDirectoryCatalog(root, logger),
+    async stop() {
+      await store.close();
+      rmSync(indexPathFor(root), { force: true });
+      rmSync(`${indexPathFor(root)}-wal`, { force: true });
+      rmSync(`${indexPathFor(root)}-shm`, { force: true });
+    },
+  };
+}
+
+/** A test server's index lives beside its conversations directory, never inside it. */
+export function indexPathFor(root: string): string {
+  return `${root}.index.sqlite`;
 }
 
 export interface TestConversation {

@@ -14,7 +14,7 @@ import type { Pool } from 'pg';
 import { META_FILE, STATE_FILE } from '../../catalog/catalog-entry';
 import type { ConversationFile } from '../../catalog/conversation-catalog';
 import { guarded } from './connection';
-import type { Statement } from './event-query';
+import type { Statement } from '../sql/statement';
 
 /** Event bodies one query reads at most, by count and by size. */
 export const PAGE_EVENTS = 100;

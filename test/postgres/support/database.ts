@@ -11,7 +11,9 @@ import type { Event } from '../../../src/contract';
 import { writeConversation } from '../../../src/fixture/layout';
 import { createMemoryLogger } from '../../../src/log';
 import { createPool } from '../../../src/store/postgres/connection';
-import { ingestConversations, type IngestSummary } from '../../../src/store/postgres/ingest';
+import { ingestConversations, type IngestSummary } from '../../../src/store/ingest/ingester';
+import { migrate } from '../../../src/store/postgres/migrations';
+import { postgresDatabase } from '../../../src/store/postgres/postgres-database';
 import { startLocalCluster, type LocalCluster } from '../../../dev/postgres/local-cluster';
 
 /** Starting a cluster (initdb, start) takes a few seconds on a busy machine. */
@@ -31,7 +33,8 @@ export async function ingestOnce(databaseUrl: string, root: string): Promise<Ing
   const logger = createMemoryLogger();
   const pool: Pool = createPool(databaseUrl, logger);
   try {
-    return await ingestConversations({ root, pool, logger });
+    await migrate(pool);
+    return await ingestConversations({ root, database: postgresDatabase(pool), logger });
   } finally {
     await pool.end();
   }

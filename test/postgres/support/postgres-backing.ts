@@ -11,7 +11,9 @@ import type { ConversationCatalog } from '../../../src/catalog';
 import type { Logger } from '../../../src/log';
 import type { EventStore } from '../../../src/store/event-store';
 import { createPool } from '../../../src/store/postgres/connection';
-import { createIngester, type DirectoryIngester } from '../../../src/store/postgres/ingest';
+import { createIngester, type DirectoryIngester } from '../../../src/store/ingest/ingester';
+import { migrate } from '../../../src/store/postgres/migrations';
+import { postgresDatabase } from '../../../src/store/postgres/postgres-database';
 import { startLocalCluster, type LocalCluster } from '../../../dev/postgres/local-cluster';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/postgres-store';
 
@@ -54,7 +56,8 @@ export async function postgresBacking(root: string, logger: Logger): Promise<Pos
   await admin.end();
   const databaseUrl = shared.url.replace(/\/postgres$/, `/${name}`);
   const pool = createPool(databaseUrl, logger);
-  const ingester = await createIngester({ root, pool, logger, follow: true });
+  await migrate(pool);
+  const ingester = createIngester({ root, database: postgresDatabase(pool), logger, follow: true });
   await ingester.pass();
   const postgres = await openPostgresStore(databaseUrl, { logger, healthRefreshMs: 100 });
   const passNow = passesOf(ingester);

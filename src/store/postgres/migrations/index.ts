@@ -7,6 +7,7 @@ import { EVENTS_SCHEMA } from './0001-events';
 import { ACROSS_CONVERSATIONS_SCHEMA } from './0002-across-conversations';
 import { CATALOG_DOCUMENTS_SCHEMA } from './0003-catalog-documents';
 import { APPEND_ORDER_SCHEMA } from './0004-append-order';
+import { ONE_INGESTER_SCHEMA } from './0005-one-ingester';
 
 export interface Migration {
   version: number;
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: '0002-across-conversations', sql: ACROSS_CONVERSATIONS_SCHEMA },
   { version: 3, name: '0003-catalog-documents', sql: CATALOG_DOCUMENTS_SCHEMA },
   { version: 4, name: '0004-append-order', sql: APPEND_ORDER_SCHEMA },
+  { version: 5, name: '0005-one-ingester', sql: ONE_INGESTER_SCHEMA },
 ];

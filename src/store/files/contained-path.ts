@@ -1,0 +1,30 @@
+/**
+ * Symbolic links under the conversations directory are followed only when their target
+ * is inside it too (after resolving every link). A link to elsewhere would let whoever
+ * can write one file into the data directory make the server publish any file the process
+ * can read, so it is skipped with a warning instead.
+ */
+import path from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { errorCode } from '../error-code';
+
+/** True when `candidate` is strictly below `realRoot`; both must be absolute, resolved paths. */
+export function isInsideRoot(realRoot: string, candidate: string): boolean {
+  const relative = path.relative(realRoot, candidate);
+  return relative !== '' && relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
+}
+
+export type LinkTarget = { ok: true; target: string } | { ok: false; reason: 'outside' | 'missing' };
+
+/** Where a symbolic link leads, when that is inside the root and exists. */
+export async function resolveLinkInsideRoot(realRoot: string, linkPath: string): Promise<LinkTarget> {
+  let target: string;
+  try {
+    target = await realpath(linkPath);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { ok: false, reason: 'missing' };
+    throw error;
+  }
+  return isInsideRoot(realRoot, target) ? { ok: true, target } : { ok: false, reason: 'outside' };
+}

@@ -1,0 +1,110 @@
+/**
+ * Reads one event file without following a symbolic link by accident: the file is opened
+ * with O_NOFOLLOW, and only a link whose target stays inside the conversations directory
+ * is read through (see directory/open/contained-path.ts). O_NONBLOCK keeps a FIFO that happens to carry
+ * an event file's name from blocking a thread forever.
+ *
+ * Two ways in: `readEventFileNow` reads on the calling thread (cheap for a file in the
+ * page cache), `readEventFile` through libuv's thread pool (three round trips, several
+ * times the CPU per small file); directory/load/read-and-decode.ts chooses between them.
+ *
+ * Both read into a scratch buffer the caller owns and hand back a view of it, valid until
+ * the next read into the same scratch: the caller decodes first and copies only the bytes
+ * it serves, so a file that is skipped is never copied.
+ */
+import { close, closeSync, constants, open, openSync, read, readSync } from 'node:fs';
+import { resolveLinkInsideRoot } from './contained-path';
+import { errorCode } from '../error-code';
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/** Holds nearly every event file in one read; a larger one is read in several chunks and joined. */
+export const SCRATCH_BYTES = 64 * 1024;
+
+/** `bytes` is a view of the scratch buffer, or a buffer of its own for a file larger than it. */
+export type FileRead = { kind: 'bytes'; bytes: Buffer } | { kind: 'gone' } | { kind: 'unreadable'; reason: string };
+
+/**
+ * The file's bytes, read on the calling thread; undefined for a symbolic link, which only
+ * `readEventFile` follows (after checking where it leads). Never throws.
+ */
+export function readEventFileNow(filePath: string, scratch: Buffer): FileRead | undefined {
+  try {
+    return { kind: 'bytes', bytes: readBytesNow(filePath, scratch) };
+  } catch (error) {
+    const code = errorCode(error);
+    return code === 'ELOOP' ? undefined : failedRead(code, error);
+  }
+}
+
+/**
+ * The file's bytes; `gone` when it no longer exists (deleted since it was listed);
+ * `unreadable` with a short reason otherwise. Never throws.
+ */
+export async function readEventFile(filePath: string, realRoot: string, scratch: Buffer): Promise<FileRead> {
+  try {
+    return { kind: 'bytes', bytes: await readBytes(filePath, scratch) };
+  } catch (error) {
+    const code = errorCode(error);
+    return code === 'ELOOP' ? readThroughLink(filePath, realRoot, scratch) : failedRead(code, error);
+  }
+}
+
+async function readThroughLink(linkPath: string, realRoot: string, scratch: Buffer): Promise<FileRead> {
+  try {
+    const link = await resolveLinkInsideRoot(realRoot, linkPath);
+    if (!link.ok) {
+      return link.reason === 'missing'
+        ? { kind: 'unreadable', reason: 'symbolic link to a missing file' }
+        : { kind: 'unreadable', reason: 'symbolic link to a file outside the conversations directory, not followed' };
+    }
+    return { kind: 'bytes', bytes: await readBytes(link.target, scratch) };
+  } catch (error) {
+    return failedRead(errorCode(error), error);
+  }
+}
+
+function failedRead(code: string | undefined, error: unknown): FileRead {
+  if (code === 'ENOENT') return { kind: 'gone' };
+  if (code === 'EISDIR' || code === 'EAGAIN') return { kind: 'unreadable', reason: 'not a regular file' };
+  return { kind: 'unreadable', reason: `cannot be read (${code ?? String(error)})` };
+}
+
+// Both readers: open, read into the scratch buffer, close, and no stat. A read shorter than
+// the scratch buffer is the end of a regular file (POSIX); a file still being appended to
+// may come out truncated, and is read again when its next change is reported.
+
+function readBytesNow(filePath: string, scratch: Buffer): Buffer {
+  const fd = openSync(filePath, OPEN_FLAGS);
+  try {
+    const chunks: Buffer[] = [];
+    for (;;) {
+      const length = readSync(fd, scratch, 0, scratch.length, null);
+      if (length < scratch.length) return joined(chunks, scratch, length);
+      chunks.push(Buffer.from(scratch));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function readBytes(filePath: string, scratch: Buffer): Promise<Buffer> {
+  const fd = await new Promise<number>((resolve, reject) => open(filePath, OPEN_FLAGS, (error, opened) => (error ? reject(error) : resolve(opened))));
+  try {
+    const chunks: Buffer[] = [];
+    for (;;) {
+      const length = await new Promise<number>((resolve, reject) =>
+        read(fd, scratch, 0, scratch.length, null, (error, n) => (error ? reject(error) : resolve(n))),
+      );
+      if (length < scratch.length) return joined(chunks, scratch, length);
+      chunks.push(Buffer.from(scratch));
+    }
+  } finally {
+    close(fd, () => undefined);
+  }
+}
+
+/** The whole file: the scratch's view when one read held it, else every chunk joined (files larger than the scratch). */
+function joined(fullChunks: Buffer[], scratch: Buffer, length: number): Buffer {
+  const last = scratch.subarray(0, length);
+  return fullChunks.length === 0 ? last : Buffer.concat([...fullChunks, last]);
+}

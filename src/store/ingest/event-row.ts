@@ -1,0 +1,60 @@
+/**
+ * What the events table holds for one event file: the served bytes, decided by
+ * stored-event/decide.ts, and the columns the statements filter and order by.
+ */
+import type { Event } from '../../contract';
+import { DEFAULT_SOURCE, searchableEventText, searchableText, storedTimestampMicros } from '../../search';
+import type { EventFileName } from '../files/event-file-name';
+import { storedSortMicros } from '../sql/sort-micros';
+import { nullableTextColumn, textColumn } from '../sql/text-column';
+import { decodeStoredEvent, type StoredEventMode } from '../stored-event/decide';
+
+export interface EventRow {
+  position: number;
+  fileName: string;
+  eventId: string;
+  kind: string;
+  source: string | null;
+  sortMicros: string;
+  /** The lower-cased message text `body` searches; message events only. */
+  bodyText: string | null;
+  /** The lower-cased text of the whole event `text` searches. */
+  searchText: string;
+  /** A copy of the served bytes, owned by the row. */
+  payload: Buffer;
+}
+
+export type RowDecode = { ok: true; row: EventRow } | { ok: false; reason: string };
+
+/**
+ * Decodes an event file's bytes (which may be a view of a scratch buffer) into its row.
+ * Never throws: an event the decoding cannot handle (nested deeper than the call stack
+ * reaches, say) is a file not served, with the reason.
+ */
+export function eventRowOf(bytes: Buffer, file: EventFileName, mode: StoredEventMode): RowDecode {
+  try {
+    const decision = decodeStoredEvent(bytes, mode);
+    if (!decision.served) {
+      const reason = decision.because === 'unknown-kind' ? decision.kind : decision.because === 'unknown-value' ? decision.value : decision.reason;
+      return { ok: false, reason };
+    }
+    return { ok: true, row: rowOf(decision.event, file, decision.payload) };
+  } catch (error) {
+    return { ok: false, reason: `cannot be decoded (${error instanceof RangeError ? 'nested too deeply' : (error as Error).message})` };
+  }
+}
+
+function rowOf(event: Event, file: EventFileName, payload: Buffer): EventRow {
+  return {
+    position: file.position,
+    fileName: textColumn(file.name),
+    // The contract makes `id` optional; the file name always carries one.
+    eventId: textColumn(event.id ?? file.id),
+    kind: event.kind,
+    source: nullableTextColumn(event.source ?? DEFAULT_SOURCE[event.kind] ?? null),
+    sortMicros: storedSortMicros(storedTimestampMicros(event.timestamp)),
+    bodyText: nullableTextColumn(searchableText(event) ?? null),
+    searchText: textColumn(searchableEventText(event)),
+    payload: Buffer.from(payload),
+  };
+}

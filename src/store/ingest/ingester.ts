@@ -1,0 +1,805 @@
+/**
+ * The one ingester: it follows a conversations directory in the agent server's layout and
+ * keeps an SQL database (the SQLite index or PostgreSQL) equal to it. The server runs it
+ * over its SQLite index (sqlite/indexed-directory.ts); `npm run ingest [--follow]` runs it
+ * over PostgreSQL. It reads new, grown, replaced and removed files, conversations added and
+ * deleted, `meta.json` and `base_state.json`.
+ *
+ * What it knows of the directory is in the database (each conversation's directory
+ * identity and times, each file's size and time), so a run killed at any point and started
+ * again reads only what changed, and neither loses nor doubles an event: a file is written
+ * once (the key is conversation and file index), and each batch commits with the counters
+ * it changes.
+ *
+ * Hostile files: only regular files are read, opened without blocking and without
+ * following links; a link is followed only to a target inside the root
+ * (files/contained-path.ts); a file that cannot be decoded, whatever the reason, is skipped
+ * with that reason and named in the log, and the ingester goes on. Of two files holding one
+ * event id, the later (higher index) is served and the other skipped, so a count and a walk
+ * of pages agree.
+ */
+import { type FSWatcher, watch } from 'node:fs';
+import { lstat, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { LEFT_OUT_OF_CATALOG, META_FILE, STATE_FILE, entryOfFiles, parseJsonObject } from '../../catalog/catalog-entry';
+import type { Logger } from '../../log';
+import { errorCode } from '../error-code';
+import { conversationNames, locateConversation } from '../files/conversation-location';
+import { readDocument } from '../files/document-file';
+import type { EventFileName } from '../files/event-file-name';
+import { readEventFile, readEventFileNow, SCRATCH_BYTES } from '../files/event-file-reader';
+import { eventFilesOf, listDirectory } from '../files/event-listing';
+import { versionOf } from '../files/file-version';
+import { TimeSlice, afterNextPoll } from '../files/time-slice';
+import type { SqlDatabase, SqlWriter } from '../sql/database';
+import { storedSortMicros } from '../sql/sort-micros';
+import { Parameters } from '../sql/statement';
+import { nullableTextColumn, textColumn } from '../sql/text-column';
+import type { StoredEventMode } from '../stored-event/decide';
+import { type EventRow, eventRowOf } from './event-row';
+
+export interface IngestOptions {
+  /** The conversations directory. */
+  root: string;
+  database: SqlDatabase;
+  logger: Logger;
+  /** What is served of stored events (the server's `--serve-stored-events-unchanged`); `contract` by default. */
+  storedEvents?: StoredEventMode;
+  /** Keep watching for appended events and new conversations until `signal` aborts. */
+  follow?: boolean;
+  signal?: AbortSignal;
+  /** How often a followed directory is checked for changes. */
+  pollMs?: number;
+  /** Event files written per transaction. */
+  batchSize?: number;
+  /** Called about every `progressMs` while files are being copied, and once at the end of each pass that copied any. */
+  onProgress?: (progress: IngestProgress) => void;
+  progressMs?: number;
+}
+
+export interface IngestProgress {
+  /** Event files read in this pass, and how many it found to read. */
+  filesDone: number;
+  filesTotal: number;
+  eventsStored: number;
+  filesSkipped: number;
+  conversationsDone: number;
+  conversationsTotal: number;
+  elapsedMs: number;
+}
+
+export interface IngestSummary {
+  conversations: number;
+  eventsStored: number;
+  filesSkipped: number;
+  /** Skipped files by conversation and name, with the reason. */
+  skipped: { conversation: string; file: string; reason: string }[];
+}
+
+const DEFAULT_POLL_MS = 250;
+/** The first key of the per-conversation lock a PostgreSQL batch is written under (the second is the conversation's row id). */
+const APPEND_LOCK = 0x61707064;
+const DEFAULT_BATCH_SIZE = 500;
+const DEFAULT_PROGRESS_MS = 2000;
+/** How long a followed run waits before trying again after the database failed. */
+const RETRY_MS = 1000;
+const NAMES_PER_SLICE_MS = 20;
+/** How long reading and decoding run before other work (requests, the previous batch's statements) gets a turn. */
+const DECODE_SLICE_MS = 5;
+
+/** Runs the ingest; with `follow`, resolves only once `signal` aborts. Rejects when the root cannot be read. */
+export async function ingestConversations(options: IngestOptions, isUnavailable: (error: unknown) => boolean = () => false): Promise<IngestSummary> {
+  const ingester = createIngester(options);
+  try {
+    await ingester.pass();
+    while (options.follow && !options.signal?.aborted) {
+      await sleep(options.pollMs ?? DEFAULT_POLL_MS, options.signal);
+      if (options.signal?.aborted) break;
+      try {
+        await ingester.pass();
+      } catch (error) {
+        if (!isUnavailable(error)) throw error;
+        options.logger.warn('ingest: the database is unreachable; trying again', { error: (error as Error).message });
+        await sleep(RETRY_MS, options.signal);
+      }
+    }
+    return ingester.summary();
+  } finally {
+    ingester.close();
+  }
+}
+
+/** The ingester of one directory; its callers decide when it looks. */
+export interface DirectoryIngester {
+  /** One look at the whole directory: copies what changed since the last; rejects when the directory cannot be read or the database fails. */
+  pass(): Promise<void>;
+  /**
+   * One look at one conversation, now: the server asks before answering for it, so a
+   * request sees what is on disk, and a conversation is answered as soon as it is read,
+   * not after the whole directory.
+   */
+  refresh(hex: string): Promise<void>;
+  /** Whether something may have changed since the last pass ended (always, where no watch can tell). */
+  mayHaveChanged(): boolean;
+  summary(): IngestSummary;
+  /** Stops the watches. */
+  close(): void;
+}
+
+/** An ingester of `options.root` that has not read anything yet (the database's schema must be in place). */
+export function createIngester(options: IngestOptions): DirectoryIngester {
+  return new Ingester(options);
+}
+
+/** What the database holds of a conversation's directory. */
+interface ConversationRow {
+  id: number;
+  hex: string;
+  directory_identity: string | null;
+  events_stamp: string | null;
+  documents_stamp: string | null;
+}
+
+interface StoredFile {
+  name: string;
+  eventId: string;
+  size: number;
+  modifiedMs: number;
+}
+
+interface SkippedFile {
+  name: string;
+  position: number;
+  reason: string;
+  size: number;
+  modifiedMs: number;
+}
+
+/** What a conversation's look found to do. */
+interface PendingConversation {
+  row: ConversationRow;
+  eventsDirectory: string;
+  identity: string;
+  stamp: string | undefined;
+  files: EventFileName[];
+  listed: Set<string>;
+  stored: Map<number, StoredFile>;
+  skipped: Map<string, SkippedFile>;
+}
+
+interface Batch {
+  rows: (EventRow & { size: number; modifiedMs: number })[];
+  skipped: SkippedFile[];
+  read: number;
+  /** Positions of stored events whose id a later file of this batch holds. */
+  displaced?: number[];
+}
+
+/** Watches that say what changed: the root (conversations added or removed) and each conversation's directory and `events/`. */
+interface ConversationWatch {
+  watchers: FSWatcher[];
+  /** Files written in place: a write changes no directory time, so the watch names them. */
+  rewritten: Set<string>;
+}
+
+class Ingester implements DirectoryIngester {
+  private readonly scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+  private readonly mode: StoredEventMode;
+  private realRoot: string | undefined;
+  private eventsStored = 0;
+  private progress: IngestProgress = emptyProgress();
+  private passStarted = 0;
+  private lastReport = 0;
+  /** One look at a conversation at a time: a pass and a request's refresh take turns. */
+  private readonly turns = new Map<string, Promise<void>>();
+  /** Conversations whose files have been compared one by one with the database since this process started. */
+  private readonly verified = new Set<string>();
+  private readonly watches = new Map<string, ConversationWatch>();
+  private rootWatcher: FSWatcher | undefined;
+  /** Set by any watch event and cleared when a pass starts; true while watches cannot tell (not started, failed). */
+  private changed = true;
+  private watchesWork = false;
+  private nextAppendNumber: number | undefined;
+  private readonly skippedLog = new Map<string, Map<string, string>>();
+
+  constructor(private readonly options: IngestOptions) {
+    this.mode = options.storedEvents ?? 'contract';
+  }
+
+  summary(): IngestSummary {
+    const skipped = [...this.skippedLog].flatMap(([hex, files]) => [...files].map(([file, reason]) => ({ conversation: hex, file, reason })));
+    return { conversations: this.turns.size, eventsStored: this.eventsStored, filesSkipped: skipped.length, skipped };
+  }
+
+  mayHaveChanged(): boolean {
+    return this.changed || !this.watchesWork;
+  }
+
+  private async root(): Promise<string> {
+    if (this.realRoot === undefined) {
+      this.realRoot = await realpath(this.options.root);
+      if (this.options.follow) this.watchRoot(this.realRoot);
+    }
+    return this.realRoot;
+  }
+
+  async pass(): Promise<void> {
+    // Lets the watches deliver what the kernel has queued, so a write made before this pass began is seen by it.
+    if (this.options.follow) await afterNextPoll();
+    this.changed = false;
+    const realRoot = await this.root();
+    const present = new Set(await conversationNames(realRoot));
+    const known = await this.options.database.rows<ConversationRow>({
+      text: 'SELECT id, hex, directory_identity, events_stamp, documents_stamp FROM conversations',
+      values: [],
+    });
+    for (const row of known) if (!present.has(row.hex)) await this.inTurn(row.hex, () => this.forgetIfGone(realRoot, row.hex));
+
+    this.passStarted = performance.now();
+    this.progress = { ...emptyProgress(), conversationsTotal: present.size };
+    for (const hex of [...present].sort()) {
+      await this.inTurn(hex, () => this.look(realRoot, hex));
+      this.progress.conversationsDone += 1;
+    }
+    if (this.progress.filesDone > 0) this.report(true);
+  }
+
+  async refresh(hex: string): Promise<void> {
+    const realRoot = await this.root();
+    await this.inTurn(hex, () => this.look(realRoot, hex));
+  }
+
+  private inTurn(hex: string, work: () => Promise<void>): Promise<void> {
+    const turn = (this.turns.get(hex) ?? Promise.resolve()).catch(() => undefined).then(work);
+    this.turns.set(hex, turn);
+    return turn;
+  }
+
+  /** A conversation whose directory is gone is deleted from the database. */
+  private async forgetIfGone(realRoot: string, hex: string): Promise<void> {
+    if ((await locateConversation(realRoot, hex)).found) return;
+    await this.options.database.run({ text: `DELETE FROM conversations WHERE hex = ${this.options.database.dialect.placeholder(1)}`, values: [hex] });
+    this.unwatch(hex);
+    this.turns.delete(hex);
+    this.verified.delete(hex);
+    this.options.logger.info('ingest: conversation deleted, its directory is gone', { conversation: hex });
+  }
+
+  /** One look at a conversation: its documents, then its event files. */
+  private async look(realRoot: string, hex: string): Promise<void> {
+    const location = await locateConversation(realRoot, hex);
+    if (!location.found) {
+      await this.forgetIfGone(realRoot, hex);
+      return;
+    }
+    const row = await this.conversationRow(hex);
+    await this.copyDocuments(realRoot, row, location.directory);
+    const eventsDirectory = path.join(location.directory, 'events');
+    const stamp = await directoryStamp(eventsDirectory);
+    const identity = `${location.identity}/${stamp?.identity ?? 'no events'}`;
+    if (row.directory_identity !== null && row.directory_identity !== identity) await this.forgetContents(row);
+    if (this.options.follow) this.watchConversation(hex, location.directory, eventsDirectory);
+    const noted = this.watches.get(hex)?.rewritten;
+    const rewritten = new Set(noted);
+    noted?.clear();
+    const verify = !this.verified.has(hex);
+    const skipped = await this.skippedFiles(row.id);
+    const retrySkipped = await this.anyChanged(eventsDirectory, skipped);
+    if (!verify && stamp !== undefined && stamp.changed === row.events_stamp && !retrySkipped && rewritten.size === 0) return;
+
+    const pending = await this.pendingFiles(row, eventsDirectory, identity, stamp?.changed, skipped, rewritten, verify);
+    await this.copy(pending, realRoot);
+    this.verified.add(hex);
+  }
+
+  private async conversationRow(hex: string): Promise<ConversationRow> {
+    const { database } = this.options;
+    const p = database.dialect.placeholder(1);
+    const select = { text: `SELECT id, hex, directory_identity, events_stamp, documents_stamp FROM conversations WHERE hex = ${p}`, values: [hex] };
+    const found = (await database.rows<ConversationRow>(select))[0];
+    if (found) return { ...found, id: Number(found.id) };
+    await database.run({ text: `INSERT INTO conversations (hex) VALUES (${p}) ON CONFLICT (hex) DO NOTHING`, values: [hex] });
+    const row = (await database.rows<ConversationRow>(select))[0]!;
+    return { ...row, id: Number(row.id) };
+  }
+
+  private async skippedFiles(conversationId: number): Promise<Map<string, SkippedFile>> {
+    const rows = await this.options.database.rows<{ file_name: string; reason: string; size: number | string; modified_ms: number }>({
+      text: `SELECT file_name, reason, size, modified_ms FROM skipped_files WHERE conversation_id = ${this.options.database.dialect.placeholder(1)}`,
+      values: [conversationId],
+    });
+    return new Map(
+      rows.map((row) => [
+        row.file_name,
+        { name: row.file_name, position: -1, reason: row.reason, size: Number(row.size), modifiedMs: Number(row.modified_ms) },
+      ]),
+    );
+  }
+
+  /** The files to read: new ones, changed ones (by size and time when verifying, or named by the watch), and skipped ones that changed. */
+  private async pendingFiles(
+    row: ConversationRow,
+    eventsDirectory: string,
+    identity: string,
+    stamp: string | undefined,
+    skipped: Map<string, SkippedFile>,
+    rewritten: Set<string>,
+    verify: boolean,
+  ): Promise<PendingConversation> {
+    const stored = await this.storedFiles(row.id);
+    const listing = (await listDirectory(eventsDirectory)) ?? [];
+    const files = await eventFilesOf(listing, new TimeSlice(NAMES_PER_SLICE_MS));
+    const listed = new Set(files.map((file) => file.name));
+    const toRead: EventFileName[] = [];
+    const slice = new TimeSlice(DECODE_SLICE_MS);
+    for (const file of files) {
+      if (slice.isOver()) await slice.yield();
+      const storedFile = stored.get(file.position);
+      if (storedFile?.name === file.name && !rewritten.has(file.name)) {
+        if (!verify || !(await changedSince(path.join(eventsDirectory, file.name), storedFile))) continue;
+      }
+      const skippedFile = skipped.get(file.name);
+      if (skippedFile && !rewritten.has(file.name) && !(await changedSince(path.join(eventsDirectory, file.name), skippedFile))) continue;
+      toRead.push(file);
+    }
+    return { row, eventsDirectory, identity, stamp, files: toRead, listed, stored, skipped };
+  }
+
+  private async storedFiles(conversationId: number): Promise<Map<number, StoredFile>> {
+    const rows = await this.options.database.rows<{
+      position: number | string;
+      file_name: string;
+      event_id: string;
+      file_size: number | string;
+      file_modified_ms: number;
+      searched: number | boolean;
+    }>({
+      text: `SELECT position, file_name, event_id, file_size, file_modified_ms, search_text IS NOT NULL AS searched FROM events WHERE conversation_id = ${this.options.database.dialect.placeholder(1)}`,
+      values: [conversationId],
+    });
+    const stored = new Map<number, StoredFile>();
+    for (const row of rows) {
+      // A row stored before the search text existed is read again (PostgreSQL's migration 0005).
+      const size = row.searched ? Number(row.file_size) : -2;
+      stored.set(Number(row.position), { name: row.file_name, eventId: row.event_id, size, modifiedMs: Number(row.file_modified_ms) });
+    }
+    return stored;
+  }
+
+  /**
+   * What the catalog and the list of conversations read of the directory: `meta.json` (and
+   * its title) and `base_state.json`, copied again whenever either file changes. A document
+   * that is not a regular file inside the root, or that cannot be handled (nested deeper than
+   * the call stack reaches), is left out with a warning naming it.
+   */
+  private async copyDocuments(realRoot: string, row: ConversationRow, directory: string): Promise<void> {
+    const metaFile = path.join(directory, META_FILE);
+    const stateFile = path.join(directory, STATE_FILE);
+    const [metaRead, stateRead] = await Promise.all([readDocument(realRoot, metaFile), readDocument(realRoot, stateFile)]);
+    const stamp = `${metaRead.kind === 'text' ? versionOf(metaRead.stats) : metaRead.kind}|${stateRead.kind === 'text' ? versionOf(stateRead.stats) : stateRead.kind}`;
+    if (stamp === row.documents_stamp) return;
+    for (const [file, read] of [
+      [metaFile, metaRead],
+      [stateFile, stateRead],
+    ] as const) {
+      if (read.kind === 'refused') this.options.logger.warn('conversation file not read', { conversation: row.hex, file, reason: read.reason });
+    }
+    const documents = documentsOf(row.hex, metaRead.kind === 'text' ? metaRead.text : undefined, stateRead.kind === 'text' ? stateRead.text : undefined);
+    if (documents.problem) this.options.logger.warn(documents.problem, { conversation: row.hex, file: documents.problemFile ?? metaFile });
+    const { database } = this.options;
+    await database.transaction(async (writer) => {
+      const p = new Parameters(writer.dialect);
+      await writer.run({
+        text: `UPDATE conversations SET title = ${p.add(nullableTextColumn(documents.title))}, documents_stamp = ${p.add(stamp)} WHERE id = ${p.add(row.id)}`,
+        values: p.values,
+      });
+      if (documents.meta === undefined && documents.state === undefined) {
+        const d = new Parameters(writer.dialect);
+        await writer.run({ text: `DELETE FROM conversation_documents WHERE conversation_id = ${d.add(row.id)}`, values: d.values });
+        return;
+      }
+      const u = new Parameters(writer.dialect);
+      await writer.run({
+        text: `INSERT INTO conversation_documents (conversation_id, hex, meta, state, in_catalog, execution_status, created_micros, updated_micros, parent_hex)
+          VALUES (${u.add(row.id)}, ${u.add(row.hex)}, ${u.add(documents.meta ?? null)}, ${u.add(documents.state ?? null)}, ${u.add(documents.inCatalog)},
+            ${u.add(documents.status)}, ${u.bigint(documents.createdMicros)}, ${u.bigint(documents.updatedMicros)}, ${u.add(documents.parentHex)})
+          ON CONFLICT (conversation_id) DO UPDATE SET
+            meta = excluded.meta, state = excluded.state, in_catalog = excluded.in_catalog, execution_status = excluded.execution_status,
+            created_micros = excluded.created_micros, updated_micros = excluded.updated_micros, parent_hex = excluded.parent_hex`,
+        values: u.values,
+      });
+    });
+  }
+
+  /** A conversation whose directory was replaced: what was stored of the old one goes, and the new one is read in full. */
+  private async forgetContents(row: ConversationRow): Promise<void> {
+    await this.options.database.transaction(async (writer) => {
+      const p = new Parameters(writer.dialect);
+      const id = p.add(row.id);
+      await writer.run({ text: `DELETE FROM events WHERE conversation_id = ${id}`, values: p.values });
+      await writer.run({ text: `DELETE FROM skipped_files WHERE conversation_id = ${id}`, values: p.values });
+      await writer.run({
+        text: `UPDATE conversations SET event_count = 0, skipped_count = 0, events_stamp = NULL, directory_identity = NULL WHERE id = ${id}`,
+        values: p.values,
+      });
+    });
+    row.events_stamp = null;
+    this.unwatch(row.hex);
+    this.options.logger.info('ingest: conversation directory replaced, reading it again', { conversation: row.hex });
+  }
+
+  private async anyChanged(eventsDirectory: string, skipped: Map<string, SkippedFile>): Promise<boolean> {
+    for (const file of skipped.values()) if (await changedSince(path.join(eventsDirectory, file.name), file)) return true;
+    return false;
+  }
+
+  /** Reads and writes the pending files in batches, then forgets files no longer listed, then records what it saw. */
+  private async copy(pending: PendingConversation, realRoot: string): Promise<void> {
+    const batchSize = this.options.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.progress.filesTotal += pending.files.length;
+    for (let start = 0; start < pending.files.length; start += batchSize) {
+      const batch = await this.decodeBatch(pending, pending.files.slice(start, start + batchSize), realRoot);
+      await this.write(pending, batch);
+    }
+    await this.removeDeleted(pending);
+    const { database } = this.options;
+    const p = new Parameters(database.dialect);
+    await database.run({
+      text: `UPDATE conversations SET events_stamp = ${p.add(pending.stamp ?? null)}, directory_identity = ${p.add(pending.identity)} WHERE id = ${p.add(pending.row.id)}`,
+      values: p.values,
+    });
+    pending.row.events_stamp = pending.stamp ?? null;
+    pending.row.directory_identity = pending.identity;
+  }
+
+  /** Reads and decodes a batch in slices: between them the event loop runs, so requests are answered meanwhile. */
+  private async decodeBatch(pending: PendingConversation, files: EventFileName[], realRoot: string): Promise<Batch> {
+    const batch: Batch = { rows: [], skipped: [], read: files.length };
+    const claimed = new Set<number>();
+    const slice = new TimeSlice(DECODE_SLICE_MS);
+    for (const file of files) {
+      if (slice.isOver()) await slice.yield();
+      const filePath = path.join(pending.eventsDirectory, file.name);
+      const storedName = pending.stored.get(file.position)?.name;
+      if ((storedName !== undefined && storedName !== file.name) || claimed.has(file.position)) {
+        batch.skipped.push(await skippedFile(filePath, file, `index ${file.position} is already served from another event file`));
+        continue;
+      }
+      const stats = await lstat(filePath).catch(() => undefined);
+      const read = readEventFileNow(filePath, this.scratch) ?? (await readEventFile(filePath, realRoot, this.scratch));
+      if (read.kind === 'gone') continue;
+      if (read.kind === 'unreadable') {
+        batch.skipped.push(await skippedFile(filePath, file, read.reason));
+        continue;
+      }
+      const decoded = eventRowOf(read.bytes, file, this.mode);
+      if (decoded.ok) {
+        batch.rows.push({ ...decoded.row, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 });
+        claimed.add(file.position);
+      } else {
+        batch.skipped.push(await skippedFile(filePath, file, decoded.reason));
+      }
+    }
+    return batch;
+  }
+
+  private async write(pending: PendingConversation, batch: Batch): Promise<void> {
+    const { row: conversation, stored } = pending;
+    await this.resolveDuplicateIds(pending, batch);
+    const added = await this.options.database.transaction(async (writer) => {
+      if (writer.dialect.name === 'postgres') {
+        // One writer of a conversation's events at a time, whatever the number of ingesters:
+        // append numbers are then committed in order, and a socket that saw one never misses a smaller one.
+        await writer.rows({ text: 'SELECT pg_advisory_xact_lock($1, $2)', values: [APPEND_LOCK, conversation.id] });
+      }
+      let added = 0;
+      const unserved = batch.skipped.filter((file) => stored.get(file.position)?.name === file.name).map((file) => file.position);
+      const gone = [...unserved, ...(batch.displaced ?? [])];
+      if (gone.length > 0) added -= await deleteEvents(writer, conversation.id, gone);
+      if (batch.rows.length > 0) {
+        await this.insertEvents(writer, conversation, batch.rows);
+        added += batch.rows.filter((row) => !stored.has(row.position) || gone.includes(row.position)).length;
+        const p = new Parameters(writer.dialect);
+        await writer.run({
+          text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(conversation.id)} AND ${p.textList('file_name', batch.rows.map((row) => row.fileName))}`,
+          values: p.values,
+        });
+      }
+      for (const file of batch.skipped) {
+        const p = new Parameters(writer.dialect);
+        await writer.run({
+          text: `INSERT INTO skipped_files (conversation_id, file_name, reason, size, modified_ms)
+            VALUES (${p.add(conversation.id)}, ${p.add(textColumn(file.name))}, ${p.add(file.reason)}, ${p.add(file.size)}, ${p.add(file.modifiedMs)})
+            ON CONFLICT (conversation_id, file_name) DO UPDATE SET reason = excluded.reason, size = excluded.size, modified_ms = excluded.modified_ms`,
+          values: p.values,
+        });
+      }
+      const p = new Parameters(writer.dialect);
+      const id = p.add(conversation.id);
+      await writer.run({
+        text: `UPDATE conversations SET event_count = event_count + ${p.add(added)},
+          skipped_count = (SELECT count(*) FROM skipped_files WHERE conversation_id = ${id}) WHERE id = ${id}`,
+        values: p.values,
+      });
+      return added;
+    });
+    for (const position of batch.displaced ?? []) stored.delete(position);
+    for (const row of batch.rows) {
+      stored.set(row.position, { name: row.fileName, eventId: row.eventId, size: row.size, modifiedMs: row.modifiedMs });
+      this.skippedLog.get(conversation.hex)?.delete(row.fileName);
+    }
+    for (const file of batch.skipped) {
+      if (stored.get(file.position)?.name === file.name) stored.delete(file.position);
+      const logged = this.skippedLog.get(conversation.hex) ?? new Map<string, string>();
+      this.skippedLog.set(conversation.hex, logged);
+      if (logged.get(file.name) !== file.reason && !pending.skipped.has(file.name))
+        this.options.logger.warn('event file skipped', { conversation: conversation.hex, file: file.name, reason: file.reason });
+      logged.set(file.name, file.reason);
+    }
+    this.eventsStored += added;
+    this.progress.eventsStored += added;
+    this.progress.filesDone += batch.read;
+    this.progress.filesSkipped += batch.skipped.length;
+    this.report(false);
+  }
+
+  /**
+   * One event per id: of files holding the same id the one with the higher index is served
+   * (the later write), the other is skipped, whether both are in this batch or one is stored.
+   */
+  private async resolveDuplicateIds(pending: PendingConversation, batch: Batch): Promise<void> {
+    const byId = new Map<string, number>();
+    for (const [position, file] of pending.stored) byId.set(file.eventId, Math.max(position, byId.get(file.eventId) ?? -1));
+    const winners = new Map<string, Batch['rows'][number]>();
+    for (const row of batch.rows) {
+      const other = winners.get(row.eventId);
+      if (!other || other.position < row.position) winners.set(row.eventId, row);
+    }
+    const kept: Batch['rows'] = [];
+    const inBatch = new Set(batch.rows.map((row) => row.position));
+    batch.displaced = [];
+    for (const row of batch.rows) {
+      const winner = winners.get(row.eventId)!;
+      const storedPosition = byId.get(row.eventId);
+      const storedElsewhere = storedPosition !== undefined && storedPosition !== row.position && !inBatch.has(storedPosition);
+      if (winner !== row || (storedElsewhere && storedPosition! > row.position)) {
+        const servedFrom = winner !== row ? winner.fileName : pending.stored.get(storedPosition!)!.name;
+        batch.skipped.push({
+          ...(await skippedFile(path.join(pending.eventsDirectory, row.fileName), { name: row.fileName, position: row.position, id: row.eventId }, '')),
+          reason: `event id ${row.eventId} is served from ${servedFrom}, written later`,
+        });
+        continue;
+      }
+      if (storedElsewhere) {
+        const loser = pending.stored.get(storedPosition!)!;
+        batch.displaced.push(storedPosition!);
+        batch.skipped.push({
+          ...(await skippedFile(path.join(pending.eventsDirectory, loser.name), { name: loser.name, position: storedPosition!, id: row.eventId }, '')),
+          reason: `event id ${row.eventId} is served from ${row.fileName}, written later`,
+        });
+      }
+      kept.push(row);
+    }
+    batch.rows = kept;
+  }
+
+  private async insertEvents(writer: SqlWriter, conversation: ConversationRow, rows: Batch['rows']): Promise<void> {
+    if (this.nextAppendNumber === undefined && writer.dialect.name === 'sqlite') {
+      const last = (await writer.rows<{ last: number | string | null }>({ text: 'SELECT max(ingest_seq) AS last FROM events', values: [] }))[0];
+      this.nextAppendNumber = Number(last?.last ?? 0) + 1;
+    }
+    const p = new Parameters(writer.dialect);
+    const values = rows.map((row) => {
+      const appendNumber = writer.dialect.name === 'postgres' ? "nextval('events_ingest_seq')" : p.bigint(String(this.takeAppendNumber()));
+      return `(${p.add(conversation.id)}, ${p.add(row.position)}, ${p.add(row.fileName)}, ${p.add(row.size)}, ${p.add(row.modifiedMs)}, ${p.add(row.eventId)},
+        ${p.add(row.kind)}, ${p.add(row.source)}, ${p.bigint(row.sortMicros)}, ${p.add(row.bodyText)}, ${p.add(row.searchText)}, ${p.add(row.payload)},
+        ${p.conversationUuid(conversation.hex)}, ${appendNumber})`;
+    });
+    await writer.run({
+      text: `INSERT INTO events (conversation_id, position, file_name, file_size, file_modified_ms, event_id, kind, source, sort_micros, body_text, search_text, payload, conversation_uuid, ingest_seq)
+        VALUES ${values.join(',\n')}
+        ON CONFLICT (conversation_id, position) DO UPDATE SET
+          file_name = excluded.file_name, file_size = excluded.file_size, file_modified_ms = excluded.file_modified_ms, event_id = excluded.event_id,
+          kind = excluded.kind, source = excluded.source, sort_micros = excluded.sort_micros, body_text = excluded.body_text,
+          search_text = excluded.search_text, payload = excluded.payload`,
+      values: p.values,
+    });
+  }
+
+  /** SQLite numbers appends here (PostgreSQL with its sequence): one past the highest stored. */
+  private takeAppendNumber(): number {
+    if (this.nextAppendNumber === undefined) throw new Error('append numbers not read');
+    return this.nextAppendNumber++;
+  }
+
+  /** Files the database holds that are no longer in the directory are no longer served. */
+  private async removeDeleted(pending: PendingConversation): Promise<void> {
+    const { row, listed, stored } = pending;
+    const goneEvents = [...stored].filter(([, file]) => !listed.has(file.name)).map(([position]) => position);
+    const goneSkipped = [...pending.skipped.keys()].filter((name) => !listed.has(name));
+    if (goneEvents.length === 0 && goneSkipped.length === 0) return;
+    await this.options.database.transaction(async (writer) => {
+      const removed = goneEvents.length === 0 ? 0 : await deleteEvents(writer, row.id, goneEvents);
+      if (goneSkipped.length > 0) {
+        const p = new Parameters(writer.dialect);
+        await writer.run({
+          text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(row.id)} AND ${p.textList('file_name', goneSkipped.map(textColumn))}`,
+          values: p.values,
+        });
+      }
+      // A file skipped because a later one held its id is read again once that one is gone.
+      const r = new Parameters(writer.dialect);
+      await writer.run({
+        text: `UPDATE skipped_files SET size = -1 WHERE conversation_id = ${r.add(row.id)} AND reason LIKE 'event id %'`,
+        values: r.values,
+      });
+      const p = new Parameters(writer.dialect);
+      const id = p.add(row.id);
+      await writer.run({
+        text: `UPDATE conversations SET event_count = event_count - ${p.add(removed)},
+          skipped_count = (SELECT count(*) FROM skipped_files WHERE conversation_id = ${id}) WHERE id = ${id}`,
+        values: p.values,
+      });
+    });
+    for (const position of goneEvents) stored.delete(position);
+    for (const name of goneSkipped) this.skippedLog.get(row.hex)?.delete(name);
+  }
+
+  private watchRoot(realRoot: string): void {
+    try {
+      this.rootWatcher = watch(realRoot, { persistent: false }, () => {
+        this.changed = true;
+      });
+      this.rootWatcher.on('error', () => {
+        this.watchesWork = false;
+        this.rootWatcher?.close();
+      });
+      this.watchesWork = true;
+    } catch {
+      this.watchesWork = false;
+    }
+  }
+
+  /** Watches the conversation's directory (documents, `events/` created) and its `events/` (files added, written, removed). */
+  private watchConversation(hex: string, directory: string, eventsDirectory: string): void {
+    const existing = this.watches.get(hex);
+    if (existing && existing.watchers.length === 2) return;
+    this.unwatch(hex);
+    const state: ConversationWatch = { watchers: [], rewritten: existing?.rewritten ?? new Set() };
+    this.watches.set(hex, state);
+    for (const [target, notes] of [
+      [directory, false],
+      [eventsDirectory, true],
+    ] as const) {
+      try {
+        const watcher = watch(target, { persistent: false }, (_eventType, name) => {
+          this.changed = true;
+          if (notes && typeof name === 'string') state.rewritten.add(name);
+        });
+        watcher.on('error', () => {
+          this.watchesWork = false;
+          watcher.close();
+        });
+        state.watchers.push(watcher);
+      } catch {
+        // No events/ yet (or no more watches to be had): the conversation's directory watch, or the next pass, sees it come.
+        if (notes) this.changed = true;
+      }
+    }
+  }
+
+  private unwatch(hex: string): void {
+    for (const watcher of this.watches.get(hex)?.watchers ?? []) watcher.close();
+    this.watches.delete(hex);
+  }
+
+  close(): void {
+    this.rootWatcher?.close();
+    for (const hex of [...this.watches.keys()]) this.unwatch(hex);
+  }
+
+  private report(final: boolean): void {
+    const now = performance.now();
+    if (!final && now - this.lastReport < (this.options.progressMs ?? DEFAULT_PROGRESS_MS)) return;
+    this.lastReport = now;
+    this.options.onProgress?.({ ...this.progress, elapsedMs: now - this.passStarted });
+  }
+}
+
+async function deleteEvents(writer: SqlWriter, conversationId: number, positions: readonly number[]): Promise<number> {
+  const p = new Parameters(writer.dialect);
+  const list = p.textList('CAST(position AS TEXT)', positions.map(String));
+  return writer.run({ text: `DELETE FROM events WHERE conversation_id = ${p.add(conversationId)} AND ${list}`, values: p.values });
+}
+
+/** What the catalog keeps of a conversation's documents, read with the catalog's own rules (catalog-entry.ts). */
+interface Documents {
+  title: string | null;
+  meta: string | undefined;
+  state: string | undefined;
+  inCatalog: boolean;
+  status: string;
+  createdMicros: string;
+  updatedMicros: string;
+  parentHex: string | null;
+  problem?: string;
+  problemFile?: string;
+}
+
+function documentsOf(hex: string, metaText: string | undefined, stateText: string | undefined): Documents {
+  try {
+    const meta = metaText === undefined ? undefined : parseJsonObject(metaText);
+    const savedState = stateText === undefined ? undefined : parseJsonObject(stateText);
+    const entry = entryOfFiles(hex, meta, savedState, stateText !== undefined);
+    const title = typeof meta?.['title'] === 'string' && meta['title'].trim() !== '' ? meta['title'] : null;
+    return {
+      title,
+      // Parsed JSON written out again holds no U+0000 (JSON escapes it), so text columns take it.
+      meta: meta ? JSON.stringify(meta) : undefined,
+      state: savedState ? JSON.stringify(savedState) : undefined,
+      inCatalog: entry !== undefined,
+      status: entry?.status ?? 'idle',
+      createdMicros: storedSortMicros(entry?.createdAt),
+      updatedMicros: storedSortMicros(entry?.updatedAt),
+      parentHex: entry?.parentHex ?? null,
+      problem: metaText !== undefined && !entry ? LEFT_OUT_OF_CATALOG : undefined,
+    };
+  } catch (error) {
+    // Parsing is not recursive, writing out and the catalog's rules are: a document nested
+    // deeper than the call stack reaches is left out, and the ingester goes on.
+    const empty = storedSortMicros(undefined);
+    return {
+      title: null,
+      meta: undefined,
+      state: undefined,
+      inCatalog: false,
+      status: 'idle',
+      createdMicros: empty,
+      updatedMicros: empty,
+      parentHex: null,
+      problem: `conversation left out of the catalog: its meta.json or base_state.json cannot be read (${error instanceof RangeError ? 'nested too deeply' : (error as Error).message})`,
+    };
+  }
+}
+
+async function skippedFile(filePath: string, file: EventFileName, reason: string): Promise<SkippedFile> {
+  const stats = await lstat(filePath).catch(() => undefined);
+  return { name: file.name, position: file.position, reason, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 };
+}
+
+async function changedSince(filePath: string, seen: { size: number; modifiedMs: number }): Promise<boolean> {
+  const stats = await lstat(filePath).catch(() => undefined);
+  return stats !== undefined && (stats.size !== seen.size || stats.mtimeMs !== seen.modifiedMs);
+}
+
+/**
+ * Which directory it is (device, inode, birth time: an inode number is reused at once by
+ * the next directory created) and its modification and change times in nanoseconds, which
+ * any entry added, removed or renamed changes.
+ */
+async function directoryStamp(directory: string): Promise<{ identity: string; changed: string } | undefined> {
+  try {
+    const stats = await stat(directory, { bigint: true });
+    return { identity: `${stats.dev}:${stats.ino}:${stats.birthtimeNs}`, changed: `${stats.mtimeNs}:${stats.ctimeNs}` };
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+function emptyProgress(): IngestProgress {
+  return { filesDone: 0, filesTotal: 0, eventsStored: 0, filesSkipped: 0, conversationsDone: 0, conversationsTotal: 0, elapsedMs: 0 };
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

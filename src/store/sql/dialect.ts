@@ -1,0 +1,86 @@
+/**
+ * Every difference between SQLite and PostgreSQL the statements meet, in one place: how a
+ * value is bound, how a payload column is read, and how a substring is found with the
+ * trigram index each has (FTS5's trigram tokenizer, pg_trgm). Everything else in
+ * queries.ts is SQL both accept as written.
+ */
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/**
+ * How a PostgreSQL statement returns stored bytes. As `text` (convert_from) they travel as
+ * they are: half the bytes of bytea's hex form, and no hex decoding in the driver. The
+ * database refuses that for bytes that are not valid UTF-8; the store then asks again for
+ * `bytea`. SQLite hands a blob over as it is, whatever the form.
+ */
+export type PayloadForm = 'text' | 'bytea';
+
+export interface SqlDialect {
+  readonly name: DialectName;
+  placeholder(n: number): string;
+  bigintPlaceholder(n: number): string;
+  uuidPlaceholder(n: number): string;
+  /** The value a driver binds for a 64-bit integer given as decimal text. */
+  bigintValue(decimal: string): unknown;
+  listValue(values: readonly string[]): unknown;
+  inList(column: string, n: number): string;
+  /** A payload column, read as `payload`. */
+  payload(column: string, form: PayloadForm): string;
+  /**
+   * A condition that the (already lower-cased) text column of events `e` holds `needle`: the trigram
+   * index narrows, LIKE decides, so the answer is exact whatever the index's folding.
+   * `pattern` and `trigrams` are the placeholders of containsPattern and trigramQuery.
+   */
+  contains(column: 'body_text' | 'search_text', pattern: string, trigrams: string | undefined): string;
+  /** Whether a needle is long enough for the trigram index (shorter ones are found by a scan). */
+  indexable(needle: string): boolean;
+}
+
+/** FTS5 and pg_trgm both index runs of three characters; a shorter needle has none. */
+function hasTrigram(needle: string): boolean {
+  return [...needle].length >= 3;
+}
+
+export const SQLITE: SqlDialect = {
+  name: 'sqlite',
+  // Numbered, so one value may be written once and used in any order.
+  placeholder: (n) => `?${n}`,
+  bigintPlaceholder: (n) => `?${n}`,
+  uuidPlaceholder: (n) => `?${n}`,
+  bigintValue: (decimal) => BigInt(decimal),
+  listValue: (values) => JSON.stringify(values),
+  inList: (column, n) => `${column} IN (SELECT value FROM json_each(?${n}))`,
+  payload: (column) => `${column} AS payload`,
+  contains: (column, pattern, trigrams) =>
+    trigrams === undefined
+      ? `e.${column} LIKE ${pattern} ESCAPE '\\'`
+      : `e.rowid IN (SELECT rowid FROM events_text WHERE events_text MATCH ${trigrams}) AND e.${column} LIKE ${pattern} ESCAPE '\\'`,
+  indexable: hasTrigram,
+};
+
+export const POSTGRES: SqlDialect = {
+  name: 'postgres',
+  placeholder: (n) => `$${n}`,
+  bigintPlaceholder: (n) => `$${n}::bigint`,
+  uuidPlaceholder: (n) => `$${n}::uuid`,
+  bigintValue: (decimal) => decimal,
+  listValue: (values) => values,
+  inList: (column, n) => `${column} = ANY($${n}::text[])`,
+  payload: (column, form) => (form === 'text' ? `convert_from(${column}, 'UTF8') AS payload` : `${column} AS payload`),
+  // pg_trgm's GIN index answers LIKE itself.
+  contains: (column, pattern) => `e.${column} LIKE ${pattern} ESCAPE '\\'`,
+  indexable: hasTrigram,
+};
+
+/** A LIKE pattern matching any text that contains `text`, with the backslash as escape. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+/**
+ * An FTS5 query for the column: the needle as one quoted string, which the trigram
+ * tokenizer matches as a substring.
+ */
+export function trigramQuery(column: 'body_text' | 'search_text', needle: string): string {
+  return `${column} : "${needle.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,189 @@
+/**
+ * Every statement of the search semantics (seed section 4.1, docs/reference-behaviour.md,
+ * "Search"), written once for SQLite and PostgreSQL: filters, the two orders, cursors,
+ * counts, get-by-id, the search across conversations, exports and the socket's feed. Each
+ * walks one of the ordered indexes of the schemas (sqlite/schema.ts, postgres/migrations/)
+ * from the conversation's first key or a cursor's, or the trigram index for `body` and
+ * `text` (test/postgres/query-plans.test.ts shows PostgreSQL's plans). Values are always
+ * bound; the dialect (dialect.ts) writes what differs.
+ */
+import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
+import { type PayloadForm, type SqlDialect, containsPattern, trigramQuery } from './dialect';
+import { filterSortMicros, storedSortMicros } from './sort-micros';
+import { Parameters, type Statement } from './statement';
+import { textColumn } from './text-column';
+
+/** The filter conditions on events `e`, joined with AND (`1 = 1` when there are none). */
+export function filterConditions(filters: EventFilters, parameters: Parameters): string {
+  const conditions: string[] = [];
+  // A `kind` value naming no known kind matches nothing.
+  if (filters.kind === null) conditions.push('1 = 0');
+  else if (filters.kind !== undefined) conditions.push(`e.kind = ${parameters.add(filters.kind)}`);
+  if (filters.source !== undefined) conditions.push(`e.source = ${parameters.add(textColumn(filters.source))}`);
+  if (filters.body !== undefined) conditions.push(`e.body_text IS NOT NULL AND ${containsCondition('body_text', filters.body, parameters)}`);
+  if (filters.text !== undefined) conditions.push(containsCondition('search_text', filters.text, parameters));
+  if (filters.gte !== undefined) conditions.push(`e.sort_micros >= ${parameters.bigint(filterSortMicros(filters.gte))}`);
+  if (filters.lt !== undefined) conditions.push(`e.sort_micros < ${parameters.bigint(filterSortMicros(filters.lt))}`);
+  return conditions.length === 0 ? '1 = 1' : conditions.join(' AND ');
+}
+
+function containsCondition(column: 'body_text' | 'search_text', needle: string, parameters: Parameters): string {
+  const stored = textColumn(needle);
+  const pattern = parameters.add(containsPattern(stored));
+  const trigrams = parameters.dialect.indexable(stored) ? parameters.add(trigramQuery(column, stored)) : undefined;
+  return parameters.dialect.contains(column, pattern, trigrams);
+}
+
+function orderOf(sortOrder: SearchCriteria['sortOrder']): 'ASC' | 'DESC' {
+  return sortOrder === 'TIMESTAMP_DESC' ? 'DESC' : 'ASC';
+}
+
+/** The conversation's row id; no row when there is no such conversation. */
+export function conversationIdStatement(dialect: SqlDialect, hex: string): Statement {
+  const parameters = new Parameters(dialect);
+  return { text: `SELECT id FROM conversations WHERE hex = ${parameters.add(hex)}`, values: parameters.values };
+}
+
+/** The key a page after a cursor starts at; null keys mean the cursor did not count (the page starts over). */
+export interface CursorKey {
+  sortMicros: string | null;
+  position: string | null;
+}
+
+/**
+ * The key of the event `pageId` names, when that event passes the filters; no row
+ * otherwise. A conversation serves one event per id (the ingester keeps the later file).
+ */
+export function cursorStatement(dialect: SqlDialect, conversationId: number, criteria: SearchCriteria): Statement {
+  const parameters = new Parameters(dialect);
+  const text = `SELECT e.sort_micros, e.position FROM events e
+    WHERE e.conversation_id = ${parameters.add(conversationId)} AND e.event_id = ${parameters.add(textColumn(criteria.pageId ?? ''))}
+      AND ${filterConditions(criteria, parameters)}`;
+  return { text, values: parameters.values };
+}
+
+/**
+ * Up to `limit + 1` events of a page from the cursor's event on (inclusive), or from the
+ * start: the last only names the next page.
+ */
+export function pageStatement(dialect: SqlDialect, conversationId: number, cursor: CursorKey | undefined, criteria: SearchCriteria, form: PayloadForm): Statement {
+  const parameters = new Parameters(dialect);
+  const order = orderOf(criteria.sortOrder);
+  const conditions = [`e.conversation_id = ${parameters.add(conversationId)}`, filterConditions(criteria, parameters)];
+  if (cursor && cursor.sortMicros !== null && cursor.position !== null) {
+    const comparison = order === 'DESC' ? '<=' : '>=';
+    conditions.push(`(e.sort_micros, e.position) ${comparison} (${parameters.bigint(cursor.sortMicros)}, ${parameters.bigint(cursor.position)})`);
+  }
+  const text = `SELECT e.event_id, e.ingest_seq, ${dialect.payload('e.payload', form)} FROM events e WHERE ${conditions.join(' AND ')}
+    ORDER BY e.sort_micros ${order}, e.position ${order} LIMIT ${parameters.add(criteria.limit + 1)}`;
+  return { text, values: parameters.values };
+}
+
+/** How many of the conversation's events pass the filters. */
+export function countStatement(dialect: SqlDialect, conversationId: number, filters: EventFilters): Statement {
+  const parameters = new Parameters(dialect);
+  const text = `SELECT count(*) AS count FROM events e WHERE e.conversation_id = ${parameters.add(conversationId)} AND ${filterConditions(filters, parameters)}`;
+  return { text, values: parameters.values };
+}
+
+/** The event's bytes; no row when the conversation serves no such event. */
+export function eventByIdStatement(dialect: SqlDialect, conversationId: number, eventId: string, form: PayloadForm): Statement {
+  const parameters = new Parameters(dialect);
+  const text = `SELECT ${dialect.payload('e.payload', form)} FROM events e
+    WHERE e.conversation_id = ${parameters.add(conversationId)} AND e.event_id = ${parameters.add(textColumn(eventId))}`;
+  return { text, values: parameters.values };
+}
+
+/**
+ * The conversation's highest append number (null: no events), for the socket: it asks next
+ * for what was stored after the last one it sent.
+ */
+export function lastAppendStatement(dialect: SqlDialect, conversationId: number): Statement {
+  const parameters = new Parameters(dialect);
+  return { text: `SELECT max(ingest_seq) AS last_seq FROM events WHERE conversation_id = ${parameters.add(conversationId)}`, values: parameters.values };
+}
+
+/**
+ * Up to `limit` events stored after append number `after`, in the order they were stored.
+ * A conversation's events are written one transaction at a time (the ingester), so a number
+ * below one already seen is never committed later.
+ */
+export function appendedStatement(dialect: SqlDialect, conversationId: number, after: string, limit: number, form: PayloadForm): Statement {
+  const parameters = new Parameters(dialect);
+  const text = `SELECT e.event_id, e.ingest_seq, ${dialect.payload('e.payload', form)} FROM events e
+    WHERE e.conversation_id = ${parameters.add(conversationId)} AND e.ingest_seq > ${parameters.bigint(after)}
+    ORDER BY e.ingest_seq LIMIT ${parameters.add(limit)}`;
+  return { text, values: parameters.values };
+}
+
+/** The columns a keyed row brings back: enough to name its key and serve its bytes. */
+export interface KeyedRow {
+  hex: string;
+  /** The conversation's title; only the search across conversations reads it. */
+  title?: string | null;
+  sort_micros: number | string;
+  position: number | string;
+  payload: Buffer;
+}
+
+/** Up to `limit + 1` matches across conversations after `criteria.after`, in walk order: the last only says that another page follows. */
+export function acrossPageStatement(dialect: SqlDialect, criteria: CrossSearchCriteria, form: PayloadForm): Statement {
+  const parameters = new Parameters(dialect);
+  const order = orderOf(criteria.sortOrder);
+  const conditions = [filterConditions(criteria, parameters)];
+  if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
+  const text = `SELECT c.hex, c.title, e.sort_micros, e.position, ${dialect.payload('e.payload', form)}
+    FROM events e JOIN conversations c ON c.id = e.conversation_id
+    WHERE ${conditions.join(' AND ')}
+    ORDER BY e.sort_micros ${order}, e.conversation_uuid ${order}, e.position ${order}
+    LIMIT ${parameters.add(criteria.limit + 1)}`;
+  return { text, values: parameters.values };
+}
+
+/** How many events of every conversation pass the filters. */
+export function acrossCountStatement(dialect: SqlDialect, filters: EventFilters): Statement {
+  const parameters = new Parameters(dialect);
+  return { text: `SELECT count(*) AS count FROM events e WHERE ${filterConditions(filters, parameters)}`, values: parameters.values };
+}
+
+/** One batch of a conversation's export: `limit` events in ascending order after `after`. */
+export function exportBatchStatement(
+  dialect: SqlDialect,
+  conversationId: number,
+  hex: string,
+  after: EventKey | undefined,
+  limit: number,
+  form: PayloadForm,
+): Statement {
+  const parameters = new Parameters(dialect);
+  const conditions = [`e.conversation_id = ${parameters.add(conversationId)}`];
+  if (after) {
+    conditions.push(`(e.sort_micros, e.position) > (${parameters.bigint(storedSortMicros(after.micros ?? undefined))}, ${parameters.bigint(String(after.position))})`);
+  }
+  const text = `SELECT ${parameters.add(hex)} AS hex, e.sort_micros, e.position, ${dialect.payload('e.payload', form)}
+    FROM events e WHERE ${conditions.join(' AND ')}
+    ORDER BY e.sort_micros, e.position LIMIT ${parameters.add(limit)}`;
+  return { text, values: parameters.values };
+}
+
+function keyCondition(key: EventKey, comparison: '<' | '>', parameters: Parameters): string {
+  const micros = parameters.bigint(storedSortMicros(key.micros ?? undefined));
+  return `(e.sort_micros, e.conversation_uuid, e.position) ${comparison} (${micros}, ${parameters.conversationUuid(key.hex)}, ${parameters.bigint(String(key.position))})`;
+}
+
+const NO_TIMESTAMP = storedSortMicros(undefined);
+
+/** A row's key in the order across conversations. */
+export function keyOfRow(row: KeyedRow): EventKey {
+  return { micros: String(row.sort_micros) === NO_TIMESTAMP ? null : Number(row.sort_micros), hex: row.hex, position: Number(row.position) };
+}
+
+/** Every conversation with its event count, title and the stored bytes of its last appended event, most recent activity first. */
+export function conversationListStatement(form: PayloadForm, dialect: SqlDialect): Statement {
+  const text = `SELECT c.hex, c.title, c.event_count,
+      (SELECT ${dialect.payload('l.payload', form)} FROM events l WHERE l.conversation_id = c.id ORDER BY l.position DESC LIMIT 1) AS last_payload,
+      (SELECT l.sort_micros FROM events l WHERE l.conversation_id = c.id ORDER BY l.position DESC LIMIT 1) AS last_micros
+    FROM conversations c
+    ORDER BY last_micros DESC NULLS LAST, c.hex`;
+  return { text, values: [] };
+}

@@ -1,0 +1,263 @@
+/**
+ * The event store over an SQL database: SQLite (the index of a conversations directory,
+ * sqlite/indexed-directory.ts) or PostgreSQL (servers sharing one database,
+ * postgres/postgres-store.ts). It holds nothing per conversation: every answer comes from
+ * the database, through the statements of queries.ts, so both databases answer alike.
+ * The ingester (ingest/ingester.ts) fills it.
+ */
+import type { Logger } from '../../log';
+import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
+import {
+  type EventFeed,
+  type EventStore,
+  type FeedEvent,
+  type StoredConversationSummary,
+  type StoredHitPage,
+  type StoredPage,
+  type StoreHealth,
+  emptyStoreHealth,
+} from '../event-store';
+import type { StoredEventMode } from '../stored-event/decide';
+import { type SqlDatabase, isNotUtf8 } from './database';
+import type { PayloadForm } from './dialect';
+import {
+  type CursorKey,
+  type KeyedRow,
+  acrossCountStatement,
+  acrossPageStatement,
+  appendedStatement,
+  conversationIdStatement,
+  conversationListStatement,
+  countStatement,
+  cursorStatement,
+  eventByIdStatement,
+  exportBatchStatement,
+  keyOfRow,
+  lastAppendStatement,
+  pageStatement,
+} from './queries';
+import type { Statement } from './statement';
+
+export interface SqlStoreOptions {
+  logger: Logger;
+  /** How often the /health counters are read again. */
+  healthRefreshMs?: number;
+  /** What the ingester does with properties the contract does not list; /health reports it. */
+  storedEvents?: StoredEventMode;
+  /** Wraps every database call: the PostgreSQL store turns an unreachable database into a 503 here. */
+  guard?: <T>(what: string, call: () => Promise<T>) => Promise<T>;
+}
+
+const DEFAULT_HEALTH_REFRESH_MS = 2_000;
+/** Events an export reads from the database at a time. */
+const EXPORT_BATCH = 1000;
+const MAX_BIGINT = (2n ** 63n - 1n).toString();
+
+interface PageRow {
+  event_id: string;
+  ingest_seq: number | string;
+  payload: Buffer;
+}
+
+export class SqlStore implements EventStore {
+  private counters: StoreHealth;
+  private readonly healthTimer: NodeJS.Timeout;
+  private closed = false;
+  private readonly guard: <T>(what: string, call: () => Promise<T>) => Promise<T>;
+
+  constructor(
+    readonly database: SqlDatabase,
+    private readonly options: SqlStoreOptions,
+  ) {
+    this.counters = emptyStoreHealth(options.storedEvents);
+    this.guard = options.guard ?? ((_what, call) => call());
+    this.healthTimer = setInterval(() => void this.refreshHealth(), options.healthRefreshMs ?? DEFAULT_HEALTH_REFRESH_MS);
+    this.healthTimer.unref();
+  }
+
+  search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
+    return this.guard('search', async () => {
+      const page = await this.pageRows(hex, criteria);
+      return page && { itemsJson: page.rows.map((row) => row.payload), nextPageId: page.nextPageId };
+    });
+  }
+
+  /** Events one by one for the socket, with their append numbers. */
+  readonly feed: EventFeed = {
+    searchEach: (hex, criteria) =>
+      this.guard('search', async () => {
+        const page = await this.pageRows(hex, criteria);
+        return page && { events: page.rows.map(feedEventOf), nextPageId: page.nextPageId };
+      }),
+    appendedAfter: (hex, position, limit) =>
+      this.guard('read appended events', async () => {
+        const id = await this.conversationId(hex);
+        if (id === undefined) return undefined;
+        const after = Number.isFinite(position) ? String(Math.max(0, Math.trunc(position))) : MAX_BIGINT;
+        const last = (await this.database.rows<{ last_seq: number | string | null }>(lastAppendStatement(this.database.dialect, id)))[0];
+        const rows = await this.payloadRows<PageRow>((form) => appendedStatement(this.database.dialect, id, after, limit, form));
+        return { events: rows.map(feedEventOf), lastPosition: Number(last?.last_seq ?? 0) };
+      }),
+  };
+
+  private async conversationId(hex: string): Promise<number | undefined> {
+    const row = (await this.database.rows<{ id: number }>(conversationIdStatement(this.database.dialect, hex)))[0];
+    return row === undefined ? undefined : Number(row.id);
+  }
+
+  /** A page's rows, with the id of the event the next page starts at; undefined when the conversation does not exist. */
+  private async pageRows(hex: string, criteria: SearchCriteria): Promise<{ rows: PageRow[]; nextPageId: string | null } | undefined> {
+    const id = await this.conversationId(hex);
+    if (id === undefined) return undefined;
+    let cursor: CursorKey | undefined;
+    if (criteria.pageId !== undefined) {
+      const row = (await this.database.rows<{ sort_micros: number | string; position: number | string }>(cursorStatement(this.database.dialect, id, criteria)))[0];
+      // A cursor naming no event that passes the filters starts the walk over, as the reference does.
+      if (row) cursor = { sortMicros: String(row.sort_micros), position: String(row.position) };
+    }
+    const rows = await this.payloadRows<PageRow>((form) => pageStatement(this.database.dialect, id, cursor, criteria, form));
+    return { rows: rows.slice(0, criteria.limit), nextPageId: rows.length > criteria.limit ? rows[criteria.limit]!.event_id : null };
+  }
+
+  count(hex: string, filters: EventFilters): Promise<number | undefined> {
+    return this.guard('count', async () => {
+      const id = await this.conversationId(hex);
+      if (id === undefined) return undefined;
+      const row = (await this.database.rows<{ count: number | string }>(countStatement(this.database.dialect, id, filters)))[0];
+      return Number(row?.count ?? 0);
+    });
+  }
+
+  getEvent(hex: string, eventId: string): Promise<Buffer | null | undefined> {
+    return this.guard('get event', async () => {
+      const id = await this.conversationId(hex);
+      if (id === undefined) return undefined;
+      const row = (await this.payloadRows<object>((form) => eventByIdStatement(this.database.dialect, id, eventId, form)))[0];
+      return row ? row.payload : null;
+    });
+  }
+
+  /** Every conversation with its event count, its last appended event's timestamp and its title, the most recent activity first. */
+  listConversations(): Promise<StoredConversationSummary[]> {
+    return this.guard('list conversations', async () => {
+      const rows = await this.payloadRows<{ hex: string; title: string | null; event_count: number | string; last_payload: Buffer | null }>(
+        (form) => conversationListStatement(form, this.database.dialect),
+        'last_payload',
+      );
+      return rows.map((row) => ({
+        hex: row.hex,
+        title: row.title,
+        eventCount: Number(row.event_count),
+        lastEventAt: storedTimestamp(row.last_payload),
+      }));
+    });
+  }
+
+  /** A page of the search across conversations: one walk of an ordered index from the cursor's key. */
+  searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
+    return this.guard('search across conversations', async () => {
+      const rows = await this.payloadRows<KeyedRow>((form) => acrossPageStatement(this.database.dialect, criteria, form), 'payload', true);
+      const hits = rows.slice(0, criteria.limit).map((row) => ({ key: keyOfRow(row), title: row.title ?? null, json: row.payload }));
+      return { hits, next: rows.length > criteria.limit ? hits[hits.length - 1]!.key : null };
+    });
+  }
+
+  countAll(filters: EventFilters): Promise<number> {
+    return this.guard('count across conversations', async () => {
+      const rows = await this.database.indexWalk<{ count: number | string }>(acrossCountStatement(this.database.dialect, filters));
+      return Number(rows[0]?.count ?? 0);
+    });
+  }
+
+  exportEvents(hex: string): Promise<AsyncIterable<Buffer> | undefined> {
+    return this.guard('export', async () => {
+      const id = await this.conversationId(hex);
+      return id === undefined ? undefined : this.exportBatches(id, hex);
+    });
+  }
+
+  /** The conversation in batches, each from the key after the last, so appends meanwhile neither repeat nor skip an event. */
+  private async *exportBatches(conversationId: number, hex: string): AsyncGenerator<Buffer> {
+    let after: EventKey | undefined;
+    for (;;) {
+      const rows = await this.guard('export', () =>
+        this.payloadRows<KeyedRow>((form) => exportBatchStatement(this.database.dialect, conversationId, hex, after, EXPORT_BATCH, form), 'payload', true),
+      );
+      for (const row of rows) yield row.payload;
+      if (rows.length < EXPORT_BATCH) return;
+      after = keyOfRow(rows[rows.length - 1]!);
+    }
+  }
+
+  /**
+   * Rows of a statement that returns stored bytes, in the first payload form the database
+   * accepts for them (PostgreSQL refuses text for bytes that are not UTF-8); text
+   * payloads become bytes here.
+   */
+  private async payloadRows<Row extends object>(
+    statement: (form: PayloadForm) => Statement,
+    column = 'payload',
+    walk = false,
+  ): Promise<(Row & { payload: Buffer })[]> {
+    const forms = this.database.payloadForms;
+    for (let index = 0; ; index++) {
+      const form = forms[index]!;
+      try {
+        const run = walk ? this.database.indexWalk.bind(this.database) : this.database.rows.bind(this.database);
+        const rows = (await run<Record<string, unknown>>(statement(form))) as Record<string, unknown>[];
+        for (const row of rows) {
+          const value = row[column];
+          if (typeof value === 'string') row[column] = Buffer.from(value, 'utf8');
+        }
+        return rows as (Row & { payload: Buffer })[];
+      } catch (error) {
+        if (index === forms.length - 1 || !isNotUtf8(error)) throw error;
+      }
+    }
+  }
+
+  health(): StoreHealth {
+    return { ...this.counters, storedEvents: { ...this.counters.storedEvents, brokenFiles: this.counters.eventsSkipped } };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.healthTimer);
+    await this.database.close();
+  }
+
+  /** Reads the counters /health shows; keeps the last ones while the database is away. */
+  async refreshHealth(): Promise<void> {
+    try {
+      const rows = await this.database.rows<{ conversations: number | string; events: number | string | null; skipped: number | string | null }>({
+        text: 'SELECT count(*) AS conversations, sum(event_count) AS events, sum(skipped_count) AS skipped FROM conversations',
+        values: [],
+      });
+      const row = rows[0];
+      this.counters = {
+        ...this.counters,
+        conversationsLoaded: Number(row?.conversations ?? 0),
+        eventsLoaded: Number(row?.events ?? 0),
+        eventsSkipped: Number(row?.skipped ?? 0),
+      };
+    } catch (error) {
+      if (!this.closed) this.options.logger.warn('cannot read the store counters for /health', { error: (error as Error).message });
+    }
+  }
+}
+
+function feedEventOf(row: PageRow): FeedEvent {
+  return { position: Number(row.ingest_seq), id: row.event_id, json: row.payload };
+}
+
+/** The `timestamp` of a stored event's JSON, or null. */
+function storedTimestamp(payload: Buffer | null): string | null {
+  if (!payload) return null;
+  try {
+    const { timestamp } = JSON.parse(payload.toString('utf8')) as { timestamp?: unknown };
+    return typeof timestamp === 'string' ? timestamp : null;
+  } catch {
+    return null;
+  }
+}

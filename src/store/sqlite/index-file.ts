@@ -1,0 +1,230 @@
+/**
+ * The SQLite file that indexes a conversations directory: where it lives, how it is
+ * opened, and when it is thrown away. It lives outside the directory (which may be
+ * read-only, or shared with a running agent server): by default in the user's cache
+ * folder, one file per directory keyed by the directory's real path; `--index-path` names
+ * another. It is a cache: a file written by an older schema, or damaged, is rebuilt from
+ * the directory with one log line. A file that cannot be used (held by another server,
+ * unwritable, a disk full, written by a newer version) stops the start with an
+ * IndexFileError naming the file and the fix.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Logger } from '../../log';
+import { errorCode } from '../error-code';
+import type { StoredEventMode } from '../stored-event/decide';
+import { INDEX_SCHEMA, SCHEMA_VERSION } from './schema';
+
+/** Why the index file cannot be used; the message names the file and what to do. */
+export class IndexFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IndexFileError';
+  }
+}
+
+/**
+ * The default index file of a conversations directory: under `$XDG_CACHE_HOME` (or
+ * `~/.cache`), named after the directory and a hash of its real path, so two directories
+ * never share one and the same directory always finds its own.
+ */
+export function defaultIndexPath(realRoot: string, env: NodeJS.ProcessEnv = process.env): string {
+  const cache = env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache');
+  const digest = createHash('sha256').update(realRoot).digest('hex').slice(0, 16);
+  const name = path.basename(realRoot).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  return path.join(cache, 'agent-server-contract', `${name}-${digest}.sqlite`);
+}
+
+export interface OpenedIndex {
+  /** The connection the ingester writes on. */
+  writer: BetterSqlite3.Database;
+  /** The connection requests read on: in WAL mode it sees only committed transactions. */
+  reader: BetterSqlite3.Database;
+  /** Whether a whole pass over the directory has been stored, so the index is complete as of that pass. */
+  complete: boolean;
+  markComplete(): void;
+  close(): void;
+}
+
+export interface IndexFileOptions {
+  /** The directory the index is of (its real path). */
+  realRoot: string;
+  storedEvents: StoredEventMode;
+  /** The page cache both connections share, in bytes (`--memory-budget-mb`); SQLite's default when undefined. */
+  cacheBytes?: number;
+  logger: Logger;
+}
+
+/** The facts an index records of itself: what it is of, and whether it was ever complete. */
+const ROOT_FACT = 'root';
+const MODE_FACT = 'stored_events';
+const COMPLETE_FACT = 'complete';
+
+/**
+ * Opens (creating, or rebuilding when it is damaged, older, or of another directory or
+ * mode) the index file. Throws IndexFileError when it cannot be used.
+ */
+export function openIndexFile(file: string, options: IndexFileOptions): OpenedIndex {
+  const fix = `Pass --index-path FILE to keep the index elsewhere.`;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+  } catch (error) {
+    throw new IndexFileError(`Cannot create the folder of the index file ${file} (${errorCode(error) ?? String(error)}). ${fix}`);
+  }
+  const releaseLock = lockIndex(file, fix);
+  try {
+    let writer = connect(file, fix);
+    const problem = staleness(writer, options);
+    if (problem) {
+      writer.close();
+      options.logger.info('rebuilding the conversations index', { file, because: problem });
+      removeIndex(file);
+      writer = connect(file, fix);
+    }
+    try {
+      if (writer.pragma('user_version', { simple: true }) === 0) create(writer, options);
+    } catch (error) {
+      writer.close();
+      throw new IndexFileError(`Cannot write the index file ${file} (${describe(error)}). ${fix}`);
+    }
+    const reader = new Database(file, { readonly: true, fileMustExist: true });
+    const cachePages = options.cacheBytes === undefined ? undefined : Math.max(64, Math.floor(options.cacheBytes / 2 / 1024));
+    for (const connection of [writer, reader]) {
+      connection.pragma('busy_timeout = 5000');
+      // Memory-mapped reads would count the whole file against the process.
+      connection.pragma('mmap_size = 0');
+      if (cachePages !== undefined) connection.pragma(`cache_size = -${cachePages}`);
+    }
+    let complete = fact(writer, COMPLETE_FACT) === '1';
+    return {
+      writer,
+      reader,
+      get complete() {
+        return complete;
+      },
+      markComplete() {
+        if (complete) return;
+        writer.prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(COMPLETE_FACT, '1');
+        complete = true;
+      },
+      close() {
+        reader.close();
+        writer.close();
+        releaseLock();
+      },
+    };
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+}
+
+function connect(file: string, fix: string): BetterSqlite3.Database {
+  let connection: BetterSqlite3.Database;
+  try {
+    connection = new Database(file);
+  } catch (error) {
+    throw new IndexFileError(`Cannot open the index file ${file} (${describe(error)}). ${fix}`);
+  }
+  try {
+    connection.pragma('journal_mode = WAL');
+    connection.pragma('synchronous = NORMAL');
+    connection.pragma('foreign_keys = ON');
+    return connection;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      // Damaged beyond opening: the caller's check finds it and rebuilds.
+      return connection;
+    }
+    connection.close();
+    throw new IndexFileError(`Cannot use the index file ${file} (${describe(error)}). ${fix}`);
+  }
+}
+
+/** Why the file must be rebuilt (damaged, older schema, another directory or mode); undefined when it serves as it is. */
+function staleness(connection: BetterSqlite3.Database, options: IndexFileOptions): string | undefined {
+  let version: number;
+  try {
+    version = connection.pragma('user_version', { simple: true }) as number;
+    if (version === 0) return undefined;
+    connection.prepare('SELECT count(*) FROM conversations').get();
+  } catch (error) {
+    return `the file is damaged (${describe(error)})`;
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new IndexFileError(
+      `The index file ${connection.name} was written by a newer version of this server (schema ${version}, this one knows ${SCHEMA_VERSION}). Upgrade the server, or pass --index-path FILE to keep this version's index elsewhere.`,
+    );
+  }
+  if (version < SCHEMA_VERSION) return `it has schema ${version}, this server writes ${SCHEMA_VERSION}`;
+  if (fact(connection, ROOT_FACT) !== options.realRoot) return 'it indexes another conversations directory';
+  if (fact(connection, MODE_FACT) !== options.storedEvents) return 'it was written for the other --serve-stored-events-unchanged setting';
+  return undefined;
+}
+
+function create(connection: BetterSqlite3.Database, options: IndexFileOptions): void {
+  connection.transaction(() => {
+    connection.exec(INDEX_SCHEMA);
+    const insert = connection.prepare('INSERT INTO index_facts (name, value) VALUES (?, ?)');
+    insert.run(ROOT_FACT, options.realRoot);
+    insert.run(MODE_FACT, options.storedEvents);
+    connection.pragma(`user_version = ${SCHEMA_VERSION}`);
+  })();
+}
+
+function fact(connection: BetterSqlite3.Database, name: string): string | undefined {
+  const row = connection.prepare('SELECT value FROM index_facts WHERE name = ?').get(name) as { value: string } | undefined;
+  return row?.value;
+}
+
+function removeIndex(file: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+}
+
+/**
+ * One server per index file: a lock file beside it holds the owner's process id. A lock
+ * whose process is gone (a crash, a kill) is taken over.
+ */
+function lockIndex(file: string, fix: string): () => void {
+  const lockFile = `${file}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockFile, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lockFile, { force: true });
+    } catch (error) {
+      const code = errorCode(error);
+      if (code !== 'EEXIST') throw new IndexFileError(`Cannot write beside the index file ${file} (${code ?? String(error)}). ${fix}`);
+      const owner = Number(readFileSync(lockFile, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) {
+        throw new IndexFileError(
+          `The index file ${file} is in use by another server (process ${owner}). Stop that server, or pass --index-path FILE to give this one its own index.`,
+        );
+      }
+      rmSync(lockFile, { force: true });
+    }
+  }
+  throw new IndexFileError(`Cannot lock the index file ${file}. ${fix}`);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) === 'EPERM';
+  }
+}
+
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = (error as { message?: unknown } | undefined)?.message;
+  const text = typeof message === 'string' ? message : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}

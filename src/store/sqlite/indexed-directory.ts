@@ -1,0 +1,181 @@
+/**
+ * The server's default store: a conversations directory, served from its SQLite index.
+ * The ingester (ingest/ingester.ts) keeps the index equal to the directory, watching it
+ * and looking again every `pollMs`; before answering for a conversation the store has the
+ * ingester look at that one conversation, so an answer reflects what is on disk, and on a
+ * first start a conversation is answered as soon as it is read rather than after the
+ * whole directory. What spans every conversation (the list, the search across them) waits
+ * for the first whole pass of a new index, so a half-built index is never served as
+ * complete, and then for a pass whenever the watches saw a change.
+ */
+import type { Logger } from '../../log';
+import type { CrossSearchCriteria, EventFilters, SearchCriteria } from '../../search';
+import type { EventFeed, EventStore, StoredConversationSummary, StoredHitPage, StoredPage, StoreHealth } from '../event-store';
+import { createIngester, type DirectoryIngester } from '../ingest/ingester';
+import { SqlStore } from '../sql/sql-store';
+import type { StoredEventMode } from '../stored-event/decide';
+import { IndexFileError, openIndexFile, type OpenedIndex } from './index-file';
+import { sqliteDatabase } from './sqlite-database';
+
+export interface IndexedDirectoryOptions {
+  logger: Logger;
+  /** The index file (index-file.ts's defaultIndexPath of the root's real path, when the CLI is not told another). */
+  indexPath: string;
+  storedEvents?: StoredEventMode;
+  /** Bounds the index's page cache (`--memory-budget-mb`). */
+  memoryBudgetBytes?: number;
+  /** How often the whole directory is looked at besides what the watches report. */
+  pollMs?: number;
+  /** Called when the index can no longer be written (a disk full, the file removed): the server cannot stay current. */
+  onFatal?: (error: Error) => void;
+}
+
+const DEFAULT_POLL_MS = 1000;
+
+/** Opens the index of `realRoot` and starts following the directory. Throws IndexFileError when the index file cannot be used. */
+export function openIndexedDirectory(realRoot: string, options: IndexedDirectoryOptions): IndexedDirectoryStore {
+  const mode = options.storedEvents ?? 'contract';
+  const index = openIndexFile(options.indexPath, { realRoot, storedEvents: mode, cacheBytes: options.memoryBudgetBytes, logger: options.logger });
+  return new IndexedDirectoryStore(realRoot, index, options);
+}
+
+export class IndexedDirectoryStore implements EventStore {
+  private readonly sql: SqlStore;
+  private readonly ingester: DirectoryIngester;
+  /** The pass under way, or the next one queued behind it. */
+  private passing: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+  private readonly firstPass: Promise<void>;
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    root: string,
+    private readonly index: OpenedIndex,
+    private readonly options: IndexedDirectoryOptions,
+  ) {
+    const mode = options.storedEvents ?? 'contract';
+    this.sql = new SqlStore(sqliteDatabase(index.reader), { logger: options.logger, storedEvents: mode });
+    this.ingester = createIngester({ root, database: sqliteDatabase(index.writer), logger: options.logger, storedEvents: mode, follow: true });
+    const started = performance.now();
+    this.firstPass = this.pass().then(() => {
+      if (!index.complete) options.logger.info('conversations index built', { file: options.indexPath, ms: Math.round(performance.now() - started) });
+      index.markComplete();
+      void this.sql.refreshHealth();
+    });
+    this.firstPass.catch(() => undefined);
+    this.timer = setInterval(() => {
+      if (this.ingester.mayHaveChanged()) void this.pass().catch(() => undefined);
+    }, options.pollMs ?? DEFAULT_POLL_MS);
+    this.timer.unref();
+  }
+
+  /** A pass of the whole directory; a caller arriving while one runs waits for the next, which starts after it. */
+  private pass(): Promise<void> {
+    if (this.queued) return this.queued;
+    const run = async () => {
+      try {
+        await this.ingester.pass();
+      } catch (error) {
+        this.fail(error);
+        throw error;
+      }
+    };
+    if (!this.passing) {
+      this.passing = run().finally(() => {
+        this.passing = this.queued;
+        this.queued = undefined;
+      });
+      return this.passing;
+    }
+    this.queued = this.passing.catch(() => undefined).then(run);
+    return this.queued;
+  }
+
+  private fail(error: unknown): void {
+    if (this.closed) return;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+      this.options.onFatal?.(new IndexFileError(`Cannot write the index file ${this.options.indexPath} (${code}: ${(error as Error).message}). Free space there, or pass --index-path FILE to keep the index elsewhere.`));
+      return;
+    }
+    this.options.logger.warn('cannot read the conversations directory', { error: (error as Error).message });
+  }
+
+  /** Brings one conversation up to date before it is answered for. */
+  private async current(hex: string): Promise<void> {
+    try {
+      await this.ingester.refresh(hex);
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
+  }
+
+  /** Brings the whole index up to date before an answer that spans it. */
+  private async whole(): Promise<void> {
+    await this.firstPass;
+    if (this.ingester.mayHaveChanged()) await this.pass();
+  }
+
+  async search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
+    await this.current(hex);
+    return this.sql.search(hex, criteria);
+  }
+
+  async count(hex: string, filters: EventFilters): Promise<number | undefined> {
+    await this.current(hex);
+    return this.sql.count(hex, filters);
+  }
+
+  async getEvent(hex: string, eventId: string): Promise<Buffer | null | undefined> {
+    await this.current(hex);
+    return this.sql.getEvent(hex, eventId);
+  }
+
+  async listConversations(): Promise<StoredConversationSummary[]> {
+    await this.whole();
+    return this.sql.listConversations();
+  }
+
+  async searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
+    await this.whole();
+    return this.sql.searchAll(criteria);
+  }
+
+  async countAll(filters: EventFilters): Promise<number> {
+    await this.whole();
+    return this.sql.countAll(filters);
+  }
+
+  async exportEvents(hex: string): Promise<AsyncIterable<Buffer> | undefined> {
+    await this.current(hex);
+    return this.sql.exportEvents(hex);
+  }
+
+  readonly feed: EventFeed = {
+    searchEach: async (hex, criteria) => {
+      await this.current(hex);
+      return this.sql.feed.searchEach(hex, criteria);
+    },
+    appendedAfter: async (hex, position, limit) => {
+      await this.current(hex);
+      return this.sql.feed.appendedAfter(hex, position, limit);
+    },
+  };
+
+  health(): StoreHealth {
+    return { ...this.sql.health(), memoryBudgetBytes: this.options.memoryBudgetBytes ?? null };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    this.ingester.close();
+    await this.passing?.catch(() => undefined);
+    await this.queued?.catch(() => undefined);
+    await this.sql.close();
+    this.index.close();
+  }
+}

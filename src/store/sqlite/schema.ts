@@ -1,0 +1,94 @@
+/**
+ * The index file's schema: the tables of PostgreSQL's schema (postgres/migrations/), so
+ * the statements of sql/queries.ts and the ingester run on both, with SQLite's types, and
+ * FTS5's trigram index for `body` and `text`. An index is a cache of the conversations
+ * directory: a file of another version is not migrated but rebuilt from the directory
+ * (index-file.ts), so this is the whole schema, and SCHEMA_VERSION changes with it.
+ */
+export const SCHEMA_VERSION = 1;
+
+export const INDEX_SCHEMA = `
+CREATE TABLE index_facts (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+CREATE TABLE conversations (
+  id INTEGER PRIMARY KEY,
+  hex TEXT NOT NULL UNIQUE,
+  title TEXT,
+  event_count INTEGER NOT NULL DEFAULT 0,
+  skipped_count INTEGER NOT NULL DEFAULT 0,
+  -- What the ingester saw when it last read the directory: which directory (a replaced one
+  -- is read afresh), the events/ directory's times, meta.json's and base_state.json's versions.
+  directory_identity TEXT,
+  events_stamp TEXT,
+  documents_stamp TEXT
+);
+
+CREATE TABLE events (
+  conversation_id INTEGER NOT NULL REFERENCES conversations ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  file_name TEXT NOT NULL,
+  -- The file's size and modification time when read: a restart reads again only files that differ.
+  file_size INTEGER NOT NULL,
+  file_modified_ms REAL NOT NULL,
+  event_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  source TEXT,
+  sort_micros INTEGER NOT NULL,
+  body_text TEXT,
+  search_text TEXT NOT NULL,
+  payload BLOB NOT NULL,
+  conversation_uuid TEXT NOT NULL,
+  ingest_seq INTEGER NOT NULL,
+  PRIMARY KEY (conversation_id, position)
+);
+
+CREATE INDEX events_in_order ON events (conversation_id, sort_micros, position);
+CREATE INDEX events_by_kind ON events (conversation_id, kind, sort_micros, position);
+CREATE INDEX events_by_source ON events (conversation_id, source, sort_micros, position);
+CREATE UNIQUE INDEX events_by_id ON events (conversation_id, event_id);
+CREATE INDEX events_messages ON events (conversation_id, sort_micros, position) WHERE body_text IS NOT NULL;
+CREATE INDEX events_appended ON events (conversation_id, ingest_seq);
+CREATE INDEX events_across ON events (sort_micros, conversation_uuid, position);
+CREATE INDEX events_across_by_kind ON events (kind, sort_micros, conversation_uuid, position);
+CREATE INDEX events_across_by_source ON events (source, sort_micros, conversation_uuid, position);
+
+-- Trigram index of the two searched texts, kept by the triggers below.
+CREATE VIRTUAL TABLE events_text USING fts5(body_text, search_text, content='events', content_rowid='rowid', tokenize='trigram');
+CREATE TRIGGER events_text_insert AFTER INSERT ON events BEGIN
+  INSERT INTO events_text (rowid, body_text, search_text) VALUES (new.rowid, new.body_text, new.search_text);
+END;
+CREATE TRIGGER events_text_delete AFTER DELETE ON events BEGIN
+  INSERT INTO events_text (events_text, rowid, body_text, search_text) VALUES ('delete', old.rowid, old.body_text, old.search_text);
+END;
+CREATE TRIGGER events_text_update AFTER UPDATE OF body_text, search_text ON events BEGIN
+  INSERT INTO events_text (events_text, rowid, body_text, search_text) VALUES ('delete', old.rowid, old.body_text, old.search_text);
+  INSERT INTO events_text (rowid, body_text, search_text) VALUES (new.rowid, new.body_text, new.search_text);
+END;
+
+CREATE TABLE skipped_files (
+  conversation_id INTEGER NOT NULL REFERENCES conversations ON DELETE CASCADE,
+  file_name TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  modified_ms REAL NOT NULL,
+  PRIMARY KEY (conversation_id, file_name)
+);
+
+CREATE TABLE conversation_documents (
+  conversation_id INTEGER PRIMARY KEY REFERENCES conversations ON DELETE CASCADE,
+  hex TEXT NOT NULL,
+  meta TEXT,
+  state TEXT,
+  in_catalog INTEGER NOT NULL,
+  execution_status TEXT NOT NULL,
+  created_micros INTEGER NOT NULL,
+  updated_micros INTEGER NOT NULL,
+  parent_hex TEXT
+);
+CREATE INDEX catalog_by_creation ON conversation_documents (created_micros, hex) WHERE in_catalog;
+CREATE INDEX catalog_by_update ON conversation_documents (updated_micros, hex) WHERE in_catalog;
+CREATE INDEX catalog_children ON conversation_documents (parent_hex, hex) WHERE in_catalog AND parent_hex IS NOT NULL;
+`;
