@@ -7,9 +7,13 @@ import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from
 import type { StoredEventMode } from './stored-event/decide';
 import { type StoredEventCounts, emptyStoredEventCounts } from './stored-event/counts';
 
-/** Counters an operator reads on the health endpoint. */
+/**
+ * Counters an operator reads on the health endpoint. The names are those /health has
+ * always shown; `conversationsDropped` and `decodeWorkerBytes` belonged to the in-memory
+ * engine this project no longer has and stay at zero.
+ */
 export interface StoreHealth {
-  /** Conversations currently held in memory. */
+  /** Conversations the store holds (indexed, or in the database). */
   conversationsLoaded: number;
   /** Events served from those conversations. */
   eventsLoaded: number;
@@ -17,13 +21,11 @@ export interface StoreHealth {
   eventsSkipped: number;
   /** What became of those conversations' stored events, newer servers' additions included. */
   storedEvents: StoredEventCounts;
-  /** Bytes those conversations hold: their events' stored bytes and their search indexes. */
+  /** Bytes the SQLite index holds on disk (0 for PostgreSQL, whose database holds them). */
   bytesHeld: number;
-  /** The most `bytesHeld` and `decodeWorkerBytes` may add up to before the least recently used conversations are dropped; null: no limit. */
+  /** What `--memory-budget-mb` gave the index's page cache; null: SQLite's default. */
   memoryBudgetBytes: number | null;
-  /** Conversations dropped from memory to keep within the budget since the store started (each is read again when asked for). */
   conversationsDropped: number;
-  /** What the decode workers' heaps hold while they run; the budget counts it beside `bytesHeld`. */
   decodeWorkerBytes: number;
 }
 
@@ -96,7 +98,7 @@ export interface EventStore {
    * must not load the conversations' events.
    */
   listConversations(): Promise<StoredConversationSummary[]>;
-  /** A page of the search across every stored conversation (src/search/cross-search.ts). */
+  /** A page of the search across every stored conversation, in the order of src/search/cross-search.ts. */
   searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage>;
   /** How many events of every stored conversation pass the filters: the sum of the per-conversation counts. */
   countAll(filters: EventFilters): Promise<number>;

@@ -22,9 +22,14 @@ export interface EventRow {
   searchText: string;
   /** A copy of the served bytes, owned by the row. */
   payload: Buffer;
+  /** The properties the contract does not list that the event had, comma-joined; null when none. */
+  unlisted: string | null;
 }
 
-export type RowDecode = { ok: true; row: EventRow } | { ok: false; reason: string };
+/** Why a file is not served: a kind or value a newer server wrote, or a broken file (stored-event/decide.ts). */
+export type Unserved = 'broken' | 'unknown-kind' | 'unknown-value';
+
+export type RowDecode = { ok: true; row: EventRow } | { ok: false; because: Unserved; reason: string };
 
 /**
  * Decodes an event file's bytes (which may be a view of a scratch buffer) into its row.
@@ -36,15 +41,15 @@ export function eventRowOf(bytes: Buffer, file: EventFileName, mode: StoredEvent
     const decision = decodeStoredEvent(bytes, mode);
     if (!decision.served) {
       const reason = decision.because === 'unknown-kind' ? decision.kind : decision.because === 'unknown-value' ? decision.value : decision.reason;
-      return { ok: false, reason };
+      return { ok: false, because: decision.because, reason };
     }
-    return { ok: true, row: rowOf(decision.event, file, decision.payload) };
+    return { ok: true, row: rowOf(decision.event, file, decision.payload, decision.unlisted) };
   } catch (error) {
-    return { ok: false, reason: `cannot be decoded (${error instanceof RangeError ? 'nested too deeply' : (error as Error).message})` };
+    return { ok: false, because: 'broken', reason: `cannot be decoded (${error instanceof RangeError ? 'nested too deeply' : (error as Error).message})` };
   }
 }
 
-function rowOf(event: Event, file: EventFileName, payload: Buffer): EventRow {
+function rowOf(event: Event, file: EventFileName, payload: Buffer, unlisted: readonly string[]): EventRow {
   return {
     position: file.position,
     fileName: textColumn(file.name),
@@ -56,5 +61,6 @@ function rowOf(event: Event, file: EventFileName, payload: Buffer): EventRow {
     bodyText: nullableTextColumn(searchableText(event) ?? null),
     searchText: textColumn(searchableEventText(event)),
     payload: Buffer.from(payload),
+    unlisted: unlisted.length === 0 ? null : unlisted.join(','),
   };
 }

@@ -36,7 +36,8 @@ import { storedSortMicros } from '../sql/sort-micros';
 import { Parameters } from '../sql/statement';
 import { nullableTextColumn, textColumn } from '../sql/text-column';
 import type { StoredEventMode } from '../stored-event/decide';
-import { type EventRow, eventRowOf } from './event-row';
+import { type EventRow, type Unserved, eventRowOf } from './event-row';
+import { StoredEventReport } from '../stored-event/report';
 
 export interface IngestOptions {
   /** The conversations directory. */
@@ -121,6 +122,8 @@ export interface DirectoryIngester {
   refresh(hex: string): Promise<void>;
   /** Whether something may have changed since the last pass ended (always, where no watch can tell). */
   mayHaveChanged(): boolean;
+  /** Grows with every transaction written: a reader of counters reads them again when it changed. */
+  writes(): number;
   summary(): IngestSummary;
   /** Stops the watches. */
   close(): void;
@@ -150,6 +153,7 @@ interface StoredFile {
 interface SkippedFile {
   name: string;
   position: number;
+  because: Unserved;
   reason: string;
   size: number;
   modifiedMs: number;
@@ -200,7 +204,10 @@ class Ingester implements DirectoryIngester {
   private changed = true;
   private watchesWork = false;
   private nextAppendNumber: number | undefined;
+  private written = 0;
   private readonly skippedLog = new Map<string, Map<string, string>>();
+  /** The log lines about each conversation's files not served as stored: one per reason per conversation. */
+  private readonly reports = new Map<string, StoredEventReport>();
 
   constructor(private readonly options: IngestOptions) {
     this.mode = options.storedEvents ?? 'contract';
@@ -213,6 +220,10 @@ class Ingester implements DirectoryIngester {
 
   mayHaveChanged(): boolean {
     return this.changed || !this.watchesWork;
+  }
+
+  writes(): number {
+    return this.written;
   }
 
   private async root(): Promise<string> {
@@ -259,6 +270,7 @@ class Ingester implements DirectoryIngester {
   private async forgetIfGone(realRoot: string, hex: string): Promise<void> {
     if ((await locateConversation(realRoot, hex)).found) return;
     await this.options.database.run({ text: `DELETE FROM conversations WHERE hex = ${this.options.database.dialect.placeholder(1)}`, values: [hex] });
+    this.written += 1;
     this.unwatch(hex);
     this.turns.delete(hex);
     this.verified.delete(hex);
@@ -311,7 +323,7 @@ class Ingester implements DirectoryIngester {
     return new Map(
       rows.map((row) => [
         row.file_name,
-        { name: row.file_name, position: -1, reason: row.reason, size: Number(row.size), modifiedMs: Number(row.modified_ms) },
+        { name: row.file_name, position: -1, because: 'broken', reason: row.reason, size: Number(row.size), modifiedMs: Number(row.modified_ms) },
       ]),
     );
   }
@@ -423,6 +435,7 @@ class Ingester implements DirectoryIngester {
         values: p.values,
       });
     });
+    this.written += 1;
     row.events_stamp = null;
     this.unwatch(row.hex);
     this.options.logger.info('ingest: conversation directory replaced, reading it again', { conversation: row.hex });
@@ -448,6 +461,7 @@ class Ingester implements DirectoryIngester {
       text: `UPDATE conversations SET events_stamp = ${p.add(pending.stamp ?? null)}, directory_identity = ${p.add(pending.identity)} WHERE id = ${p.add(pending.row.id)}`,
       values: p.values,
     });
+    this.written += 1;
     pending.row.events_stamp = pending.stamp ?? null;
     pending.row.directory_identity = pending.identity;
   }
@@ -462,14 +476,14 @@ class Ingester implements DirectoryIngester {
       const filePath = path.join(pending.eventsDirectory, file.name);
       const storedName = pending.stored.get(file.position)?.name;
       if ((storedName !== undefined && storedName !== file.name) || claimed.has(file.position)) {
-        batch.skipped.push(await skippedFile(filePath, file, `index ${file.position} is already served from another event file`));
+        batch.skipped.push(await skippedFile(filePath, file, 'broken', `index ${file.position} is already served from another event file`));
         continue;
       }
       const stats = await lstat(filePath).catch(() => undefined);
       const read = readEventFileNow(filePath, this.scratch) ?? (await readEventFile(filePath, realRoot, this.scratch));
       if (read.kind === 'gone') continue;
       if (read.kind === 'unreadable') {
-        batch.skipped.push(await skippedFile(filePath, file, read.reason));
+        batch.skipped.push(await skippedFile(filePath, file, 'broken', read.reason));
         continue;
       }
       const decoded = eventRowOf(read.bytes, file, this.mode);
@@ -477,7 +491,7 @@ class Ingester implements DirectoryIngester {
         batch.rows.push({ ...decoded.row, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 });
         claimed.add(file.position);
       } else {
-        batch.skipped.push(await skippedFile(filePath, file, decoded.reason));
+        batch.skipped.push(await skippedFile(filePath, file, decoded.because, decoded.reason));
       }
     }
     return batch;
@@ -508,9 +522,9 @@ class Ingester implements DirectoryIngester {
       for (const file of batch.skipped) {
         const p = new Parameters(writer.dialect);
         await writer.run({
-          text: `INSERT INTO skipped_files (conversation_id, file_name, reason, size, modified_ms)
-            VALUES (${p.add(conversation.id)}, ${p.add(textColumn(file.name))}, ${p.add(file.reason)}, ${p.add(file.size)}, ${p.add(file.modifiedMs)})
-            ON CONFLICT (conversation_id, file_name) DO UPDATE SET reason = excluded.reason, size = excluded.size, modified_ms = excluded.modified_ms`,
+          text: `INSERT INTO skipped_files (conversation_id, file_name, because, reason, size, modified_ms)
+            VALUES (${p.add(conversation.id)}, ${p.add(textColumn(file.name))}, ${p.add(file.because)}, ${p.add(file.reason)}, ${p.add(file.size)}, ${p.add(file.modifiedMs)})
+            ON CONFLICT (conversation_id, file_name) DO UPDATE SET because = excluded.because, reason = excluded.reason, size = excluded.size, modified_ms = excluded.modified_ms`,
           values: p.values,
         });
       }
@@ -528,14 +542,17 @@ class Ingester implements DirectoryIngester {
       stored.set(row.position, { name: row.fileName, eventId: row.eventId, size: row.size, modifiedMs: row.modifiedMs });
       this.skippedLog.get(conversation.hex)?.delete(row.fileName);
     }
+    this.written += 1;
+    const report = this.reportOf(conversation.hex);
+    for (const row of batch.rows) if (row.unlisted !== null) report.unlisted(row.unlisted);
     for (const file of batch.skipped) {
       if (stored.get(file.position)?.name === file.name) stored.delete(file.position);
       const logged = this.skippedLog.get(conversation.hex) ?? new Map<string, string>();
       this.skippedLog.set(conversation.hex, logged);
-      if (logged.get(file.name) !== file.reason && !pending.skipped.has(file.name))
-        this.options.logger.warn('event file skipped', { conversation: conversation.hex, file: file.name, reason: file.reason });
       logged.set(file.name, file.reason);
+      report.unserved(file, path.join(pending.eventsDirectory, file.name));
     }
+    report.flush();
     this.eventsStored += added;
     this.progress.eventsStored += added;
     this.progress.filesDone += batch.read;
@@ -565,7 +582,7 @@ class Ingester implements DirectoryIngester {
       if (winner !== row || (storedElsewhere && storedPosition! > row.position)) {
         const servedFrom = winner !== row ? winner.fileName : pending.stored.get(storedPosition!)!.name;
         batch.skipped.push({
-          ...(await skippedFile(path.join(pending.eventsDirectory, row.fileName), { name: row.fileName, position: row.position, id: row.eventId }, '')),
+          ...(await skippedFile(path.join(pending.eventsDirectory, row.fileName), { name: row.fileName, position: row.position, id: row.eventId }, 'broken', '')),
           reason: `event id ${row.eventId} is served from ${servedFrom}, written later`,
         });
         continue;
@@ -574,7 +591,7 @@ class Ingester implements DirectoryIngester {
         const loser = pending.stored.get(storedPosition!)!;
         batch.displaced.push(storedPosition!);
         batch.skipped.push({
-          ...(await skippedFile(path.join(pending.eventsDirectory, loser.name), { name: loser.name, position: storedPosition!, id: row.eventId }, '')),
+          ...(await skippedFile(path.join(pending.eventsDirectory, loser.name), { name: loser.name, position: storedPosition!, id: row.eventId }, 'broken', '')),
           reason: `event id ${row.eventId} is served from ${row.fileName}, written later`,
         });
       }
@@ -592,16 +609,16 @@ class Ingester implements DirectoryIngester {
     const values = rows.map((row) => {
       const appendNumber = writer.dialect.name === 'postgres' ? "nextval('events_ingest_seq')" : p.bigint(String(this.takeAppendNumber()));
       return `(${p.add(conversation.id)}, ${p.add(row.position)}, ${p.add(row.fileName)}, ${p.add(row.size)}, ${p.add(row.modifiedMs)}, ${p.add(row.eventId)},
-        ${p.add(row.kind)}, ${p.add(row.source)}, ${p.bigint(row.sortMicros)}, ${p.add(row.bodyText)}, ${p.add(row.searchText)}, ${p.add(row.payload)},
+        ${p.add(row.kind)}, ${p.add(row.source)}, ${p.bigint(row.sortMicros)}, ${p.add(row.bodyText)}, ${p.add(row.searchText)}, ${p.add(row.payload)}, ${p.add(row.unlisted)},
         ${p.conversationUuid(conversation.hex)}, ${appendNumber})`;
     });
     await writer.run({
-      text: `INSERT INTO events (conversation_id, position, file_name, file_size, file_modified_ms, event_id, kind, source, sort_micros, body_text, search_text, payload, conversation_uuid, ingest_seq)
+      text: `INSERT INTO events (conversation_id, position, file_name, file_size, file_modified_ms, event_id, kind, source, sort_micros, body_text, search_text, payload, unlisted, conversation_uuid, ingest_seq)
         VALUES ${values.join(',\n')}
         ON CONFLICT (conversation_id, position) DO UPDATE SET
           file_name = excluded.file_name, file_size = excluded.file_size, file_modified_ms = excluded.file_modified_ms, event_id = excluded.event_id,
           kind = excluded.kind, source = excluded.source, sort_micros = excluded.sort_micros, body_text = excluded.body_text,
-          search_text = excluded.search_text, payload = excluded.payload`,
+          search_text = excluded.search_text, payload = excluded.payload, unlisted = excluded.unlisted`,
       values: p.values,
     });
   }
@@ -641,6 +658,7 @@ class Ingester implements DirectoryIngester {
         values: p.values,
       });
     });
+    this.written += 1;
     for (const position of goneEvents) stored.delete(position);
     for (const name of goneSkipped) this.skippedLog.get(row.hex)?.delete(name);
   }
@@ -696,6 +714,15 @@ class Ingester implements DirectoryIngester {
   close(): void {
     this.rootWatcher?.close();
     for (const hex of [...this.watches.keys()]) this.unwatch(hex);
+  }
+
+  private reportOf(hex: string): StoredEventReport {
+    let report = this.reports.get(hex);
+    if (!report) {
+      report = new StoredEventReport(hex, this.mode, this.options.logger);
+      this.reports.set(hex, report);
+    }
+    return report;
   }
 
   private report(final: boolean): void {
@@ -762,9 +789,9 @@ function documentsOf(hex: string, metaText: string | undefined, stateText: strin
   }
 }
 
-async function skippedFile(filePath: string, file: EventFileName, reason: string): Promise<SkippedFile> {
+async function skippedFile(filePath: string, file: EventFileName, because: Unserved, reason: string): Promise<SkippedFile> {
   const stats = await lstat(filePath).catch(() => undefined);
-  return { name: file.name, position: file.position, reason, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 };
+  return { name: file.name, position: file.position, because, reason, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 };
 }
 
 async function changedSince(filePath: string, seen: { size: number; modifiedMs: number }): Promise<boolean> {

@@ -178,9 +178,9 @@ export function keyOfRow(row: KeyedRow): EventKey {
   return { micros: String(row.sort_micros) === NO_TIMESTAMP ? null : Number(row.sort_micros), hex: row.hex, position: Number(row.position) };
 }
 
-/** Every conversation with its event count, title and the stored bytes of its last appended event, most recent activity first. */
+/** Every conversation with its count of event files (served or not, as the reference counts them), title and the stored bytes of its last appended event, most recent activity first. */
 export function conversationListStatement(form: PayloadForm, dialect: SqlDialect): Statement {
-  const text = `SELECT c.hex, c.title, c.event_count,
+  const text = `SELECT c.hex, c.title, c.event_count + c.skipped_count AS event_count,
       (SELECT ${dialect.payload('l.payload', form)} FROM events l WHERE l.conversation_id = c.id ORDER BY l.position DESC LIMIT 1) AS last_payload,
       (SELECT l.sort_micros FROM events l WHERE l.conversation_id = c.id ORDER BY l.position DESC LIMIT 1) AS last_micros
     FROM conversations c

@@ -17,6 +17,7 @@ import {
   type StoreHealth,
   emptyStoreHealth,
 } from '../event-store';
+import { emptyStoredEventCounts } from '../stored-event/counts';
 import type { StoredEventMode } from '../stored-event/decide';
 import { type SqlDatabase, isNotUtf8 } from './database';
 import type { PayloadForm } from './dialect';
@@ -217,7 +218,7 @@ export class SqlStore implements EventStore {
   }
 
   health(): StoreHealth {
-    return { ...this.counters, storedEvents: { ...this.counters.storedEvents, brokenFiles: this.counters.eventsSkipped } };
+    return this.counters;
   }
 
   async close(): Promise<void> {
@@ -230,16 +231,40 @@ export class SqlStore implements EventStore {
   /** Reads the counters /health shows; keeps the last ones while the database is away. */
   async refreshHealth(): Promise<void> {
     try {
-      const rows = await this.database.rows<{ conversations: number | string; events: number | string | null; skipped: number | string | null }>({
-        text: 'SELECT count(*) AS conversations, sum(event_count) AS events, sum(skipped_count) AS skipped FROM conversations',
+      const { database } = this;
+      const totals = (
+        await database.rows<{ conversations: number | string; events: number | string | null }>({
+          text: 'SELECT count(*) AS conversations, sum(event_count) AS events FROM conversations',
+          values: [],
+        })
+      )[0];
+      const unlisted = await database.rows<{ unlisted: string; count: number | string }>({
+        text: 'SELECT unlisted, count(*) AS count FROM events WHERE unlisted IS NOT NULL GROUP BY unlisted',
         values: [],
       });
-      const row = rows[0];
+      const skipped = await database.rows<{ because: string; reason: string; count: number | string }>({
+        text: 'SELECT because, reason, count(*) AS count FROM skipped_files GROUP BY because, reason',
+        values: [],
+      });
+      const events = Number(totals?.events ?? 0);
+      const counts = emptyStoredEventCounts(this.options.storedEvents ?? 'contract');
+      for (const row of unlisted) {
+        counts.servedWithUnlistedProperties += Number(row.count);
+        for (const property of row.unlisted.split(',')) counts.unlistedProperties[property] = (counts.unlistedProperties[property] ?? 0) + Number(row.count);
+      }
+      counts.servedAsStored = events - counts.servedWithUnlistedProperties;
+      for (const row of skipped) {
+        const count = Number(row.count);
+        if (row.because === 'unknown-kind') counts.notServedByKind[row.reason] = (counts.notServedByKind[row.reason] ?? 0) + count;
+        else if (row.because === 'unknown-value') counts.notServedByValue[row.reason] = (counts.notServedByValue[row.reason] ?? 0) + count;
+        else counts.brokenFiles += count;
+      }
       this.counters = {
         ...this.counters,
-        conversationsLoaded: Number(row?.conversations ?? 0),
-        eventsLoaded: Number(row?.events ?? 0),
-        eventsSkipped: Number(row?.skipped ?? 0),
+        conversationsLoaded: Number(totals?.conversations ?? 0),
+        eventsLoaded: events,
+        eventsSkipped: counts.brokenFiles,
+        storedEvents: counts,
       };
     } catch (error) {
       if (!this.closed) this.options.logger.warn('cannot read the store counters for /health', { error: (error as Error).message });

@@ -11,6 +11,7 @@
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, SearchCriteria } from '../../search';
 import type { EventFeed, EventStore, StoredConversationSummary, StoredHitPage, StoredPage, StoreHealth } from '../event-store';
+import { afterNextPoll } from '../files/time-slice';
 import { createIngester, type DirectoryIngester } from '../ingest/ingester';
 import { SqlStore } from '../sql/sql-store';
 import type { StoredEventMode } from '../stored-event/decide';
@@ -48,6 +49,8 @@ export class IndexedDirectoryStore implements EventStore {
   private readonly firstPass: Promise<void>;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
+  /** The ingester's count of writes when /health's counters were last read. */
+  private countedWrites = -1;
 
   constructor(
     root: string,
@@ -61,7 +64,6 @@ export class IndexedDirectoryStore implements EventStore {
     this.firstPass = this.pass().then(() => {
       if (!index.complete) options.logger.info('conversations index built', { file: options.indexPath, ms: Math.round(performance.now() - started) });
       index.markComplete();
-      void this.sql.refreshHealth();
     });
     this.firstPass.catch(() => undefined);
     this.timer = setInterval(() => {
@@ -76,6 +78,7 @@ export class IndexedDirectoryStore implements EventStore {
     const run = async () => {
       try {
         await this.ingester.pass();
+        await this.countAgain();
       } catch (error) {
         this.fail(error);
         throw error;
@@ -110,12 +113,24 @@ export class IndexedDirectoryStore implements EventStore {
       this.fail(error);
       throw error;
     }
+    await this.countAgain();
+  }
+
+  /** /health's counters follow the index: read again whenever the ingester wrote. */
+  private async countAgain(): Promise<void> {
+    const writes = this.ingester.writes();
+    if (writes === this.countedWrites) return;
+    this.countedWrites = writes;
+    await this.sql.refreshHealth();
   }
 
   /** Brings the whole index up to date before an answer that spans it. */
   private async whole(): Promise<void> {
     await this.firstPass;
+    // Lets the watches deliver what the kernel has queued, so a change made before this request is seen.
+    await afterNextPoll();
     if (this.ingester.mayHaveChanged()) await this.pass();
+    await this.countAgain();
   }
 
   async search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
@@ -164,8 +179,11 @@ export class IndexedDirectoryStore implements EventStore {
     },
   };
 
+  /** The database's counters, the index's size as the bytes it holds, and the budget that bounds its cache. */
   health(): StoreHealth {
-    return { ...this.sql.health(), memoryBudgetBytes: this.options.memoryBudgetBytes ?? null };
+    const pages = Number(this.index.reader.pragma('page_count', { simple: true }));
+    const pageSize = Number(this.index.reader.pragma('page_size', { simple: true }));
+    return { ...this.sql.health(), bytesHeld: pages * pageSize, memoryBudgetBytes: this.options.memoryBudgetBytes ?? null };
   }
 
   async close(): Promise<void> {

@@ -40,6 +40,8 @@ CREATE TABLE events (
   body_text TEXT,
   search_text TEXT NOT NULL,
   payload BLOB NOT NULL,
+  -- The properties the contract does not list that the stored event had, comma-joined (/health counts them).
+  unlisted TEXT,
   conversation_uuid TEXT NOT NULL,
   ingest_seq INTEGER NOT NULL,
   PRIMARY KEY (conversation_id, position)
@@ -51,6 +53,7 @@ CREATE INDEX events_by_source ON events (conversation_id, source, sort_micros, p
 CREATE UNIQUE INDEX events_by_id ON events (conversation_id, event_id);
 CREATE INDEX events_messages ON events (conversation_id, sort_micros, position) WHERE body_text IS NOT NULL;
 CREATE INDEX events_appended ON events (conversation_id, ingest_seq);
+CREATE INDEX events_unlisted ON events (unlisted) WHERE unlisted IS NOT NULL;
 CREATE INDEX events_across ON events (sort_micros, conversation_uuid, position);
 CREATE INDEX events_across_by_kind ON events (kind, sort_micros, conversation_uuid, position);
 CREATE INDEX events_across_by_source ON events (source, sort_micros, conversation_uuid, position);
@@ -72,6 +75,8 @@ CREATE TABLE skipped_files (
   conversation_id INTEGER NOT NULL REFERENCES conversations ON DELETE CASCADE,
   file_name TEXT NOT NULL,
   reason TEXT NOT NULL,
+  -- broken, unknown-kind or unknown-value (stored-event/decide.ts), for /health.
+  because TEXT NOT NULL DEFAULT 'broken',
   size INTEGER NOT NULL,
   modified_ms REAL NOT NULL,
   PRIMARY KEY (conversation_id, file_name)
