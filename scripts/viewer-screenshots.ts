@@ -10,7 +10,7 @@ import { chromium } from 'playwright-core';
 import { createMemoryLogger } from '../src/log';
 import { createApp } from '../src/server/app';
 import { listen } from '../src/server/listen';
-import { createDirectoryStore } from '../src/store/directory/directory-store';
+import { openDirectoryStore } from '../src/store/sqlite/indexed-directory';
 import { buildViewerBundle } from './viewer-bundle';
 
 const root = path.resolve(__dirname, '..');
@@ -19,7 +19,7 @@ const SAMPLE_CONVERSATION = 'a3c1e0f2b4d64f0e9c7a5b3d1e2f4a6b';
 async function main(): Promise<void> {
   const bundle = await buildViewerBundle(path.join(root, 'dist', 'viewer'));
   const logger = createMemoryLogger();
-  const store = createDirectoryStore(path.join(root, 'sample-data', 'conversations'), { logger });
+  const store = openDirectoryStore(path.join(root, 'sample-data', 'conversations'), { logger });
   const running = await listen(createApp({ store, logger, viewerDirectory: bundle.directory }), '127.0.0.1', 0);
   const browser = await chromium.launch({ executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
   try {

@@ -15,7 +15,9 @@ import { createMemoryLogger } from '../../src/log';
 import { findFreePort } from '../process/free-port';
 import { type ScriptProcess, processMemory, spawnScript } from '../process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
-import { ingestConversations } from '../../src/store/postgres/ingest';
+import { ingestConversations } from '../../src/store/ingest/ingester';
+import { migrate } from '../../src/store/postgres/migrations';
+import { postgresDatabase } from '../../src/store/postgres/postgres-database';
 import { startLocalCluster } from '../postgres/local-cluster';
 import { ensureDataset } from './datasets';
 import { describeCommit, describeMachine, loadAverage } from './environment';
@@ -121,7 +123,7 @@ export async function runCrossSearchBench(options: CrossSearchBenchOptions, prog
       const pool = createPool(cluster.url, logger);
       const ingestStarted = performance.now();
       for (const root of [postgresData.root, exportRoot]) {
-        await ingestConversations({ root, pool, logger, onProgress: (p) => progress(`cross-search: ingest ${p.filesDone}/${p.filesTotal}`) });
+        await migrate(pool).then(() => ingestConversations({ root, database: postgresDatabase(pool), logger, onProgress: (p) => progress(`cross-search: ingest ${p.filesDone}/${p.filesTotal}`) }));
       }
       progress(`cross-search: ingested in ${((performance.now() - ingestStarted) / 1000).toFixed(0)} s`);
       await pool.query('VACUUM ANALYZE events');

@@ -1,5 +1,5 @@
 export type { EventStore, StoreHealth, StoredConversationSummary, StoredPage } from './event-store';
-export { openIndexedDirectory, type IndexedDirectoryStore, type IndexedDirectoryOptions } from './sqlite/indexed-directory';
+export { openDirectoryStore, openIndexedDirectory, type IndexedDirectoryStore, type IndexedDirectoryOptions } from './sqlite/indexed-directory';
 export { IndexFileError, defaultIndexPath } from './sqlite/index-file';
 export { StoreRootError, checkConversationsRoot, type StoreRootProblem } from './files/store-root';
 export { decodeStoredEvent, type StoredEventDecision, type StoredEventMode } from './stored-event/decide';

@@ -160,7 +160,7 @@ test('the trajectory is the conversation directory as a zip, credentials redacte
   const entries = unzipWithPython(Buffer.from(await response.arrayBuffer()));
   const listing = Object.fromEntries([...entries].map(([name, bytes]) => [name, bytes.toString('utf8')]));
   // A database holds the events and the two documents of a directory, not its other files (docs/reference-behaviour.md).
-  const otherFiles = liveServerStoreKind() === 'directory' ? [`${hex}/notes.jsonl`] : [];
+  const otherFiles = liveServerStoreKind() === 'sqlite' ? [`${hex}/notes.jsonl`] : [];
   expect(Object.keys(listing)).toEqual([
     `${hex}/`,
     `${hex}/base_state.json`,

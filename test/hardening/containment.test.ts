@@ -14,7 +14,7 @@ import { eventFileName, serializeEvent, writeConversation } from '../../src/fixt
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { type RunningServer, listen } from '../../src/server/listen';
-import { createDirectoryStore } from '../../src/store/directory/directory-store';
+import { openDirectoryStore } from '../../src/store/sqlite/indexed-directory';
 import type { EventStore } from '../../src/store/event-store';
 import { conversationId, eventId, message } from '../support/events';
 import { type LiveServer, startLiveServer } from '../support/live-server';
@@ -48,7 +48,7 @@ describe('ids that would traverse never reach the store', () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'hardening-root-'));
     writeConversation(root, INSIDE, [inside]);
     const logger = createMemoryLogger();
-    const real = createDirectoryStore(root, { logger });
+    const real = openDirectoryStore(root, { logger });
     // The real store, recording what it is asked to open: nothing is stubbed.
     store = {
       search: (hex, criteria) => {

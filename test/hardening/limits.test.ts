@@ -12,7 +12,7 @@ import { generateConversation, writeConversation } from '../../src/fixture';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { type RunningServer, SERVER_LIMITS, type ServerLimits, listen } from '../../src/server/listen';
-import { createDirectoryStore } from '../../src/store/directory/directory-store';
+import { openDirectoryStore } from '../../src/store/sqlite/indexed-directory';
 import type { EventStore } from '../../src/store/event-store';
 import { conversationId } from '../support/events';
 import { exchange, rawGet } from './support/raw-http';
@@ -40,7 +40,7 @@ beforeAll(async () => {
   root = mkdtempSync(path.join(os.tmpdir(), 'hardening-limits-'));
   writeConversation(root, CONVERSATION, generateConversation({ events: 12, seed: 'limits' }));
   const logger = createMemoryLogger();
-  store = createDirectoryStore(root, { logger });
+  store = openDirectoryStore(root, { logger });
   running = await listen(createApp({ store, logger }), '127.0.0.1', 0, FAST);
 });
 afterAll(async () => {

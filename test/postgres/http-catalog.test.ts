@@ -13,7 +13,7 @@ import { eventFileName, generateConversation, serializeEvent, type StoredRecord 
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
-import { createDirectoryStore } from '../../src/store/directory/directory-store';
+import { openDirectoryStore } from '../../src/store/sqlite/indexed-directory';
 import { PAGE_EVENTS } from '../../src/store/postgres/trajectory-files';
 import { writeConversationState } from '../support/conversation-state';
 import { conversationId } from '../support/events';
@@ -41,7 +41,7 @@ async function download(baseUrl: string, id: string): Promise<Map<string, Buffer
 /** A server on the conversations directory itself, beside the PostgreSQL one. */
 async function directoryServer(root: string): Promise<{ url: string; stop(): Promise<void> }> {
   const logger = createMemoryLogger();
-  const store = createDirectoryStore(root, { logger });
+  const store = openDirectoryStore(root, { logger });
   const running = await listen(createApp({ store, catalog: createDirectoryCatalog(root, logger), logger }), '127.0.0.1', 0);
   return {
     url: running.url,

@@ -12,7 +12,8 @@ import { serializeEvent, writeConversation } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
 import { spawnScript } from '../../dev/process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
-import { ingestConversations } from '../../src/store/postgres/ingest';
+import { ingestConversations } from '../../src/store/ingest/ingester';
+import { postgresDatabase } from '../../src/store/postgres/postgres-database';
 import { migrate } from '../../src/store/postgres/migrations';
 import { MIGRATIONS } from '../../src/store/postgres/migrations/index';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store';
@@ -145,7 +146,7 @@ describe('npm run ingest', () => {
     const logger = createMemoryLogger();
     const pool = createPool(cluster.url, logger);
     const stop = new AbortController();
-    const following = ingestConversations({ root: data.root, pool, logger, follow: true, signal: stop.signal });
+    const following = migrate(pool).then(() => ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stop.signal }));
     const store = await (async () => {
       await eventually(async () => expect((await storedCounts()).events).toBe(20), { withinMs: 30_000 });
       return openPostgresStore(cluster.url, { logger });
@@ -197,7 +198,7 @@ describe('npm run ingest', () => {
     const logger = createMemoryLogger();
     const pool = createPool(cluster.url, logger);
     const stop = new AbortController();
-    const following = ingestConversations({ root: data.root, pool, logger, follow: true, signal: stop.signal });
+    const following = migrate(pool).then(() => ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stop.signal }));
     const hex = toConversationIdHex(id);
     const stateFile = path.join(data.root, hex, 'base_state.json');
     try {

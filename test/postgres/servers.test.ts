@@ -16,7 +16,9 @@ import { createApp } from '../../src/server/app';
 import { listen, type RunningServer } from '../../src/server/listen';
 import { spawnScript, type ScriptProcess } from '../../dev/process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
-import { ingestConversations } from '../../src/store/postgres/ingest';
+import { ingestConversations } from '../../src/store/ingest/ingester';
+import { migrate } from '../../src/store/postgres/migrations';
+import { postgresDatabase } from '../../src/store/postgres/postgres-database';
 import { latestSchemaVersion } from '../../src/store/postgres/migrations';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store';
 import { conversationId } from '../support/events';
@@ -165,7 +167,7 @@ describe('servers on PostgreSQL', () => {
     const logger = createMemoryLogger();
     const pool = createPool(primary.url, logger);
     const stopFollowing = new AbortController();
-    const following = ingestConversations({ root: data.root, pool, logger, follow: true, signal: stopFollowing.signal });
+    const following = migrate(pool).then(() => ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stopFollowing.signal }));
     try {
       expect(await answers(onStandby.server.url)).toEqual(await answers(onPrimary.server.url));
       const events = path.join(data.root, toConversationIdHex(LONG), 'events');
@@ -201,7 +203,7 @@ describe('servers on PostgreSQL', () => {
     const logger = createMemoryLogger();
     const pool = createPool(primary.url, logger);
     const stopFollowing = new AbortController();
-    const following = ingestConversations({ root: data.root, pool, logger, follow: true, signal: stopFollowing.signal });
+    const following = migrate(pool).then(() => ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stopFollowing.signal }));
     const servers = [await serveInProcess(primary.url), await serveInProcess(primary.url)];
     try {
       await eventually(async () => expect((await fetch(`${servers[0]!.server.url}/api/conversations/${id}/events/count`)).status).toBe(200), {

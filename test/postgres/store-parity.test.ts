@@ -11,7 +11,7 @@ import { generateConversation, toConversationIdHex } from '../../src/fixture';
 import { serializeEvent } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
 import { EVENT_KINDS, type SearchCriteria } from '../../src/search';
-import { createDirectoryStore } from '../../src/store/directory/directory-store';
+import { openDirectoryStore } from '../../src/store/sqlite/indexed-directory';
 import type { EventStore } from '../../src/store/event-store';
 
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store';
@@ -56,7 +56,7 @@ describe('the PostgreSQL store against the directory store', () => {
     );
     mkdirSync(path.join(data.root, '0123456789abcdef0123456789abcdef'));
     await ingestOnce(cluster.url, data.root);
-    directory = createDirectoryStore(data.root, { logger: createMemoryLogger() });
+    directory = openDirectoryStore(data.root, { logger: createMemoryLogger() });
     postgres = await openPostgresStore(cluster.url, { logger: createMemoryLogger() });
   }, CLUSTER_TIMEOUT_MS);
 

@@ -22,7 +22,7 @@ import { createDirectoryCatalog } from '../../src/catalog';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
-import { createDirectoryStore, type StoredEventMode } from '../../src/store';
+import { openDirectoryStore, type StoredEventMode } from '../../src/store';
 import { allChecksOf, notPassed, runKit } from '../kit/support/run-kit';
 
 jest.setTimeout(300_000);
@@ -42,7 +42,7 @@ interface OurServer {
 
 async function serveOurs(root: string, mode: StoredEventMode): Promise<OurServer> {
   const logger = createMemoryLogger();
-  const store = createDirectoryStore(root, { logger, storedEvents: mode });
+  const store = openDirectoryStore(root, { logger, storedEvents: mode });
   const app = createApp({ store, catalog: createDirectoryCatalog(root, logger), logger, validateResponses: false, sessionApiKeys: [] });
   const running = await listen(app, '127.0.0.1', 0);
   return {

@@ -1,4 +1,4 @@
-import { parseEventFileName } from '../../src/store/directory/load/event-file-name';
+import { parseEventFileName } from '../../src/store/files/event-file-name';
 
 describe('parseEventFileName', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { TimeSlice, consumeInOrder, sortInSlices } from '../../src/store/directory/load/time-slice';
+import { TimeSlice, consumeInOrder, sortInSlices } from '../../src/store/files/time-slice';
 
 describe('sortInSlices', () => {
   const byKey = (a: { key: number }, b: { key: number }) => a.key - b.key;

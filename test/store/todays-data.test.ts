@@ -13,7 +13,7 @@ import { RECORDED_SAMPLE, SAMPLE_CONVERSATIONS, type StoredRecord } from '../../
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
-import { createDirectoryStore, type StoredEventMode } from '../../src/store';
+import { openDirectoryStore, type StoredEventMode } from '../../src/store';
 import { runKit, notPassed } from '../kit/support/run-kit';
 
 const SAMPLE_DATA = path.resolve(__dirname, '../../sample-data');
@@ -42,11 +42,11 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function serve(mode: StoredEventMode, decodeInWorkersFrom?: number, conversationId = ID): Promise<Served> {
+async function serve(mode: StoredEventMode, conversationId = ID): Promise<Served> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'todays-data-'));
   cpSync(path.join(SAMPLE_DATA, 'conversations', conversationId), path.join(root, conversationId), { recursive: true });
   const logger = createMemoryLogger();
-  const store = createDirectoryStore(root, { logger, storedEvents: mode, ...(decodeInWorkersFrom === undefined ? {} : { decodeInWorkersFrom }) });
+  const store = openDirectoryStore(root, { logger, storedEvents: mode });
   // Under the contract every answer is checked against it; unchanged answers go beyond it by design.
   const app = createApp({ store, logger, validateResponses: mode === 'contract', sessionApiKeys: [] });
   const running = await listen(app, '127.0.0.1', 0);
@@ -88,12 +88,9 @@ const byTimestamp = (events: readonly Event[]) =>
     .sort((a, b) => (a.event.timestamp! < b.event.timestamp! ? -1 : a.event.timestamp! > b.event.timestamp! ? 1 : a.position - b.position))
     .map(({ event }) => event);
 
-describe.each([
-  ['on the main thread', undefined],
-  ['in the decode workers', 0],
-])("today's recorded conversation, decoded %s, served under the contract", (_where, decodeInWorkersFrom) => {
+describe("today's recorded conversation, served under the contract", () => {
   let server: Served;
-  beforeAll(async () => (server = await serve('contract', decodeInWorkersFrom)));
+  beforeAll(async () => (server = await serve('contract')));
   afterAll(() => server.stop());
 
   it('serves every event of a kind the contract has, without what it does not list, and nothing else', async () => {
@@ -209,7 +206,7 @@ describe('the conversation the reference recorded itself (sample-data, npm run r
     .sort()
     .map((name) => JSON.parse(readFileSync(path.join(directory, name), 'utf8')) as StoredRecord);
   let server: Served;
-  beforeAll(async () => (server = await serve('contract', undefined, RECORDED)));
+  beforeAll(async () => (server = await serve('contract', RECORDED)));
   afterAll(() => server.stop());
 
   it('serves every event it wrote, each without the properties the contract does not list, and counts them on /health', async () => {

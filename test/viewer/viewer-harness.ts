@@ -16,7 +16,7 @@ import { writeConversation } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
-import { createDirectoryStore } from '../../src/store/directory/directory-store';
+import { openDirectoryStore } from '../../src/store/sqlite/indexed-directory';
 
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const SAMPLE_DATA = path.resolve(__dirname, '../../sample-data/conversations');
@@ -58,7 +58,7 @@ export async function startViewerHarness(options: HarnessOptions = {}): Promise<
   for (const conversation of options.conversations ?? []) writeConversation(root, conversation.id, conversation.events);
   const bundle = await buildViewerBundle(path.join(scratch, 'viewer'));
   const logger = createMemoryLogger();
-  const store = createDirectoryStore(root, { logger });
+  const store = openDirectoryStore(root, { logger });
   const app = createApp({ store, logger, validateResponses: true, sessionApiKeys: options.sessionApiKeys ?? [], viewerDirectory: bundle.directory });
   const running = await listen(app, '127.0.0.1', 0);
   let browser: Browser;

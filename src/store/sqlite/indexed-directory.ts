@@ -8,6 +8,7 @@
  * for the first whole pass of a new index, so a half-built index is never served as
  * complete, and then for a pass whenever the watches saw a change.
  */
+import { realpathSync } from 'node:fs';
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, SearchCriteria } from '../../search';
 import type { EventFeed, EventStore, StoredConversationSummary, StoredHitPage, StoredPage, StoreHealth } from '../event-store';
@@ -15,7 +16,7 @@ import { afterNextPoll } from '../files/time-slice';
 import { createIngester, type DirectoryIngester } from '../ingest/ingester';
 import { SqlStore } from '../sql/sql-store';
 import type { StoredEventMode } from '../stored-event/decide';
-import { IndexFileError, openIndexFile, type OpenedIndex } from './index-file';
+import { IndexFileError, defaultIndexPath, openIndexFile, type OpenedIndex } from './index-file';
 import { sqliteDatabase } from './sqlite-database';
 
 export interface IndexedDirectoryOptions {
@@ -196,4 +197,13 @@ export class IndexedDirectoryStore implements EventStore {
     await this.sql.close();
     this.index.close();
   }
+}
+
+/**
+ * The store of a conversations directory as `npm start` opens it: the directory's real
+ * path, and its index at `indexPath` or in the user's cache folder (defaultIndexPath).
+ */
+export function openDirectoryStore(root: string, options: Omit<IndexedDirectoryOptions, 'indexPath'> & { indexPath?: string }): IndexedDirectoryStore {
+  const realRoot = realpathSync(root);
+  return openIndexedDirectory(realRoot, { ...options, indexPath: options.indexPath ?? defaultIndexPath(realRoot) });
 }

@@ -7,7 +7,7 @@ import { type ConversationCatalog, createDirectoryCatalog } from '../../../src/c
 import { createApp } from '../../../src/server/app';
 import type { EventStore } from '../../../src/store/event-store';
 import { listen } from '../../../src/server/listen';
-import { createDirectoryStore } from '../../../src/store/directory/directory-store';
+import { openDirectoryStore } from '../../../src/store/sqlite/indexed-directory';
 
 export interface OurServer {
   url: string;
@@ -44,7 +44,7 @@ export async function startOurServer(options: {
   });
   options.writeMore?.(conversations);
   const logger = createMemoryLogger();
-  const realStore = createDirectoryStore(conversations, { logger });
+  const realStore = openDirectoryStore(conversations, { logger });
   const real = { store: realStore as EventStore, catalog: createDirectoryCatalog(conversations, logger) };
   const { store, catalog } = options.inject ? options.inject(real) : real;
   const app = createApp({
