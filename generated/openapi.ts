@@ -1908,6 +1908,15 @@ export interface operations {
                  *     model's reasoning content.
                  */
                 body?: string | null;
+                /**
+                 * @description This server's own filter. Keep only events any of whose text contains this string,
+                 *     case-insensitively: everything a person reads of an event (message text and
+                 *     reasoning, an action's thought and arguments, tool names, observation content,
+                 *     error codes and details, summaries, rejection reasons), not its ids, times or
+                 *     enum values; state updates have none. Needles of three characters or more are
+                 *     answered from a trigram index; shorter ones are checked event by event.
+                 */
+                text?: string | null;
                 /** @description Order of the events by timestamp; events with equal timestamps keep their storage order (reversed for `TIMESTAMP_DESC`). */
                 sort_order?: components["schemas"]["EventSortOrder"];
                 /**
@@ -2001,6 +2010,15 @@ export interface operations {
                  *     model's reasoning content.
                  */
                 body?: string | null;
+                /**
+                 * @description This server's own filter. Keep only events any of whose text contains this string,
+                 *     case-insensitively: everything a person reads of an event (message text and
+                 *     reasoning, an action's thought and arguments, tool names, observation content,
+                 *     error codes and details, summaries, rejection reasons), not its ids, times or
+                 *     enum values; state updates have none. Needles of three characters or more are
+                 *     answered from a trigram index; shorter ones are checked event by event.
+                 */
+                text?: string | null;
                 /**
                  * @description Keep events with a timestamp at or after this instant. Servers that follow the reference
                  *     also accept a value without a zone (taken as the server's local time), a bare

@@ -12,11 +12,13 @@ const GTE = 'timestamp__gte' satisfies keyof CountQuery;
 const LT = 'timestamp__lt' satisfies keyof CountQuery;
 const CONVERSATION_ID = 'conversation_id' satisfies keyof SearchPath;
 
-export function eventFiltersOf(query: CountQuery, parsed: ParsedValues): EventFilters {
+/** The filters of a query; `text` exists on the searches across conversations only. */
+export function eventFiltersOf(query: CountQuery & { text?: string | null }, parsed: ParsedValues): EventFilters {
   const filters: EventFilters = {};
   if (typeof query.kind === 'string') filters.kind = kindOfFilterValue(query.kind) ?? null;
   if (typeof query.source === 'string') filters.source = query.source;
   if (typeof query.body === 'string') filters.body = query.body.toLowerCase();
+  if (typeof query.text === 'string') filters.text = query.text.toLowerCase();
   const gte = parsed.instant(GTE);
   if (gte !== undefined) filters.gte = gte;
   const lt = parsed.instant(LT);

@@ -104,7 +104,7 @@ export async function ingestConversations(options: IngestOptions, isUnavailable:
         await sleep(RETRY_MS, options.signal);
       }
     }
-    return ingester.summary();
+    return await ingester.summary();
   } finally {
     ingester.close();
   }
@@ -124,7 +124,8 @@ export interface DirectoryIngester {
   mayHaveChanged(): boolean;
   /** Grows with every transaction written: a reader of counters reads them again when it changed. */
   writes(): number;
-  summary(): IngestSummary;
+  /** What the database holds of the directory: its conversations, the events this ingester stored, every file not served and why. */
+  summary(): Promise<IngestSummary>;
   /** Stops the watches. */
   close(): void;
 }
@@ -205,7 +206,6 @@ class Ingester implements DirectoryIngester {
   private watchesWork = false;
   private nextAppendNumber: number | undefined;
   private written = 0;
-  private readonly skippedLog = new Map<string, Map<string, string>>();
   /** The log lines about each conversation's files not served as stored: one per reason per conversation. */
   private readonly reports = new Map<string, StoredEventReport>();
 
@@ -213,9 +213,19 @@ class Ingester implements DirectoryIngester {
     this.mode = options.storedEvents ?? 'contract';
   }
 
-  summary(): IngestSummary {
-    const skipped = [...this.skippedLog].flatMap(([hex, files]) => [...files].map(([file, reason]) => ({ conversation: hex, file, reason })));
-    return { conversations: this.turns.size, eventsStored: this.eventsStored, filesSkipped: skipped.length, skipped };
+  async summary(): Promise<IngestSummary> {
+    const { database } = this.options;
+    const conversations = await database.rows<{ count: number | string }>({ text: 'SELECT count(*) AS count FROM conversations', values: [] });
+    const skipped = await database.rows<{ hex: string; file_name: string; reason: string }>({
+      text: 'SELECT c.hex, s.file_name, s.reason FROM skipped_files s JOIN conversations c ON c.id = s.conversation_id ORDER BY c.hex, s.file_name',
+      values: [],
+    });
+    return {
+      conversations: Number(conversations[0]?.count ?? 0),
+      eventsStored: this.eventsStored,
+      filesSkipped: skipped.length,
+      skipped: skipped.map((row) => ({ conversation: row.hex, file: row.file_name, reason: row.reason })),
+    };
   }
 
   mayHaveChanged(): boolean {
@@ -540,16 +550,12 @@ class Ingester implements DirectoryIngester {
     for (const position of batch.displaced ?? []) stored.delete(position);
     for (const row of batch.rows) {
       stored.set(row.position, { name: row.fileName, eventId: row.eventId, size: row.size, modifiedMs: row.modifiedMs });
-      this.skippedLog.get(conversation.hex)?.delete(row.fileName);
     }
     this.written += 1;
     const report = this.reportOf(conversation.hex);
     for (const row of batch.rows) if (row.unlisted !== null) report.unlisted(row.unlisted);
     for (const file of batch.skipped) {
       if (stored.get(file.position)?.name === file.name) stored.delete(file.position);
-      const logged = this.skippedLog.get(conversation.hex) ?? new Map<string, string>();
-      this.skippedLog.set(conversation.hex, logged);
-      logged.set(file.name, file.reason);
       report.unserved(file, path.join(pending.eventsDirectory, file.name));
     }
     report.flush();
@@ -660,7 +666,6 @@ class Ingester implements DirectoryIngester {
     });
     this.written += 1;
     for (const position of goneEvents) stored.delete(position);
-    for (const name of goneSkipped) this.skippedLog.get(row.hex)?.delete(name);
   }
 
   private watchRoot(realRoot: string): void {

@@ -12,6 +12,7 @@ import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile 
 import { type JsonObject, servedState } from '../../catalog/conversation-info';
 import type { ConversationExecutionStatus, ConversationInfo } from '../../contract';
 import { hyphenate } from '../../search';
+import { textColumn } from '../sql/text-column';
 import { guarded } from './connection';
 import { trajectoryFiles } from './trajectory-files';
 
@@ -36,10 +37,11 @@ class PostgresCatalog implements ConversationCatalog {
       const status = query.status ?? null;
       // The page starts at its id's entry; an id the filtered catalog does not hold starts it at the first.
       let start: { micros: string; hex: string } | undefined;
+      // PostgreSQL text holds no U+0000: such a page id names no entry (conversation ids are hex), so it is compared as its stand-in.
       if (query.pageId) {
         const found = await this.pool.query<{ micros: string }>(
           `SELECT ${column} AS micros FROM conversation_documents WHERE in_catalog AND hex = $1 AND ($2::text IS NULL OR execution_status = $2)`,
-          [query.pageId, status],
+          [textColumn(query.pageId), status],
         );
         if (found.rows[0]) start = { micros: found.rows[0].micros, hex: query.pageId };
       }

@@ -27,13 +27,11 @@ export interface SqlDialect {
   /** A payload column, read as `payload`. */
   payload(column: string, form: PayloadForm): string;
   /**
-   * A condition that the (already lower-cased) text column of events `e` holds `needle`: the trigram
-   * index narrows, LIKE decides, so the answer is exact whatever the index's folding.
-   * `pattern` and `trigrams` are the placeholders of containsPattern and trigramQuery.
+   * A condition that the (already lower-cased) text column of events `e` holds `needle`:
+   * the trigram index narrows, LIKE decides, so the answer is exact whatever the index's
+   * folding. `bind` binds a value and returns its placeholder.
    */
-  contains(column: 'body_text' | 'search_text', pattern: string, trigrams: string | undefined): string;
-  /** Whether a needle is long enough for the trigram index (shorter ones are found by a scan). */
-  indexable(needle: string): boolean;
+  contains(column: 'body_text' | 'search_text', needle: string, bind: (value: unknown) => string): string;
 }
 
 /** FTS5 and pg_trgm both index runs of three characters; a shorter needle has none. */
@@ -51,11 +49,12 @@ export const SQLITE: SqlDialect = {
   listValue: (values) => JSON.stringify(values),
   inList: (column, n) => `${column} IN (SELECT value FROM json_each(?${n}))`,
   payload: (column) => `${column} AS payload`,
-  contains: (column, pattern, trigrams) =>
-    trigrams === undefined
-      ? `e.${column} LIKE ${pattern} ESCAPE '\\'`
-      : `e.rowid IN (SELECT rowid FROM events_text WHERE events_text MATCH ${trigrams}) AND e.${column} LIKE ${pattern} ESCAPE '\\'`,
-  indexable: hasTrigram,
+  contains: (column, needle, bind) => {
+    const like = `e.${column} LIKE ${bind(containsPattern(needle))} ESCAPE '\\'`;
+    // FTS5 answers a needle of three characters or more from its index; a shorter one is checked row by row.
+    if (!hasTrigram(needle)) return like;
+    return `e.rowid IN (SELECT rowid FROM events_text WHERE events_text MATCH ${bind(trigramQuery(column, needle))}) AND ${like}`;
+  },
 };
 
 export const POSTGRES: SqlDialect = {
@@ -67,9 +66,8 @@ export const POSTGRES: SqlDialect = {
   listValue: (values) => values,
   inList: (column, n) => `${column} = ANY($${n}::text[])`,
   payload: (column, form) => (form === 'text' ? `convert_from(${column}, 'UTF8') AS payload` : `${column} AS payload`),
-  // pg_trgm's GIN index answers LIKE itself.
-  contains: (column, pattern) => `e.${column} LIKE ${pattern} ESCAPE '\\'`,
-  indexable: hasTrigram,
+  // pg_trgm's GIN index answers LIKE itself (and a needle too short for trigrams by a scan).
+  contains: (column, needle, bind) => `e.${column} LIKE ${bind(containsPattern(needle))} ESCAPE '\\'`,
 };
 
 /** A LIKE pattern matching any text that contains `text`, with the backslash as escape. */

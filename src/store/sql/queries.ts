@@ -8,7 +8,7 @@
  * bound; the dialect (dialect.ts) writes what differs.
  */
 import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
-import { type PayloadForm, type SqlDialect, containsPattern, trigramQuery } from './dialect';
+import type { PayloadForm, SqlDialect } from './dialect';
 import { filterSortMicros, storedSortMicros } from './sort-micros';
 import { Parameters, type Statement } from './statement';
 import { textColumn } from './text-column';
@@ -28,10 +28,7 @@ export function filterConditions(filters: EventFilters, parameters: Parameters):
 }
 
 function containsCondition(column: 'body_text' | 'search_text', needle: string, parameters: Parameters): string {
-  const stored = textColumn(needle);
-  const pattern = parameters.add(containsPattern(stored));
-  const trigrams = parameters.dialect.indexable(stored) ? parameters.add(trigramQuery(column, stored)) : undefined;
-  return parameters.dialect.contains(column, pattern, trigrams);
+  return parameters.dialect.contains(column, textColumn(needle), (value) => parameters.add(value));
 }
 
 function orderOf(sortOrder: SearchCriteria['sortOrder']): 'ASC' | 'DESC' {

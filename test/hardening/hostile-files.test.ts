@@ -1,0 +1,108 @@
+/**
+ * Files an agent server that cannot be trusted may leave in the conversations directory,
+ * read over HTTP by the real server: a named pipe under an event file's or a document's
+ * name, JSON nested deeper than any call stack, documents linked out of the root, two
+ * event files holding one id. Each is skipped or served by a stated rule; none hangs a
+ * request, answers 5xx or stops the other conversations being served.
+ * docs/hardening.md lists each case; test/postgres runs this file again on PostgreSQL.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { components } from '../../src/contract';
+import { eventFileName, serializeEvent } from '../../src/fixture/layout';
+import { conversationId, eventId, message } from '../support/events';
+import { type LiveServer, startLiveServer } from '../support/live-server';
+
+type EventPage = components['schemas']['EventPage'];
+
+const PIPES = conversationId(61);
+const DEEP = conversationId(62);
+const LINKED = conversationId(63);
+const TWINS = conversationId(64);
+const PLAIN = conversationId(65);
+const hexOf = (id: string) => id.replaceAll('-', '');
+const say = (n: number, text: string, timestamp = `2026-07-01T10:00:${String(n % 60).padStart(2, '0')}`) =>
+  message({ id: eventId(n), timestamp, source: 'user' }, { text: [text] });
+/** JSON nested `depth` levels deep, written without recursion. */
+const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+let server: LiveServer;
+let outside: string;
+
+beforeAll(async () => {
+  outside = mkdtempSync(path.join(os.tmpdir(), 'hostile-files-outside-'));
+  server = await startLiveServer([
+    { id: PIPES, events: [say(1, 'before the pipe'), say(2, 'after the pipe')] },
+    { id: DEEP, events: [say(3, 'beside the deep files')] },
+    { id: LINKED, events: [say(4, 'inside the root')] },
+    { id: TWINS, events: [say(5, 'first of two'), say(6, 'second'), say(7, 'third')] },
+    { id: PLAIN, events: [say(8, 'a plain conversation')] },
+  ]);
+  const events = (id: string) => path.join(server.root, hexOf(id), 'events');
+  // A named pipe under an event file's name and under meta.json's: opening either for reading would block until a writer comes.
+  execFileSync('mkfifo', [path.join(events(PIPES), eventFileName(5, eventId(9)))]);
+  rmSync(path.join(server.root, hexOf(PIPES), 'meta.json'), { force: true });
+  execFileSync('mkfifo', [path.join(server.root, hexOf(PIPES), 'meta.json')]);
+  // An event and a saved state nested deeper than a call stack reaches.
+  writeFileSync(path.join(events(DEEP), eventFileName(1, eventId(10))), `{"id":"${eventId(10)}","kind":"PauseEvent","timestamp":"2026-07-01T11:00:00","deep":${nested(6000)}}`);
+  writeFileSync(path.join(server.root, hexOf(DEEP), 'base_state.json'), nested(5000));
+  // meta.json linked to a file outside the root.
+  writeFileSync(path.join(outside, 'meta.json'), JSON.stringify({ title: 'OUTSIDE TITLE' }));
+  rmSync(path.join(server.root, hexOf(LINKED), 'meta.json'), { force: true });
+  symlinkSync(path.join(outside, 'meta.json'), path.join(server.root, hexOf(LINKED), 'meta.json'));
+  // A later file holding the id of an earlier one.
+  writeFileSync(path.join(events(TWINS), eventFileName(3, eventId(5))), serializeEvent(say(5, 'the later file with the first id', '2026-07-01T10:00:09')));
+});
+afterAll(async () => {
+  await server.stop();
+  rmSync(outside, { recursive: true, force: true });
+});
+
+async function walk(id: string): Promise<string[]> {
+  const seen: string[] = [];
+  let pageId: string | undefined;
+  do {
+    const response = await server.get(`/api/conversations/${id}/events/search?limit=1${pageId ? `&page_id=${pageId}` : ''}`);
+    expect(response.status).toBe(200);
+    const page = response.body as EventPage;
+    seen.push(...page.items.map((event) => event.id!));
+    pageId = page.next_page_id ?? undefined;
+  } while (pageId);
+  return seen;
+}
+
+it('a named pipe under an event file name or meta.json blocks nothing: the listing and every conversation answer', async () => {
+  const listing = await server.get('/api/stored-conversations');
+  expect(listing.status).toBe(200);
+  expect((listing.body as { items: { id: string }[] }).items.map((item) => item.id).sort()).toEqual([PIPES, DEEP, LINKED, TWINS, PLAIN].sort());
+  expect(await walk(PIPES)).toEqual([eventId(1), eventId(2)]);
+  expect(await walk(PLAIN)).toEqual([eventId(8)]);
+});
+
+it('an event nested deeper than a call stack is served or skipped, never a 5xx; the conversation and its neighbours answer', async () => {
+  const page = await server.get(`/api/conversations/${DEEP}/events/search`);
+  expect(page.status).toBe(200);
+  expect((page.body as EventPage).items.map((event) => event.id)).toContain(eventId(3));
+  const across = await server.get('/api/stored-conversations/events/search?text=deep%20files');
+  expect(across.status).toBe(200);
+  expect(await server.get(`/api/stored-conversations/${DEEP}/export`).then((response) => response.status)).toBe(200);
+});
+
+it('a meta.json linked out of the root is not read: its title is not shown', async () => {
+  const listing = await server.get('/api/stored-conversations');
+  const linked = (listing.body as { items: { id: string; title: string | null }[] }).items.find((item) => item.id === LINKED);
+  expect(linked).toMatchObject({ id: LINKED });
+  expect(linked!.title).not.toBe('OUTSIDE TITLE');
+  expect(JSON.stringify(listing.body)).not.toContain('OUTSIDE TITLE');
+});
+
+it('two files with one id: the later is served, and a count and a walk of pages agree', async () => {
+  const count = await server.get(`/api/conversations/${TWINS}/events/count`);
+  const walked = await walk(TWINS);
+  expect(walked).toEqual([eventId(6), eventId(7), eventId(5)]);
+  expect(count.body).toBe(walked.length);
+  const one = await server.get(`/api/conversations/${TWINS}/events/${eventId(5)}`);
+  expect((one.body as { llm_message: { content: { text: string }[] } }).llm_message.content[0]!.text).toBe('the later file with the first id');
+});
