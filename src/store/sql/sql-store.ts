@@ -124,7 +124,7 @@ export class SqlStore implements EventStore {
     return this.guard('count', async () => {
       const id = await this.conversationId(hex);
       if (id === undefined) return undefined;
-      const row = (await this.database.rows<{ count: number | string }>(countStatement(this.database.dialect, id, filters)))[0];
+      const row = (await this.database.indexWalk<{ count: number | string }>(countStatement(this.database.dialect, id, filters)))[0];
       return Number(row?.count ?? 0);
     });
   }

@@ -151,7 +151,10 @@ function staleness(connection: BetterSqlite3.Database, options: IndexFileOptions
   let version: number;
   try {
     version = connection.pragma('user_version', { simple: true }) as number;
-    if (version === 0) return undefined;
+    if (version === 0) {
+      const tables = connection.prepare("SELECT count(*) AS count FROM sqlite_schema WHERE type = 'table'").get() as { count: number };
+      return tables.count === 0 ? undefined : 'it has tables but no schema version (an index of a version before versions were recorded)';
+    }
     connection.prepare('SELECT count(*) FROM conversations').get();
   } catch (error) {
     return `the file is damaged (${describe(error)})`;
