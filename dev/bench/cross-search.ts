@@ -123,7 +123,14 @@ export async function runCrossSearchBench(options: CrossSearchBenchOptions, prog
       const pool = createPool(cluster.url, logger);
       const ingestStarted = performance.now();
       for (const root of [postgresData.root, exportRoot]) {
-        await migrate(pool).then(() => ingestConversations({ root, database: postgresDatabase(pool), logger, onProgress: (p) => progress(`cross-search: ingest ${p.filesDone}/${p.filesTotal}`) }));
+        await migrate(pool).then(() =>
+          ingestConversations({
+            root,
+            database: postgresDatabase(pool),
+            logger,
+            onProgress: (p) => progress(`cross-search: ingest ${p.filesDone}/${p.filesTotal}`),
+          }),
+        );
       }
       progress(`cross-search: ingested in ${((performance.now() - ingestStarted) / 1000).toFixed(0)} s`);
       await pool.query('VACUUM ANALYZE events');

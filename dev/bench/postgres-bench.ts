@@ -64,7 +64,14 @@ export async function runPostgresBench(options: PostgresBenchOptions, progress: 
     const logger = createMemoryLogger();
     const pool = createPool(cluster.url, logger);
     const started = performance.now();
-    const summary = await migrate(pool).then(() => ingestConversations({ root, database: postgresDatabase(pool), logger, onProgress: (p) => progress(`postgres: ingest ${p.filesDone}/${p.filesTotal}`) }));
+    const summary = await migrate(pool).then(() =>
+      ingestConversations({
+        root,
+        database: postgresDatabase(pool),
+        logger,
+        onProgress: (p) => progress(`postgres: ingest ${p.filesDone}/${p.filesTotal}`),
+      }),
+    );
     const ingestSeconds = (performance.now() - started) / 1000;
     await pool.query('VACUUM ANALYZE events');
     await pool.end();

@@ -46,14 +46,20 @@ beforeAll(async () => {
   rmSync(path.join(server.root, hexOf(PIPES), 'meta.json'), { force: true });
   execFileSync('mkfifo', [path.join(server.root, hexOf(PIPES), 'meta.json')]);
   // An event and a saved state nested deeper than a call stack reaches.
-  writeFileSync(path.join(events(DEEP), eventFileName(1, eventId(10))), `{"id":"${eventId(10)}","kind":"PauseEvent","timestamp":"2026-07-01T11:00:00","deep":${nested(6000)}}`);
+  writeFileSync(
+    path.join(events(DEEP), eventFileName(1, eventId(10))),
+    `{"id":"${eventId(10)}","kind":"PauseEvent","timestamp":"2026-07-01T11:00:00","deep":${nested(6000)}}`,
+  );
   writeFileSync(path.join(server.root, hexOf(DEEP), 'base_state.json'), nested(5000));
   // meta.json linked to a file outside the root.
   writeFileSync(path.join(outside, 'meta.json'), JSON.stringify({ title: 'OUTSIDE TITLE' }));
   rmSync(path.join(server.root, hexOf(LINKED), 'meta.json'), { force: true });
   symlinkSync(path.join(outside, 'meta.json'), path.join(server.root, hexOf(LINKED), 'meta.json'));
   // A later file holding the id of an earlier one.
-  writeFileSync(path.join(events(TWINS), eventFileName(3, eventId(5))), serializeEvent(say(5, 'the later file with the first id', '2026-07-01T10:00:09')));
+  writeFileSync(
+    path.join(events(TWINS), eventFileName(3, eventId(5))),
+    serializeEvent(say(5, 'the later file with the first id', '2026-07-01T10:00:09')),
+  );
 });
 afterAll(async () => {
   await server.stop();

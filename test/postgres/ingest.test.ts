@@ -146,7 +146,9 @@ describe('npm run ingest', () => {
     const logger = createMemoryLogger();
     const pool = createPool(cluster.url, logger);
     const stop = new AbortController();
-    const following = migrate(pool).then(() => ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stop.signal }));
+    const following = migrate(pool).then(() =>
+      ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stop.signal }),
+    );
     const store = await (async () => {
       await eventually(async () => expect((await storedCounts()).events).toBe(20), { withinMs: 30_000 });
       return openPostgresStore(cluster.url, { logger });
@@ -198,7 +200,9 @@ describe('npm run ingest', () => {
     const logger = createMemoryLogger();
     const pool = createPool(cluster.url, logger);
     const stop = new AbortController();
-    const following = migrate(pool).then(() => ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stop.signal }));
+    const following = migrate(pool).then(() =>
+      ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stop.signal }),
+    );
     const hex = toConversationIdHex(id);
     const stateFile = path.join(data.root, hex, 'base_state.json');
     try {

@@ -162,14 +162,18 @@ describe('query plans over 100k events', () => {
   }
 
   it('a text matching nothing, in one conversation and across them, is answered from the trigram index', async () => {
-    const across = await planWithoutSequentialScans(acrossPageStatement(POSTGRES, { text: 'no such words here', sortOrder: 'TIMESTAMP', limit: 100 }, 'text'));
+    const across = await planWithoutSequentialScans(
+      acrossPageStatement(POSTGRES, { text: 'no such words here', sortOrder: 'TIMESTAMP', limit: 100 }, 'text'),
+    );
     expect(across.text).toContain('events_by_text');
     const one = await planOf(pageStatement(POSTGRES, large, undefined, { text: 'no such words here', sortOrder: 'TIMESTAMP', limit: 100 }, 'text'));
     expect(one.text).toContain('events_by_text');
   });
 
   it('a body matching nothing across conversations is answered from the trigram index', async () => {
-    const plan = await planWithoutSequentialScans(acrossPageStatement(POSTGRES, { body: 'no such words here', sortOrder: 'TIMESTAMP', limit: 100 }, 'text'));
+    const plan = await planWithoutSequentialScans(
+      acrossPageStatement(POSTGRES, { body: 'no such words here', sortOrder: 'TIMESTAMP', limit: 100 }, 'text'),
+    );
     expect(plan.text).toContain('events_by_body');
   });
 

@@ -167,7 +167,9 @@ describe('servers on PostgreSQL', () => {
     const logger = createMemoryLogger();
     const pool = createPool(primary.url, logger);
     const stopFollowing = new AbortController();
-    const following = migrate(pool).then(() => ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stopFollowing.signal }));
+    const following = migrate(pool).then(() =>
+      ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stopFollowing.signal }),
+    );
     try {
       expect(await answers(onStandby.server.url)).toEqual(await answers(onPrimary.server.url));
       const events = path.join(data.root, toConversationIdHex(LONG), 'events');
@@ -203,7 +205,9 @@ describe('servers on PostgreSQL', () => {
     const logger = createMemoryLogger();
     const pool = createPool(primary.url, logger);
     const stopFollowing = new AbortController();
-    const following = migrate(pool).then(() => ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stopFollowing.signal }));
+    const following = migrate(pool).then(() =>
+      ingestConversations({ root: data.root, database: postgresDatabase(pool), logger, follow: true, signal: stopFollowing.signal }),
+    );
     const servers = [await serveInProcess(primary.url), await serveInProcess(primary.url)];
     try {
       await eventually(async () => expect((await fetch(`${servers[0]!.server.url}/api/conversations/${id}/events/count`)).status).toBe(200), {

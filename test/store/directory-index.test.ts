@@ -23,7 +23,8 @@ type EventPage = components['schemas']['EventPage'];
 
 const ONE = conversationId(71);
 const TWO = conversationId(72);
-const say = (n: number, text: string) => message({ id: eventId(n), timestamp: `2026-08-01T10:00:${String(n).padStart(2, '0')}`, source: 'user' }, { text: [text] });
+const say = (n: number, text: string) =>
+  message({ id: eventId(n), timestamp: `2026-08-01T10:00:${String(n).padStart(2, '0')}`, source: 'user' }, { text: [text] });
 
 let root: string;
 let indexPath: string;

@@ -13,10 +13,7 @@ import { resolveLinkInsideRoot } from './contained-path';
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-export type DocumentRead =
-  | { kind: 'text'; text: string; stats: Stats }
-  | { kind: 'absent' }
-  | { kind: 'refused'; reason: string };
+export type DocumentRead = { kind: 'text'; text: string; stats: Stats } | { kind: 'absent' } | { kind: 'refused'; reason: string };
 
 /** Where a document's path leads, when it is a regular file inside the root; its stats say whether it changed. */
 export async function documentStats(realRoot: string, file: string): Promise<Stats | undefined> {
@@ -58,7 +55,10 @@ async function containedTarget(realRoot: string, file: string): Promise<Target> 
   }
   if (stats.isSymbolicLink()) {
     const link = await resolveLinkInsideRoot(realRoot, file).catch(() => ({ ok: false as const, reason: 'missing' as const }));
-    if (!link.ok) return link.reason === 'missing' ? { kind: 'absent' } : { kind: 'refused', reason: 'symbolic link to a file outside the conversations directory, not followed' };
+    if (!link.ok)
+      return link.reason === 'missing'
+        ? { kind: 'absent' }
+        : { kind: 'refused', reason: 'symbolic link to a file outside the conversations directory, not followed' };
     const targetStats = await lstat(link.target).catch(() => undefined);
     if (!targetStats) return { kind: 'absent' };
     return targetStats.isFile() ? { kind: 'file', path: link.target, stats: targetStats } : { kind: 'refused', reason: 'not a regular file' };

@@ -45,7 +45,11 @@ export function eventRowOf(bytes: Buffer, file: EventFileName, mode: StoredEvent
     }
     return { ok: true, row: rowOf(decision.event, file, decision.payload, decision.unlisted) };
   } catch (error) {
-    return { ok: false, because: 'broken', reason: `cannot be decoded (${error instanceof RangeError ? 'nested too deeply' : (error as Error).message})` };
+    return {
+      ok: false,
+      because: 'broken',
+      reason: `cannot be decoded (${error instanceof RangeError ? 'nested too deeply' : (error as Error).message})`,
+    };
   }
 }
 

@@ -406,7 +406,11 @@ class Ingester implements DirectoryIngester {
     ] as const) {
       if (read.kind === 'refused') this.options.logger.warn('conversation file not read', { conversation: row.hex, file, reason: read.reason });
     }
-    const documents = documentsOf(row.hex, metaRead.kind === 'text' ? metaRead.text : undefined, stateRead.kind === 'text' ? stateRead.text : undefined);
+    const documents = documentsOf(
+      row.hex,
+      metaRead.kind === 'text' ? metaRead.text : undefined,
+      stateRead.kind === 'text' ? stateRead.text : undefined,
+    );
     if (documents.problem) this.options.logger.warn(documents.problem, { conversation: row.hex, file: documents.problemFile ?? metaFile });
     const { database } = this.options;
     await database.transaction(async (writer) => {
@@ -525,7 +529,10 @@ class Ingester implements DirectoryIngester {
         added += batch.rows.filter((row) => !stored.has(row.position) || gone.includes(row.position)).length;
         const p = new Parameters(writer.dialect);
         await writer.run({
-          text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(conversation.id)} AND ${p.textList('file_name', batch.rows.map((row) => row.fileName))}`,
+          text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(conversation.id)} AND ${p.textList(
+            'file_name',
+            batch.rows.map((row) => row.fileName),
+          )}`,
           values: p.values,
         });
       }
@@ -588,7 +595,12 @@ class Ingester implements DirectoryIngester {
       if (winner !== row || (storedElsewhere && storedPosition! > row.position)) {
         const servedFrom = winner !== row ? winner.fileName : pending.stored.get(storedPosition!)!.name;
         batch.skipped.push({
-          ...(await skippedFile(path.join(pending.eventsDirectory, row.fileName), { name: row.fileName, position: row.position, id: row.eventId }, 'broken', '')),
+          ...(await skippedFile(
+            path.join(pending.eventsDirectory, row.fileName),
+            { name: row.fileName, position: row.position, id: row.eventId },
+            'broken',
+            '',
+          )),
           reason: `event id ${row.eventId} is served from ${servedFrom}, written later`,
         });
         continue;
@@ -597,7 +609,12 @@ class Ingester implements DirectoryIngester {
         const loser = pending.stored.get(storedPosition!)!;
         batch.displaced.push(storedPosition!);
         batch.skipped.push({
-          ...(await skippedFile(path.join(pending.eventsDirectory, loser.name), { name: loser.name, position: storedPosition!, id: row.eventId }, 'broken', '')),
+          ...(await skippedFile(
+            path.join(pending.eventsDirectory, loser.name),
+            { name: loser.name, position: storedPosition!, id: row.eventId },
+            'broken',
+            '',
+          )),
           reason: `event id ${row.eventId} is served from ${row.fileName}, written later`,
         });
       }

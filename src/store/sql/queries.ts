@@ -63,7 +63,13 @@ export function cursorStatement(dialect: SqlDialect, conversationId: number, cri
  * Up to `limit + 1` events of a page from the cursor's event on (inclusive), or from the
  * start: the last only names the next page.
  */
-export function pageStatement(dialect: SqlDialect, conversationId: number, cursor: CursorKey | undefined, criteria: SearchCriteria, form: PayloadForm): Statement {
+export function pageStatement(
+  dialect: SqlDialect,
+  conversationId: number,
+  cursor: CursorKey | undefined,
+  criteria: SearchCriteria,
+  form: PayloadForm,
+): Statement {
   const parameters = new Parameters(dialect);
   const order = orderOf(criteria.sortOrder);
   const conditions = [`e.conversation_id = ${parameters.add(conversationId)}`, filterConditions(criteria, parameters)];
@@ -97,7 +103,10 @@ export function eventByIdStatement(dialect: SqlDialect, conversationId: number, 
  */
 export function lastAppendStatement(dialect: SqlDialect, conversationId: number): Statement {
   const parameters = new Parameters(dialect);
-  return { text: `SELECT max(ingest_seq) AS last_seq FROM events WHERE conversation_id = ${parameters.add(conversationId)}`, values: parameters.values };
+  return {
+    text: `SELECT max(ingest_seq) AS last_seq FROM events WHERE conversation_id = ${parameters.add(conversationId)}`,
+    values: parameters.values,
+  };
 }
 
 /**
@@ -155,7 +164,9 @@ export function exportBatchStatement(
   const parameters = new Parameters(dialect);
   const conditions = [`e.conversation_id = ${parameters.add(conversationId)}`];
   if (after) {
-    conditions.push(`(e.sort_micros, e.position) > (${parameters.bigint(storedSortMicros(after.micros ?? undefined))}, ${parameters.bigint(String(after.position))})`);
+    conditions.push(
+      `(e.sort_micros, e.position) > (${parameters.bigint(storedSortMicros(after.micros ?? undefined))}, ${parameters.bigint(String(after.position))})`,
+    );
   }
   const text = `SELECT ${parameters.add(hex)} AS hex, e.sort_micros, e.position, ${dialect.payload('e.payload', form)}
     FROM events e WHERE ${conditions.join(' AND ')}

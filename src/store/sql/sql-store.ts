@@ -112,7 +112,9 @@ export class SqlStore implements EventStore {
     if (id === undefined) return undefined;
     let cursor: CursorKey | undefined;
     if (criteria.pageId !== undefined) {
-      const row = (await this.database.rows<{ sort_micros: number | string; position: number | string }>(cursorStatement(this.database.dialect, id, criteria)))[0];
+      const row = (
+        await this.database.rows<{ sort_micros: number | string; position: number | string }>(cursorStatement(this.database.dialect, id, criteria))
+      )[0];
       // A cursor naming no event that passes the filters starts the walk over, as the reference does.
       if (row) cursor = { sortMicros: String(row.sort_micros), position: String(row.position) };
     }
@@ -182,7 +184,11 @@ export class SqlStore implements EventStore {
     let after: EventKey | undefined;
     for (;;) {
       const rows = await this.guard('export', () =>
-        this.payloadRows<KeyedRow>((form) => exportBatchStatement(this.database.dialect, conversationId, hex, after, EXPORT_BATCH, form), 'payload', true),
+        this.payloadRows<KeyedRow>(
+          (form) => exportBatchStatement(this.database.dialect, conversationId, hex, after, EXPORT_BATCH, form),
+          'payload',
+          true,
+        ),
       );
       for (const row of rows) yield row.payload;
       if (rows.length < EXPORT_BATCH) return;
@@ -250,7 +256,8 @@ export class SqlStore implements EventStore {
       const counts = emptyStoredEventCounts(this.options.storedEvents ?? 'contract');
       for (const row of unlisted) {
         counts.servedWithUnlistedProperties += Number(row.count);
-        for (const property of row.unlisted.split(',')) counts.unlistedProperties[property] = (counts.unlistedProperties[property] ?? 0) + Number(row.count);
+        for (const property of row.unlisted.split(','))
+          counts.unlistedProperties[property] = (counts.unlistedProperties[property] ?? 0) + Number(row.count);
       }
       counts.servedAsStored = events - counts.servedWithUnlistedProperties;
       for (const row of skipped) {

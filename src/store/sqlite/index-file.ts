@@ -35,7 +35,11 @@ export class IndexFileError extends Error {
 export function defaultIndexPath(realRoot: string, env: NodeJS.ProcessEnv = process.env): string {
   const cache = env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache');
   const digest = createHash('sha256').update(realRoot).digest('hex').slice(0, 16);
-  const name = path.basename(realRoot).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  const name =
+    path
+      .basename(realRoot)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40) || 'root';
   return path.join(cache, 'agent-server-contract', `${name}-${digest}.sqlite`);
 }
 
@@ -108,7 +112,9 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       },
       markComplete() {
         if (complete) return;
-        writer.prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(COMPLETE_FACT, '1');
+        writer
+          .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
+          .run(COMPLETE_FACT, '1');
         complete = true;
       },
       close() {

@@ -100,7 +100,11 @@ export class IndexedDirectoryStore implements EventStore {
     if (this.closed) return;
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('SQLITE_')) {
-      this.options.onFatal?.(new IndexFileError(`Cannot write the index file ${this.options.indexPath} (${code}: ${(error as Error).message}). Free space there, or pass --index-path FILE to keep the index elsewhere.`));
+      this.options.onFatal?.(
+        new IndexFileError(
+          `Cannot write the index file ${this.options.indexPath} (${code}: ${(error as Error).message}). Free space there, or pass --index-path FILE to keep the index elsewhere.`,
+        ),
+      );
       return;
     }
     this.options.logger.warn('cannot read the conversations directory', { error: (error as Error).message });
@@ -203,7 +207,10 @@ export class IndexedDirectoryStore implements EventStore {
  * The store of a conversations directory as `npm start` opens it: the directory's real
  * path, and its index at `indexPath` or in the user's cache folder (defaultIndexPath).
  */
-export function openDirectoryStore(root: string, options: Omit<IndexedDirectoryOptions, 'indexPath'> & { indexPath?: string }): IndexedDirectoryStore {
+export function openDirectoryStore(
+  root: string,
+  options: Omit<IndexedDirectoryOptions, 'indexPath'> & { indexPath?: string },
+): IndexedDirectoryStore {
   const realRoot = realpathSync(root);
   return openIndexedDirectory(realRoot, { ...options, indexPath: options.indexPath ?? defaultIndexPath(realRoot) });
 }

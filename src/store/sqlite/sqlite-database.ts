@@ -78,7 +78,8 @@ function bound(values: readonly unknown[]): [Record<number, unknown>] | [] {
 function exactIntegers(row: Record<string, unknown>): Record<string, unknown> {
   for (const name in row) {
     const value = row[name];
-    if (typeof value === 'bigint') row[name] = value >= Number.MIN_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value.toString();
+    if (typeof value === 'bigint')
+      row[name] = value >= Number.MIN_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value.toString();
   }
   return row;
 }
