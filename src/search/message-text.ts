@@ -45,32 +45,50 @@ const NOT_READ = new Set([
   'summary_offset',
 ]);
 
+/** One text of an event a person reads, and where it is: the property path (`observation.content.0.text`). */
+export interface ReadableText {
+  path: string;
+  text: string;
+}
+
 /**
- * Every text of an event a person reads, lower-cased, one field per line, for the `text`
- * filter: message text, thoughts and reasoning, action arguments, tool names, observation
- * content, error codes and details, summaries, rejection reasons. It takes every string
- * value of the event except identifiers, times, enums and opaque data (NOT_READ), so a kind
- * or a field added to the contract is searched without a change here. State updates carry
- * the conversation's settings rather than what the agent did, and are left out. The walk
- * keeps its own stack: an event nested deeper than the call stack is read like any other.
+ * Every text of an event a person reads, in document order: message text, thoughts and
+ * reasoning, action arguments, tool names, observation content, error codes and details,
+ * summaries, rejection reasons. It takes every string value of the event except
+ * identifiers, times, enums and opaque data (NOT_READ), so a kind or a field added to the
+ * contract is searched without a change here. State updates carry the conversation's
+ * settings rather than what the agent did, and have none. The walk keeps its own stack: an
+ * event nested deeper than the call stack is read like any other.
  */
-export function searchableEventText(event: Event): string {
-  if (event.kind === 'ConversationStateUpdateEvent') return '';
-  const texts: string[] = [];
-  const pending: unknown[] = [event];
+export function readableTexts(event: Event): ReadableText[] {
+  if (event.kind === 'ConversationStateUpdateEvent') return [];
+  const texts: ReadableText[] = [];
+  const pending: { path: string; value: unknown }[] = [{ path: '', value: event }];
   while (pending.length > 0) {
-    const value = pending.pop();
+    const { path, value } = pending.pop()!;
     if (typeof value === 'string') {
-      if (value !== '') texts.push(value);
+      if (value !== '') texts.push({ path, text: value });
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) pending.push(value[index]);
+      for (let index = value.length - 1; index >= 0; index--) pending.push({ path: join(path, String(index)), value: value[index] });
     } else if (typeof value === 'object' && value !== null) {
       const entries = Object.entries(value);
       for (let index = entries.length - 1; index >= 0; index--) {
         const [name, member] = entries[index]!;
-        if (!NOT_READ.has(name)) pending.push(member);
+        if (!NOT_READ.has(name)) pending.push({ path: join(path, name), value: member });
       }
     }
   }
-  return texts.join('\n').toLowerCase();
+  return texts;
+}
+
+function join(path: string, name: string): string {
+  return path === '' ? name : `${path}.${name}`;
+}
+
+/** The text the `text` filter searches: every readable text, lower-cased, one per line. */
+export function searchableEventText(event: Event): string {
+  return readableTexts(event)
+    .map((readable) => readable.text)
+    .join('\n')
+    .toLowerCase();
 }

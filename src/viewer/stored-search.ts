@@ -1,11 +1,13 @@
 /**
- * The search box of the list page: text searched in the messages of every stored
- * conversation at once (the server's search across conversations, `body` filter), newest
- * first. Each hit names its conversation and links to that event in it, where the
+ * The search box of the list page: text searched in everything a person reads of every
+ * event of every stored conversation at once (the server's search across conversations,
+ * `text` filter: messages, commands and their arguments, tool output, errors), newest
+ * first. Each hit says where in its event the text was found. Each hit names its conversation and links to that event in it, where the
  * conversation opens scrolled to the event, highlighted. The query lives in the address
  * (`/?search=...`), so a search is a link too.
  */
 import type { Event, StoredEventHit } from '../contract/types';
+import { readableTexts } from '../search/message-text';
 import type { ViewerApi } from './api';
 import { element, replaceChildren } from './dom';
 import { KIND_PRESENTATION } from './kinds';
@@ -29,7 +31,7 @@ export interface StoredSearchOptions {
 /** The form and, when the address holds a search, its results; more pages load on request. */
 export function storedSearch(options: StoredSearchOptions): HTMLElement {
   const input = element('input', {
-    attributes: { type: 'search', id: 'stored-search', name: 'search', placeholder: 'text in any message', autocomplete: 'off', spellcheck: 'false' },
+    attributes: { type: 'search', id: 'stored-search', name: 'search', placeholder: 'text in any event', autocomplete: 'off', spellcheck: 'false' },
   });
   input.value = options.search ?? '';
   const form = element('form', { className: 'stored-search', attributes: { role: 'search', 'aria-label': 'Search across conversations' } }, [
@@ -55,7 +57,7 @@ function results(options: StoredSearchOptions, search: string): HTMLElement {
     more.disabled = true;
     try {
       const page = await options.api.searchStoredEvents({
-        body: search,
+        text: search,
         sort_order: 'TIMESTAMP_DESC',
         limit: PAGE_SIZE,
         ...(nextPageId ? { page_id: nextPageId } : {}),
@@ -65,7 +67,7 @@ function results(options: StoredSearchOptions, search: string): HTMLElement {
       const shown = list.children.length;
       status.textContent =
         shown === 0
-          ? `No message in any conversation contains “${search}”.`
+          ? `No event in any conversation contains “${search}”.`
           : `${shown}${nextPageId ? '+' : ''} ${shown === 1 ? 'event' : 'events'} contain “${search}”, the newest first.`;
       more.hidden = nextPageId === undefined;
     } catch (error) {
@@ -92,18 +94,17 @@ function hitRow(hit: StoredEventHit, search: string, options: StoredSearchOption
       event.timestamp ? element('time', { text: displayTimestamp(event.timestamp), attributes: { datetime: event.timestamp } }) : null,
       element('code', { className: 'conversation-id', text: hit.conversation_id }),
     ]),
-    snippet(messageText(event), search),
+    ...foundIn(event, search),
   ]);
   return element('li', { attributes: { 'data-conversation-id': hit.conversation_id, 'data-event-id': event.id ?? '' } }, [anchor]);
 }
 
-/** The text a body search matches in: the message's content, its extended content and its reasoning. */
-function messageText(event: Event): string {
-  if (event.kind !== 'MessageEvent') return '';
-  const parts = (event.llm_message.content ?? []).flatMap((part) => ('text' in part && typeof part.text === 'string' ? [part.text] : []));
-  for (const extended of event.extended_content ?? []) parts.push(extended.text);
-  if (event.llm_message.reasoning_content) parts.push(event.llm_message.reasoning_content);
-  return parts.join(' ');
+/** Where in the event the text was found (its property path) and the text around it. */
+function foundIn(event: Event, search: string): HTMLElement[] {
+  const needle = search.toLowerCase();
+  const found = readableTexts(event).find((readable) => readable.text.toLowerCase().includes(needle));
+  if (!found) return [];
+  return [element('span', { className: 'hit-field', text: found.path }), snippet(found.text, search)];
 }
 
 /** The text around the first match, the match marked; built from text nodes only. */

@@ -79,7 +79,7 @@ it('searches every conversation from the list, newest first, each hit naming its
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   await page.locator('.search-hits li').first().waitFor();
   expect(new URL(page.url()).searchParams.get('search')).toBe(NEEDLE);
-  const expected = await harness.client.searchStoredEvents({ body: NEEDLE, sort_order: 'TIMESTAMP_DESC', limit: 20 });
+  const expected = await harness.client.searchStoredEvents({ text: NEEDLE, sort_order: 'TIMESTAMP_DESC', limit: 20 });
   if (!expected.ok) throw expected.error;
   expect(await hitIds(page)).toEqual(expected.page.items.map((hit) => [hit.conversation_id, hit.event.id]));
   expect(await hitIds(page)).toEqual([
@@ -92,8 +92,8 @@ it('searches every conversation from the list, newest first, each hit naming its
 
 it('a search that matches nothing says so; the search is a link', async () => {
   const { page } = await harness.open(`/?search=${encodeURIComponent('no such words')}`);
-  await expect(page.locator('.search-status').filter({ hasText: 'No message' }).textContent()).resolves.toContain(
-    'No message in any conversation contains',
+  await expect(page.locator('.search-status').filter({ hasText: 'No event' }).textContent()).resolves.toContain(
+    'No event in any conversation contains',
   );
   await expect(page.getByRole('searchbox', { name: 'Search every conversation' }).inputValue()).resolves.toBe('no such words');
 });
@@ -161,7 +161,7 @@ describe('with session keys', () => {
     const { page } = await keyed.open(`/?search=${encodeURIComponent('anything')}`, { expectedFailures: [401] });
     await page.getByLabel('Session key').fill(KEY);
     await page.getByRole('button', { name: 'Continue' }).click();
-    await expect(page.locator('.search-status').filter({ hasText: 'No message' }).textContent()).resolves.toContain('No message in any conversation');
+    await expect(page.locator('.search-status').filter({ hasText: 'No event' }).textContent()).resolves.toContain('No event in any conversation');
 
     await page.goto(`${keyed.url}/?conversation=${SHORT_ID}`);
     await page.locator('.timeline-footer').filter({ hasText: 'No events' }).waitFor();

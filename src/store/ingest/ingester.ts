@@ -25,7 +25,7 @@ import { LEFT_OUT_OF_CATALOG, META_FILE, STATE_FILE, entryOfFiles, parseJsonObje
 import type { Logger } from '../../log';
 import { errorCode } from '../error-code';
 import { conversationNames, locateConversation } from '../files/conversation-location';
-import { readDocument } from '../files/document-file';
+import { documentStats, readDocument } from '../files/document-file';
 import type { EventFileName } from '../files/event-file-name';
 import { readEventFile, readEventFileNow, SCRATCH_BYTES } from '../files/event-file-reader';
 import { eventFilesOf, listDirectory } from '../files/event-listing';
@@ -135,10 +135,13 @@ export function createIngester(options: IngestOptions): DirectoryIngester {
   return new Ingester(options);
 }
 
+const CONVERSATION_COLUMNS = 'id, hex, skipped_count, directory_identity, events_stamp, documents_stamp';
+
 /** What the database holds of a conversation's directory. */
 interface ConversationRow {
   id: number;
   hex: string;
+  skipped_count: number;
   directory_identity: string | null;
   events_stamp: string | null;
   documents_stamp: string | null;
@@ -251,15 +254,16 @@ class Ingester implements DirectoryIngester {
     const realRoot = await this.root();
     const present = new Set(await conversationNames(realRoot));
     const known = await this.options.database.rows<ConversationRow>({
-      text: 'SELECT id, hex, directory_identity, events_stamp, documents_stamp FROM conversations',
+      text: `SELECT ${CONVERSATION_COLUMNS} FROM conversations`,
       values: [],
     });
+    const rows = new Map(known.map((row) => [row.hex, { ...row, id: Number(row.id), skipped_count: Number(row.skipped_count) }]));
     for (const row of known) if (!present.has(row.hex)) await this.inTurn(row.hex, () => this.forgetIfGone(realRoot, row.hex));
 
     this.passStarted = performance.now();
     this.progress = { ...emptyProgress(), conversationsTotal: present.size };
     for (const hex of [...present].sort()) {
-      await this.inTurn(hex, () => this.look(realRoot, hex));
+      await this.inTurn(hex, () => this.look(realRoot, hex, rows.get(hex)));
       this.progress.conversationsDone += 1;
     }
     if (this.progress.filesDone > 0) this.report(true);
@@ -287,14 +291,14 @@ class Ingester implements DirectoryIngester {
     this.options.logger.info('ingest: conversation deleted, its directory is gone', { conversation: hex });
   }
 
-  /** One look at a conversation: its documents, then its event files. */
-  private async look(realRoot: string, hex: string): Promise<void> {
+  /** One look at a conversation: its documents, then its event files; `known` is its row as a pass read it. */
+  private async look(realRoot: string, hex: string, known?: ConversationRow): Promise<void> {
     const location = await locateConversation(realRoot, hex);
     if (!location.found) {
       await this.forgetIfGone(realRoot, hex);
       return;
     }
-    const row = await this.conversationRow(hex);
+    const row = known ?? (await this.conversationRow(hex));
     await this.copyDocuments(realRoot, row, location.directory);
     const eventsDirectory = path.join(location.directory, 'events');
     const stamp = await directoryStamp(eventsDirectory);
@@ -305,7 +309,7 @@ class Ingester implements DirectoryIngester {
     const rewritten = new Set(noted);
     noted?.clear();
     const verify = !this.verified.has(hex);
-    const skipped = await this.skippedFiles(row.id);
+    const skipped = row.skipped_count > 0 ? await this.skippedFiles(row.id) : new Map<string, SkippedFile>();
     const retrySkipped = await this.anyChanged(eventsDirectory, skipped);
     if (!verify && stamp !== undefined && stamp.changed === row.events_stamp && !retrySkipped && rewritten.size === 0) return;
 
@@ -317,12 +321,13 @@ class Ingester implements DirectoryIngester {
   private async conversationRow(hex: string): Promise<ConversationRow> {
     const { database } = this.options;
     const p = database.dialect.placeholder(1);
-    const select = { text: `SELECT id, hex, directory_identity, events_stamp, documents_stamp FROM conversations WHERE hex = ${p}`, values: [hex] };
-    const found = (await database.rows<ConversationRow>(select))[0];
-    if (found) return { ...found, id: Number(found.id) };
-    await database.run({ text: `INSERT INTO conversations (hex) VALUES (${p}) ON CONFLICT (hex) DO NOTHING`, values: [hex] });
-    const row = (await database.rows<ConversationRow>(select))[0]!;
-    return { ...row, id: Number(row.id) };
+    const select = { text: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE hex = ${p}`, values: [hex] };
+    let row = (await database.rows<ConversationRow>(select))[0];
+    if (!row) {
+      await database.run({ text: `INSERT INTO conversations (hex) VALUES (${p}) ON CONFLICT (hex) DO NOTHING`, values: [hex] });
+      row = (await database.rows<ConversationRow>(select))[0]!;
+    }
+    return { ...row, id: Number(row.id), skipped_count: Number(row.skipped_count) };
   }
 
   private async skippedFiles(conversationId: number): Promise<Map<string, SkippedFile>> {
@@ -397,9 +402,11 @@ class Ingester implements DirectoryIngester {
   private async copyDocuments(realRoot: string, row: ConversationRow, directory: string): Promise<void> {
     const metaFile = path.join(directory, META_FILE);
     const stateFile = path.join(directory, STATE_FILE);
+    const [metaStats, stateStats] = await Promise.all([documentStats(realRoot, metaFile), documentStats(realRoot, stateFile)]);
+    if (`${versionOf(metaStats)}|${versionOf(stateStats)}` === row.documents_stamp) return;
     const [metaRead, stateRead] = await Promise.all([readDocument(realRoot, metaFile), readDocument(realRoot, stateFile)]);
-    const stamp = `${metaRead.kind === 'text' ? versionOf(metaRead.stats) : metaRead.kind}|${stateRead.kind === 'text' ? versionOf(stateRead.stats) : stateRead.kind}`;
-    if (stamp === row.documents_stamp) return;
+    // The versions of what was read, which a write between the look and the read may have changed.
+    const stamp = `${versionOf(metaRead.kind === 'text' ? metaRead.stats : undefined)}|${versionOf(stateRead.kind === 'text' ? stateRead.stats : undefined)}`;
     for (const [file, read] of [
       [metaFile, metaRead],
       [stateFile, stateRead],
@@ -419,6 +426,7 @@ class Ingester implements DirectoryIngester {
         text: `UPDATE conversations SET title = ${p.add(nullableTextColumn(documents.title))}, documents_stamp = ${p.add(stamp)} WHERE id = ${p.add(row.id)}`,
         values: p.values,
       });
+      row.documents_stamp = stamp;
       if (documents.meta === undefined && documents.state === undefined) {
         const d = new Parameters(writer.dialect);
         await writer.run({ text: `DELETE FROM conversation_documents WHERE conversation_id = ${d.add(row.id)}`, values: d.values });

@@ -76,7 +76,18 @@ export class IndexedDirectoryStore implements EventStore {
   /** A pass of the whole directory; a caller arriving while one runs waits for the next, which starts after it. */
   private pass(): Promise<void> {
     if (this.queued) return this.queued;
-    const run = async () => {
+    if (!this.passing) return this.startPass();
+    this.queued = this.passing
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.startPass();
+      });
+    return this.queued;
+  }
+
+  private startPass(): Promise<void> {
+    const passing = (async () => {
       try {
         await this.ingester.pass();
         await this.countAgain();
@@ -84,16 +95,11 @@ export class IndexedDirectoryStore implements EventStore {
         this.fail(error);
         throw error;
       }
-    };
-    if (!this.passing) {
-      this.passing = run().finally(() => {
-        this.passing = this.queued;
-        this.queued = undefined;
-      });
-      return this.passing;
-    }
-    this.queued = this.passing.catch(() => undefined).then(run);
-    return this.queued;
+    })().finally(() => {
+      if (this.passing === passing) this.passing = undefined;
+    });
+    this.passing = passing;
+    return passing;
   }
 
   private fail(error: unknown): void {
