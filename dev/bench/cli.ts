@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { UnknownRefError, renderAgainstRef, runAgainstRef } from './against-ref';
 import { renderCrossSearchReport, runCrossSearchBench } from './cross-search';
+import { runIndexStoreBench } from './index-store';
 import { type PostgresBenchOptions, renderPostgresReport, runPostgresBench } from './postgres-bench';
 import { DEFAULT_LIVE_DELIVERY, measureLiveDelivery, renderLiveDelivery } from './live-delivery';
 import { measureProxyOverhead, renderProxyOverhead } from './proxy-overhead';
@@ -52,6 +53,9 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
                with --live-only, the live delivery from a PostgreSQL server a following ingester fills
   --many-conversations
                with --store postgres: 1M events over 1000 conversations instead of one of 100k
+  --index-store [--conversations N] [--events-per-conversation N] [--long-events N]
+               the SQLite index store: first start, restart, searches across conversations,
+               one long conversation, peak memory (bench/RESULTS.md; default 2000 x 250 and 100k)
   --cross-search
                only the search across stored conversations (1000 conversations of 200 events
                on the directory store, with and without a 64 MiB budget; 1M events on
@@ -76,6 +80,10 @@ async function main(): Promise<number> {
         store: { type: 'string' },
         'many-conversations': { type: 'boolean', default: false },
         'cross-search': { type: 'boolean', default: false },
+        'index-store': { type: 'boolean', default: false },
+        conversations: { type: 'string' },
+        'events-per-conversation': { type: 'string' },
+        'long-events': { type: 'string' },
         against: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
@@ -89,6 +97,23 @@ async function main(): Promise<number> {
   if (values.help) {
     process.stdout.write(USAGE);
     return EXIT_OK;
+  }
+
+  if (values['index-store']) {
+    try {
+      const report = await runIndexStoreBench({
+        conversations: Number(values.conversations ?? 2000),
+        eventsPerConversation: Number(values['events-per-conversation'] ?? 250),
+        longEvents: Number(values['long-events'] ?? 100_000),
+        progress: (line) => process.stderr.write(`${line}\n`),
+      });
+      process.stdout.write(`${report}\n`);
+      if (!values['no-record']) appendToResultsLog(RESULTS_LOG, report);
+      return EXIT_OK;
+    } catch (error) {
+      process.stderr.write(`bench: the index store could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      return EXIT_FAILED;
+    }
   }
 
   if (values['cross-search']) {
