@@ -111,7 +111,9 @@ async function main(): Promise<number> {
       if (!values['no-record']) appendToResultsLog(RESULTS_LOG, report);
       return EXIT_OK;
     } catch (error) {
-      process.stderr.write(`bench: the index store could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `bench: the index store could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       return EXIT_FAILED;
     }
   }

@@ -142,7 +142,9 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
     lines.push(`| restart: first page of a conversation after ready | ${f(firstPage.ms)} |`);
     lines.push(`| restart: first search across conversations | ${f(firstAcross.ms)} |`);
     for (const [name, values] of Object.entries(samples)) {
-      lines.push(`| ${name} search across conversations p50 / p99 (${values.length} requests) | ${f(percentile(values, 50))} / ${f(percentile(values, 99))} |`);
+      lines.push(
+        `| ${name} search across conversations p50 / p99 (${values.length} requests) | ${f(percentile(values, 50))} / ${f(percentile(values, 99))} |`,
+      );
     }
     lines.push(`| peak RSS after the restart's searches | ${restartPeak.toFixed(0)} MiB |`);
     lines.push('');

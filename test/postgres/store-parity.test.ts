@@ -186,7 +186,8 @@ describe('the PostgreSQL store against the directory store', () => {
     await postgres.refreshHealth();
     expect(postgres.health()).toMatchObject({
       conversationsLoaded: 4,
-      eventsLoaded: 250 + ODD_EVENTS.length,
+      // Of the two files holding eventId(1) the later is served, the other skipped (docs/hardening.md).
+      eventsLoaded: 250 + ODD_EVENTS.length - 1,
       eventsSkipped: 3,
       storedEvents: { brokenFiles: 3 },
       bytesHeld: 0,

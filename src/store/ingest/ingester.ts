@@ -24,6 +24,7 @@ import path from 'node:path';
 import { LEFT_OUT_OF_CATALOG, META_FILE, STATE_FILE, entryOfFiles, parseJsonObject } from '../../catalog/catalog-entry';
 import type { Logger } from '../../log';
 import { errorCode } from '../error-code';
+import { resolveLinkInsideRoot } from '../files/contained-path';
 import { conversationNames, locateConversation } from '../files/conversation-location';
 import { documentStats, readDocument } from '../files/document-file';
 import type { EventFileName } from '../files/event-file-name';
@@ -81,6 +82,8 @@ const DEFAULT_POLL_MS = 250;
 /** The first key of the per-conversation lock a PostgreSQL batch is written under (the second is the conversation's row id). */
 const APPEND_LOCK = 0x61707064;
 const DEFAULT_BATCH_SIZE = 500;
+/** Conversations whose stored-file lists are kept between looks: the few being appended to at once. */
+const STORED_LISTS_KEPT = 8;
 const DEFAULT_PROGRESS_MS = 2000;
 /** How long a followed run waits before trying again after the database failed. */
 const RETRY_MS = 1000;
@@ -209,6 +212,10 @@ class Ingester implements DirectoryIngester {
   private watchesWork = false;
   private nextAppendNumber: number | undefined;
   private written = 0;
+  /** The stored-file lists of the conversations looked at last, least recent first (storedFiles). */
+  private readonly storedLists = new Map<number, Map<number, StoredFile>>();
+  /** Links out of the root already warned of, so each is named once. */
+  private readonly warned = new Set<string>();
   /** The log lines about each conversation's files not served as stored: one per reason per conversation. */
   private readonly reports = new Map<string, StoredEventReport>();
 
@@ -285,6 +292,8 @@ class Ingester implements DirectoryIngester {
     if ((await locateConversation(realRoot, hex)).found) return;
     await this.options.database.run({ text: `DELETE FROM conversations WHERE hex = ${this.options.database.dialect.placeholder(1)}`, values: [hex] });
     this.written += 1;
+    // A row id may be handed to the next conversation created: no kept list may outlive its conversation.
+    this.storedLists.clear();
     this.unwatch(hex);
     this.turns.delete(hex);
     this.verified.delete(hex);
@@ -295,27 +304,52 @@ class Ingester implements DirectoryIngester {
   private async look(realRoot: string, hex: string, known?: ConversationRow): Promise<void> {
     const location = await locateConversation(realRoot, hex);
     if (!location.found) {
+      if (location.linkOutsideRoot)
+        this.warnOnce('conversation directory links outside the conversations directory, not followed', location.linkOutsideRoot);
       await this.forgetIfGone(realRoot, hex);
       return;
     }
     const row = known ?? (await this.conversationRow(hex));
     await this.copyDocuments(realRoot, row, location.directory);
-    const eventsDirectory = path.join(location.directory, 'events');
-    const stamp = await directoryStamp(eventsDirectory);
+    const eventsDirectory = await this.eventsDirectoryOf(realRoot, location.directory);
+    const stamp = eventsDirectory === undefined ? undefined : await directoryStamp(eventsDirectory);
     const identity = `${location.identity}/${stamp?.identity ?? 'no events'}`;
     if (row.directory_identity !== null && row.directory_identity !== identity) await this.forgetContents(row);
-    if (this.options.follow) this.watchConversation(hex, location.directory, eventsDirectory);
+    if (this.options.follow) this.watchConversation(hex, location.directory, eventsDirectory ?? path.join(location.directory, 'events'));
     const noted = this.watches.get(hex)?.rewritten;
     const rewritten = new Set(noted);
     noted?.clear();
     const verify = !this.verified.has(hex);
-    const skipped = row.skipped_count > 0 ? await this.skippedFiles(row.id) : new Map<string, SkippedFile>();
-    const retrySkipped = await this.anyChanged(eventsDirectory, skipped);
+    let skipped = row.skipped_count > 0 ? await this.skippedFiles(row.id) : new Map<string, SkippedFile>();
+    const retrySkipped = eventsDirectory !== undefined && (await this.anyChanged(eventsDirectory, skipped));
     if (!verify && stamp !== undefined && stamp.changed === row.events_stamp && !retrySkipped && rewritten.size === 0) return;
 
+    // A pass's row may predate a request's look that skipped files since: read them afresh before reading files.
+    if (known && row.skipped_count === 0) skipped = await this.skippedFiles(row.id);
     const pending = await this.pendingFiles(row, eventsDirectory, identity, stamp?.changed, skipped, rewritten, verify);
     await this.copy(pending, realRoot);
     this.verified.add(hex);
+  }
+
+  /**
+   * The conversation's `events/`, followed through a link only to a directory inside the
+   * root; undefined (no events to read) for a link that leads outside, with one warning.
+   */
+  private async eventsDirectoryOf(realRoot: string, directory: string): Promise<string | undefined> {
+    const eventsPath = path.join(directory, 'events');
+    const entry = await lstat(eventsPath).catch(() => undefined);
+    if (!entry?.isSymbolicLink()) return eventsPath;
+    const link = await resolveLinkInsideRoot(realRoot, eventsPath).catch(() => ({ ok: false as const, reason: 'missing' as const }));
+    if (link.ok) return link.target;
+    if (link.reason === 'outside') this.warnOnce('events directory links outside the conversations directory, not followed', eventsPath);
+    return undefined;
+  }
+
+  private warnOnce(message: string, linkPath: string): void {
+    const key = `${message}|${linkPath}`;
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.options.logger.warn(message, { path: linkPath });
   }
 
   private async conversationRow(hex: string): Promise<ConversationRow> {
@@ -346,7 +380,7 @@ class Ingester implements DirectoryIngester {
   /** The files to read: new ones, changed ones (by size and time when verifying, or named by the watch), and skipped ones that changed. */
   private async pendingFiles(
     row: ConversationRow,
-    eventsDirectory: string,
+    eventsDirectory: string | undefined,
     identity: string,
     stamp: string | undefined,
     skipped: Map<string, SkippedFile>,
@@ -354,7 +388,8 @@ class Ingester implements DirectoryIngester {
     verify: boolean,
   ): Promise<PendingConversation> {
     const stored = await this.storedFiles(row.id);
-    const listing = (await listDirectory(eventsDirectory)) ?? [];
+    const directory = eventsDirectory ?? '';
+    const listing = eventsDirectory === undefined ? [] : ((await listDirectory(eventsDirectory)) ?? []);
     const files = await eventFilesOf(listing, new TimeSlice(NAMES_PER_SLICE_MS));
     const listed = new Set(files.map((file) => file.name));
     const toRead: EventFileName[] = [];
@@ -363,16 +398,35 @@ class Ingester implements DirectoryIngester {
       if (slice.isOver()) await slice.yield();
       const storedFile = stored.get(file.position);
       if (storedFile?.name === file.name && !rewritten.has(file.name)) {
-        if (!verify || !(await changedSince(path.join(eventsDirectory, file.name), storedFile))) continue;
+        if (!verify || !(await changedSince(path.join(directory, file.name), storedFile))) continue;
       }
       const skippedFile = skipped.get(file.name);
-      if (skippedFile && !rewritten.has(file.name) && !(await changedSince(path.join(eventsDirectory, file.name), skippedFile))) continue;
+      if (skippedFile && !rewritten.has(file.name) && !(await changedSince(path.join(directory, file.name), skippedFile))) continue;
       toRead.push(file);
     }
-    return { row, eventsDirectory, identity, stamp, files: toRead, listed, stored, skipped };
+    return { row, eventsDirectory: directory, identity, stamp, files: toRead, listed, stored, skipped };
   }
 
+  /**
+   * The files the database holds of a conversation. The lists of the conversations looked
+   * at last are kept (a followed conversation changes on every append, and reading its
+   * whole list again each time would cost as much as the conversation is long); this
+   * ingester is their only writer, and it updates them as it writes.
+   */
   private async storedFiles(conversationId: number): Promise<Map<number, StoredFile>> {
+    const kept = this.storedLists.get(conversationId);
+    if (kept) {
+      this.storedLists.delete(conversationId);
+      this.storedLists.set(conversationId, kept);
+      return kept;
+    }
+    const stored = await this.readStoredFiles(conversationId);
+    this.storedLists.set(conversationId, stored);
+    while (this.storedLists.size > STORED_LISTS_KEPT) this.storedLists.delete(this.storedLists.keys().next().value!);
+    return stored;
+  }
+
+  private async readStoredFiles(conversationId: number): Promise<Map<number, StoredFile>> {
     const rows = await this.options.database.rows<{
       position: number | string;
       file_name: string;
@@ -458,6 +512,7 @@ class Ingester implements DirectoryIngester {
       });
     });
     this.written += 1;
+    this.storedLists.delete(row.id);
     row.events_stamp = null;
     this.unwatch(row.hex);
     this.options.logger.info('ingest: conversation directory replaced, reading it again', { conversation: row.hex });
@@ -568,7 +623,14 @@ class Ingester implements DirectoryIngester {
     }
     this.written += 1;
     const report = this.reportOf(conversation.hex);
-    for (const row of batch.rows) if (row.unlisted !== null) report.unlisted(row.unlisted);
+    for (const row of batch.rows) {
+      if (row.unlisted !== null) report.unlisted(row.unlisted);
+      if (pending.skipped.has(row.fileName))
+        this.options.logger.info('event file served after being skipped', {
+          conversation: conversation.hex,
+          file: path.join(pending.eventsDirectory, row.fileName),
+        });
+    }
     for (const file of batch.skipped) {
       if (stored.get(file.position)?.name === file.name) stored.delete(file.position);
       report.unserved(file, path.join(pending.eventsDirectory, file.name));

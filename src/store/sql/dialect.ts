@@ -75,10 +75,18 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
+/** Trigrams an FTS5 query names at most: enough to make a long needle selective. */
+const MOST_TRIGRAMS = 32;
+
 /**
- * An FTS5 query for the column: the needle as one quoted string, which the trigram
- * tokenizer matches as a substring.
+ * An FTS5 query for the column: every trigram of the needle, each a term of its own. The
+ * index keeps which rows hold a trigram, not where (detail=column: smaller, and faster to
+ * write), so the query asks for rows holding all of them, and LIKE then checks they form
+ * the needle.
  */
 export function trigramQuery(column: 'body_text' | 'search_text', needle: string): string {
-  return `${column} : "${needle.replace(/"/g, '""')}"`;
+  const characters = [...needle];
+  const trigrams = new Set<string>();
+  for (let start = 0; start + 3 <= characters.length && trigrams.size < MOST_TRIGRAMS; start++) trigrams.add(characters.slice(start, start + 3).join(''));
+  return `${column} : (${[...trigrams].map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ')})`;
 }

@@ -63,6 +63,13 @@ export interface IndexFileOptions {
   logger: Logger;
 }
 
+/**
+ * SQLite's page cache, shared by the two connections, when `--memory-budget-mb` does not
+ * size it: the events table's several indexes are updated together on every insert, and a
+ * cache smaller than their working set turns an archive's first indexing into page reads.
+ */
+const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+
 /** The facts an index records of itself: what it is of, and whether it was ever complete. */
 const ROOT_FACT = 'root';
 const MODE_FACT = 'stored_events';
@@ -96,13 +103,17 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       throw new IndexFileError(`Cannot write the index file ${file} (${describe(error)}). ${fix}`);
     }
     const reader = new Database(file, { readonly: true, fileMustExist: true });
-    const cachePages = options.cacheBytes === undefined ? undefined : Math.max(64, Math.floor(options.cacheBytes / 2 / 1024));
+    const cacheKiB = Math.max(1024, Math.floor((options.cacheBytes ?? DEFAULT_CACHE_BYTES) / 2 / 1024));
     for (const connection of [writer, reader]) {
       connection.pragma('busy_timeout = 5000');
       // Memory-mapped reads would count the whole file against the process.
       connection.pragma('mmap_size = 0');
-      if (cachePages !== undefined) connection.pragma(`cache_size = -${cachePages}`);
+      connection.pragma(`cache_size = -${cacheKiB}`);
+      connection.pragma('temp_store = MEMORY');
     }
+    // The index is a cache of the directory: a file damaged by a power loss is rebuilt
+    // (staleness), so commits need not wait for the disk; WAL keeps a crash of this process safe.
+    writer.pragma('synchronous = OFF');
     let complete = fact(writer, COMPLETE_FACT) === '1';
     return {
       writer,
@@ -138,7 +149,7 @@ function connect(file: string, fix: string): BetterSqlite3.Database {
   }
   try {
     connection.pragma('journal_mode = WAL');
-    connection.pragma('synchronous = NORMAL');
+
     connection.pragma('foreign_keys = ON');
     return connection;
   } catch (error) {

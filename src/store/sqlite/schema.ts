@@ -59,7 +59,7 @@ CREATE INDEX events_across_by_kind ON events (kind, sort_micros, conversation_uu
 CREATE INDEX events_across_by_source ON events (source, sort_micros, conversation_uuid, position);
 
 -- Trigram index of the two searched texts, kept by the triggers below.
-CREATE VIRTUAL TABLE events_text USING fts5(body_text, search_text, content='events', content_rowid='rowid', tokenize='trigram');
+CREATE VIRTUAL TABLE events_text USING fts5(body_text, search_text, content='events', content_rowid='rowid', tokenize='trigram', detail='column');
 CREATE TRIGGER events_text_insert AFTER INSERT ON events BEGIN
   INSERT INTO events_text (rowid, body_text, search_text) VALUES (new.rowid, new.body_text, new.search_text);
 END;
