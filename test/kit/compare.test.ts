@@ -1,5 +1,6 @@
 import type { ConversationFile } from '../../src/catalog';
 import { trajectoryArchive } from '../../src/catalog/trajectory-archive';
+import { KnownSecrets } from '../../src/secrets';
 import { loadOpenApiDocument } from '../../src/contract';
 import type { Exchange } from '../../src/kit/http';
 import { describeDifference, firstDifference, setValuedProperties } from '../../src/kit/run/compare';
@@ -42,7 +43,7 @@ describe('--compare: file responses', () => {
 
   async function archiveExchange(files: ConversationFile[], now: Date): Promise<Exchange> {
     const chunks: Buffer[] = [];
-    for await (const chunk of trajectoryArchive(HEX, files, now)) chunks.push(chunk);
+    for await (const chunk of trajectoryArchive(HEX, files, KnownSecrets.NONE, now)) chunks.push(chunk);
     const bodyBytes = Buffer.concat(chunks);
     const bodyText = bodyBytes.toString('utf8');
     return {

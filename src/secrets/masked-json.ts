@@ -1,0 +1,39 @@
+/**
+ * The secret policy applied to JSON as bytes, for whatever serves stored bytes without
+ * re-serialising them: bytes that cannot hold a secret (most events) are passed on as they
+ * are; the others are parsed, masked and written again, at any depth.
+ */
+import { COMPACT, type JsonLayout, jsonText } from '../json/json-text';
+import { KnownSecrets, mayHoldSecrets, maskedCopy } from './secret-policy';
+
+/**
+ * `json` with the policy applied: the same buffer when nothing is masked, else the masked
+ * value written in `layout`. Bytes that are not JSON have the known values masked in their
+ * text, and are otherwise left as they are.
+ */
+export function maskedJson(json: Buffer, known: KnownSecrets = KnownSecrets.NONE, layout: JsonLayout = COMPACT): Buffer {
+  if (!mayHoldSecrets(json, known)) return json;
+  const text = json.toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const masked = known.maskIn(text);
+    return masked === text ? json : Buffer.from(masked, 'utf8');
+  }
+  const copy = maskedCopy(value, known);
+  return copy.changed ? Buffer.from(jsonText(copy.value, layout), 'utf8') : json;
+}
+
+/**
+ * A piece of a page's items (one stored event, or several already joined with commas) with
+ * the policy applied to each event in it; the same buffer when nothing is masked.
+ */
+export function maskedJsonItems(piece: Buffer, known: KnownSecrets = KnownSecrets.NONE): Buffer {
+  if (!mayHoldSecrets(piece, known)) return piece;
+  const masked = maskedJson(Buffer.concat([OPEN_LIST, piece, CLOSE_LIST]), known);
+  return masked.length === piece.length + 2 && masked.subarray(1, -1).equals(piece) ? piece : masked.subarray(1, -1);
+}
+
+const OPEN_LIST = Buffer.from('[');
+const CLOSE_LIST = Buffer.from(']');
