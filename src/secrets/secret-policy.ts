@@ -12,7 +12,7 @@
  * (`secret_registry.secret_sources`: a static secret's value, a lookup's URL and headers;
  * only `kind` and `description` name rather than hold the secret). Any string that is a Fernet
  * token (`gAAAAA...`) is ciphertext made with the server's key, so it is masked wherever it
- * is, as the reference's trajectory export masks it. Nothing here walks by recursion: a
+ * is, as the reference's trajectory export masks it, and inside any text. Nothing here walks by recursion: a
  * value nested any number of levels deep is masked.
  *
  * A conversation's known secrets are the clear values its saved state holds in those fields
@@ -112,12 +112,21 @@ export interface CopyOptions {
 export function maskedCopy<T>(value: T, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): { value: T; changed: boolean } {
   let changed = false;
   const copy = walk(value, options.omit, (text, scope, field) => {
-    const masked = isMasked(text, scope, field) ? MASKED_SECRET : known.maskIn(text);
+    const masked = isMasked(text, scope, field) ? MASKED_SECRET : maskText(text, known);
     if (masked !== text) changed = true;
     return masked;
   });
   return { value: copy as T, changed };
 }
+
+/** Text that is no secret field's: the known values and any Fernet token inside it masked. */
+function maskText(text: string, known: KnownSecrets): string {
+  const masked = known.maskIn(text);
+  return masked.includes(ENCRYPTED_VALUE_PREFIX) ? masked.replace(ENCRYPTED_RUN, MASKED_SECRET) : masked;
+}
+
+/** A Fernet token inside text: its prefix and the URL-safe base64 after it. */
+const ENCRYPTED_RUN = /gAAAAA[A-Za-z0-9_=-]{10,}/g;
 
 function isMasked(text: string, scope: Scope, field: string | undefined): boolean {
   if (text === '' || text === MASKED_SECRET) return false;
@@ -195,7 +204,7 @@ export function mayHoldSecrets(json: Buffer, known: KnownSecrets = KnownSecrets.
 
 const FIELD_NEEDLES: readonly Buffer[] = [...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK]
   .map((field) => Buffer.from(`"${field}"`))
-  .concat([Buffer.from(`"${ENCRYPTED_VALUE_PREFIX}`), Buffer.from('\\u')]);
+  .concat([Buffer.from(ENCRYPTED_VALUE_PREFIX), Buffer.from('\\u')]);
 
 function jsonEscaped(value: string): string {
   return JSON.stringify(value).slice(1, -1);
