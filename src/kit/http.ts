@@ -4,6 +4,7 @@
  * it, and tells observers (the schema audit, the `--compare` mirror) about it. Requests
  * are GETs only; the kit never changes a server.
  */
+import { maskSecretText } from '../secrets';
 
 export interface TransportOptions {
   /** Where the server is, such as `http://127.0.0.1:8000`; a path prefix is kept. */
@@ -170,9 +171,9 @@ export function slim(exchange: Exchange): Exchange {
   return { ...kept, bodyText: kept.bodyText.slice(0, KEPT_BODY_CHARACTERS), json: { ok: false, error: 'body not kept' } };
 }
 
-/** The first `max` characters of a response body, on one line, for reports. */
+/** The first `max` characters of a response body, on one line, secrets masked (src/secrets), for reports. */
 export function excerptOf(exchange: Pick<Exchange, 'bodyText' | 'bodyLength'>, max = 400): string {
-  const flat = exchange.bodyText.slice(0, max + 200).replace(/\s*\n\s*/g, ' ');
+  const flat = maskSecretText(exchange.bodyText.slice(0, max + 200)).replace(/\s*\n\s*/g, ' ');
   if (flat.length <= max && exchange.bodyLength <= exchange.bodyText.length) return flat;
   return `${flat.slice(0, max)}... (${exchange.bodyLength} characters)`;
 }

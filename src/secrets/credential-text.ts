@@ -5,7 +5,7 @@
  * `PASSWORD: ...`, `"token": "..."`). A conversation often carries keys a user pasted or a
  * tool printed that no field declares; in a shared document they are masked by their shape.
  */
-import { MASKED_SECRET } from './secret-policy';
+import { ENCRYPTED_RUN, HOLDER_FIELDS, KnownSecrets, MASKED_SECRET, SECRET_FIELDS } from './secret-policy';
 
 const CREDENTIAL_SHAPES: readonly RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
@@ -27,3 +27,25 @@ export function maskCredentialText(text: string): string {
   for (const shape of CREDENTIAL_SHAPES) result = result.replace(shape, MASKED_SECRET);
   return result.replace(SECRET_ASSIGNMENT, (_match, key: string, separator: string) => `${key}${separator}${MASKED_SECRET}`);
 }
+
+/**
+ * Text that may hold JSON but is not parsed, such as the start of a response body a report
+ * quotes: the values of the policy's secret fields (`"api_key": "..."`, every value of an
+ * `"env"` or `"headers"` object), Fernet tokens, credential-shaped runs and the known
+ * values, masked.
+ */
+export function maskSecretText(text: string, known: KnownSecrets = KnownSecrets.NONE): string {
+  const fields = known
+    .maskIn(text)
+    .replace(SECRET_MEMBER, (_match, name: string, colon: string) => `"${name}"${colon}"${MASKED_SECRET}"`)
+    .replace(SECRET_HOLDER, (holder: string) => holder.replace(STRING_MEMBER, (_match, colon: string) => `${colon}"${MASKED_SECRET}"`));
+  return maskCredentialText(fields.replace(ENCRYPTED_RUN, MASKED_SECRET));
+}
+
+const JSON_STRING = String.raw`"(?:[^"\\]|\\.)*"`;
+const SECRET_MEMBER = new RegExp(
+  String.raw`"(${[...SECRET_FIELDS].filter((field) => !HOLDER_FIELDS.has(field)).join('|')})"(\s*:\s*)${JSON_STRING}`,
+  'g',
+);
+const SECRET_HOLDER = new RegExp(String.raw`"(?:${[...HOLDER_FIELDS].join('|')})"\s*:\s*\{[^{}]*\}`, 'g');
+const STRING_MEMBER = new RegExp(String.raw`(:\s*)${JSON_STRING}`, 'g');

@@ -23,7 +23,7 @@
 export const MASKED_SECRET = '**********';
 
 /** Fields whose value is a secret wherever they appear: a string is masked, and every string inside an object or list. */
-const SECRET_FIELDS: ReadonlySet<string> = new Set([
+export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   'api_key',
   'aws_access_key_id',
   'aws_secret_access_key',
@@ -37,6 +37,8 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set([
   'env',
   'headers',
 ]);
+/** Those of them that hold a map of secrets (every value a secret) rather than one. */
+export const HOLDER_FIELDS: ReadonlySet<string> = new Set(['env', 'headers']);
 /** The secret registry's sources: every string below is a secret but these, which name it. */
 const SECRET_SOURCES = 'secret_sources';
 const SOURCE_NAMES: ReadonlySet<string> = new Set(['kind', 'description']);
@@ -126,7 +128,7 @@ function maskText(text: string, known: KnownSecrets): string {
 }
 
 /** A Fernet token inside text: its prefix and the URL-safe base64 after it. */
-const ENCRYPTED_RUN = /gAAAAA[A-Za-z0-9_=-]{10,}/g;
+export const ENCRYPTED_RUN = /gAAAAA[A-Za-z0-9_=-]{10,}/g;
 
 function isMasked(text: string, scope: Scope, field: string | undefined): boolean {
   if (text === '' || text === MASKED_SECRET) return false;
