@@ -62,6 +62,8 @@ export interface EventSocketsOptions {
 }
 
 export interface EventSockets {
+  /** Whether the request is for the events socket (any other upgrade is answered as plain HTTP). */
+  handles(request: IncomingMessage): boolean;
   /** For the HTTP server's `upgrade` event; answers 404 for any other path. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every socket (1001) and stops the feeds. */
@@ -74,6 +76,13 @@ export function createEventSockets(options: EventSocketsOptions): EventSockets {
   // A look hands out a fraction of what a socket may have queued: one that reads drains it before the next look.
   const feeds = options.feed ? new ConversationFeeds(options.feed, options.logger, limits.maxQueuedBytes / LOOKS_PER_QUEUE) : undefined;
   return {
+    handles(request) {
+      try {
+        return SOCKET_PATH.test(new URL(request.url ?? '/', 'http://socket').pathname);
+      } catch {
+        return false;
+      }
+    },
     handleUpgrade(request, socket, head) {
       const url = new URL(request.url ?? '/', 'http://socket');
       const match = SOCKET_PATH.exec(url.pathname);
