@@ -12,12 +12,13 @@ const BACKSLASH = 0x5c;
 
 /** The deepest nesting of objects and arrays in `text` (0 for a scalar); brackets inside strings do not count. */
 export function jsonDepth(text: string | Buffer): number {
-  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  // Brackets, quotes and backslashes are ASCII: a string's UTF-16 code units find them as the bytes do.
+  const codeAt = typeof text === 'string' ? (i: number) => text.charCodeAt(i) : (i: number) => text[i]!;
   let depth = 0;
   let deepest = 0;
   let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
+  for (let i = 0; i < text.length; i++) {
+    const byte = codeAt(i);
     if (inString) {
       if (byte === BACKSLASH) i++;
       else if (byte === QUOTE) inString = false;
