@@ -9,7 +9,7 @@ import { trajectoryArchive } from '../catalog/trajectory-archive';
 import type { Event, NotFoundError } from '../contract';
 import { conversationExport } from '../export/conversation-export';
 import { type CrossSearchCriteria, hyphenate } from '../search';
-import { maskedJson, maskedJsonItems } from '../secrets';
+import { maskedJson, maskedJsonItems, recentKnownSecrets } from '../secrets';
 import type { EventStore } from '../store/event-store';
 import { conversationHex, eventFiltersOf, searchCriteriaOf, validatedUuidHex } from './criteria';
 import { eventPageBody } from './event-page';
@@ -18,10 +18,11 @@ import { storedEventPageBody } from './stored-event-page';
 import { decodeCursor, encodeCursor } from './stored-events-cursor';
 
 export function operationHandlers(store: EventStore, catalog: ConversationCatalog): OperationHandlers {
+  const knownSecrets = recentKnownSecrets((hex) => catalog.knownSecrets(hex));
   return {
     async searchConversationEvents({ query, parsed }) {
       const hex = conversationHex(parsed);
-      const [page, known] = await Promise.all([store.search(hex, searchCriteriaOf(query, parsed)), catalog.knownSecrets(hex)]);
+      const [page, known] = await Promise.all([store.search(hex, searchCriteriaOf(query, parsed)), knownSecrets(hex)]);
       if (!page) return conversationNotFound(hex);
       return {
         status: 200,
@@ -41,7 +42,7 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
 
     async getConversationEvent({ path, parsed }) {
       const hex = conversationHex(parsed);
-      const [event, known] = await Promise.all([store.getEvent(hex, path.event_id), catalog.knownSecrets(hex)]);
+      const [event, known] = await Promise.all([store.getEvent(hex, path.event_id), knownSecrets(hex)]);
       if (event === undefined) return conversationNotFound(hex);
       if (event === null) return { status: 404, body: { detail: 'Not Found' } };
       return { status: 200, body: new SerializedJson<Event>([maskedJson(event, known)]) };
@@ -66,7 +67,7 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       if (cursor?.ok) criteria.after = cursor.key;
       const page = await store.searchAll(criteria);
       const known = new Map(
-        await Promise.all([...new Set(page.hits.map((hit) => hit.key.hex))].map(async (hex) => [hex, await catalog.knownSecrets(hex)] as const)),
+        await Promise.all([...new Set(page.hits.map((hit) => hit.key.hex))].map(async (hex) => [hex, await knownSecrets(hex)] as const)),
       );
       const hits = page.hits.map((hit) => ({ ...hit, json: maskedJson(hit.json, known.get(hit.key.hex)) }));
       return { status: 200, body: storedEventPageBody(hits, page.next && encodeCursor(order, page.next)) };
@@ -81,7 +82,7 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const events = await store.exportEvents(hex);
       if (!events) return conversationNotFound(hex);
       const title = (await store.listConversations()).find((summary) => summary.hex === hex)?.title ?? null;
-      const file = conversationExport(query.format ?? 'jsonl', { conversationId: hyphenate(hex), title }, events, await catalog.knownSecrets(hex));
+      const file = conversationExport(query.format ?? 'jsonl', { conversationId: hyphenate(hex), title }, events, await knownSecrets(hex));
       const whole = async () => (await store.count(hex, {})) !== undefined;
       return { status: 200, body: new StreamedFile(file.contentType, file.fileName, endingWhole(file.chunks, hex, whole)) };
     },
@@ -118,7 +119,7 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const hex = conversationHex(parsed);
       const files = await catalog.files(hex);
       if (!files) return { status: 404, body: { detail: 'Conversation not found' } };
-      const archive = trajectoryArchive(hex, files, await catalog.knownSecrets(hex));
+      const archive = trajectoryArchive(hex, files, await knownSecrets(hex));
       const whole = async () => (await catalog.files(hex)) !== undefined;
       return { status: 200, body: new StreamedFile('application/octet-stream', `${hex}.zip`, endingWhole(archive, hex, whole)) };
     },
