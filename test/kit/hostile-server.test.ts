@@ -22,14 +22,19 @@ jest.setTimeout(CLI_TIMEOUT_MS);
 const ID = conversationId(1);
 const EVENT = message({ id: eventId(1), timestamp: '2026-11-01T10:00:01.000000', source: 'user' }, { text: ['hi'] });
 const DEPTH = 5_000;
+const LEAKED_KEY = 'sk-kit-report-leak-0001';
 
-type Mode = 'deep' | 'endless' | 'huge-frame';
+type Mode = 'deep' | 'endless' | 'huge-frame' | 'leaky-error';
 
 /** A server that answers the event search as `mode` says and everything else with a 404. */
 async function hostileServer(mode: Mode): Promise<{ url: string; stop(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     if (!req.url?.startsWith(`/api/conversations/${ID}/events/search`)) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
+      return;
+    }
+    if (mode === 'leaky-error') {
+      res.writeHead(500, { 'content-type': 'application/json' }).end(`{"detail":"upstream failed","llm":{"api_key":"${LEAKED_KEY}"}}`);
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -113,4 +118,12 @@ test('a socket frame past the frame cap is reported by the socket checks', async
   expect(findingsOf(report)).toContainEqual(
     expect.stringContaining(`a frame is larger than the kit reads (${KIT_READ_LIMITS.socketFrameBytes} bytes)`),
   );
+});
+
+test('a secret a server answers with is masked in the report', async () => {
+  const { code, report } = await runAgainst('leaky-error', ['--level', 'seed']);
+  expect(code).toBe(1);
+  const text = JSON.stringify(report);
+  expect(text).not.toContain(LEAKED_KEY);
+  expect(findingsOf(report)).toContainEqual(expect.stringContaining('"api_key":"**********"'));
 });
