@@ -100,7 +100,7 @@ export async function* trajectoryArchive(
 export function maskedContent(name: string, data: Buffer, known: KnownSecrets): Buffer {
   const lower = name.toLowerCase();
   if (lower.endsWith('.jsonl')) return maskedJsonLines(data, known);
-  if (lower.endsWith('.json')) return maskedJson(data, known, PYTHON_DUMPS);
+  if (lower.endsWith('.json')) return maskedJson(data, known, PYTHON_DUMPS, AS_THE_REFERENCE);
   const text = utf8(data);
   if (text === undefined) return data;
   const masked = known.maskIn(text);
@@ -108,7 +108,7 @@ export function maskedContent(name: string, data: Buffer, known: KnownSecrets): 
 }
 
 function maskedJsonLines(data: Buffer, known: KnownSecrets): Buffer {
-  if (!mayHoldSecrets(data, known)) return data;
+  if (!mayHoldSecrets(data, known, AS_THE_REFERENCE)) return data;
   let changed = false;
   const lines: Buffer[] = [];
   let start = 0;
@@ -116,7 +116,7 @@ function maskedJsonLines(data: Buffer, known: KnownSecrets): Buffer {
     const end = data.indexOf(NEWLINE, start);
     const stop = end === -1 ? data.length : end + 1;
     const line = data.subarray(start, end === -1 ? data.length : end);
-    const masked = line.toString('utf8').trim() === '' ? line : maskedJson(line, known, PYTHON_DUMPS);
+    const masked = line.toString('utf8').trim() === '' ? line : maskedJson(line, known, PYTHON_DUMPS, AS_THE_REFERENCE);
     if (masked !== line) changed = true;
     lines.push(masked, data.subarray(line.length + start, stop));
     start = stop;
@@ -125,6 +125,8 @@ function maskedJsonLines(data: Buffer, known: KnownSecrets): Buffer {
 }
 
 const NEWLINE = 0x0a;
+/** The reference's trajectory export masks every Fernet token, a provider's encrypted reasoning too. */
+const AS_THE_REFERENCE = { maskProviderCiphertext: true } as const;
 
 function utf8(data: Buffer): string | undefined {
   try {

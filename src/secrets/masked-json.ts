@@ -4,15 +4,15 @@
  * are; the others are parsed, masked and written again, at any depth.
  */
 import { COMPACT, type JsonLayout, jsonText } from '../json/json-text';
-import { KnownSecrets, mayHoldSecrets, maskedCopy } from './secret-policy';
+import { type CopyOptions, KnownSecrets, mayHoldSecrets, maskedCopy } from './secret-policy';
 
 /**
  * `json` with the policy applied: the same buffer when nothing is masked, else the masked
  * value written in `layout`. Bytes that are not JSON have the known values masked in their
  * text, and are otherwise left as they are.
  */
-export function maskedJson(json: Buffer, known: KnownSecrets = KnownSecrets.NONE, layout: JsonLayout = COMPACT): Buffer {
-  if (!mayHoldSecrets(json, known)) return json;
+export function maskedJson(json: Buffer, known: KnownSecrets = KnownSecrets.NONE, layout: JsonLayout = COMPACT, options: CopyOptions = {}): Buffer {
+  if (!mayHoldSecrets(json, known, options)) return json;
   const text = json.toString('utf8');
   let value: unknown;
   try {
@@ -21,7 +21,7 @@ export function maskedJson(json: Buffer, known: KnownSecrets = KnownSecrets.NONE
     const masked = known.maskIn(text);
     return masked === text ? json : Buffer.from(masked, 'utf8');
   }
-  const copy = maskedCopy(value, known);
+  const copy = maskedCopy(value, known, options);
   return copy.changed ? Buffer.from(jsonText(copy.value, layout), 'utf8') : json;
 }
 

@@ -48,6 +48,13 @@ const CREDENTIAL_VALUE = 'value';
 /** What the reference's cipher writes: a Fernet token. */
 const ENCRYPTED_VALUE_PREFIX = 'gAAAAA';
 /**
+ * Where a model provider's own ciphertext sits (a reasoning item's encrypted reasoning, a
+ * Fernet token made with the provider's key, not the agent server's): a client needs it as
+ * stored to continue the conversation with that provider, so it is served as it is, except
+ * where `maskProviderCiphertext` asks otherwise (the trajectory zip, as the reference's).
+ */
+const PROVIDER_CIPHERTEXT = 'encrypted_content';
+/**
  * Known values shorter than this are not looked for in text: they are placeholders (`x`,
  * `none`), and masking them would garble ordinary words.
  */
@@ -108,12 +115,15 @@ export function maskSecrets<T>(value: T, known: KnownSecrets = KnownSecrets.NONE
 export interface CopyOptions {
   /** Members left out of the copy wherever they are (the Markdown export leaves out opaque provider data). */
   omit?: ReadonlySet<string>;
+  /** Mask a model provider's ciphertext too, as any Fernet token; the reference's trajectory export does. */
+  maskProviderCiphertext?: boolean;
 }
 
 /** As maskSecrets, and whether anything was masked (a caller that holds the original's bytes sends those when nothing was). */
 export function maskedCopy<T>(value: T, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): { value: T; changed: boolean } {
   let changed = false;
   const copy = walk(value, options.omit, (text, scope, field) => {
+    if (field === PROVIDER_CIPHERTEXT && scope === Scope.Open && !options.maskProviderCiphertext) return text;
     const masked = isMasked(text, scope, field) ? MASKED_SECRET : maskText(text, known);
     if (masked !== text) changed = true;
     return masked;
@@ -198,15 +208,26 @@ function setMember(into: Record<string, unknown> | unknown[], key: string | numb
  * registry, a credential, ciphertext, a known value, or an escape (`\u`) that could spell any
  * of them. When not, the bytes are served as stored, without being parsed.
  */
-export function mayHoldSecrets(json: Buffer, known: KnownSecrets = KnownSecrets.NONE): boolean {
+export function mayHoldSecrets(json: Buffer, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): boolean {
   for (const needle of FIELD_NEEDLES) if (json.includes(needle)) return true;
   for (const value of known.values) if (json.includes(jsonEscaped(value))) return true;
+  return holdsCiphertext(json, options.maskProviderCiphertext === true);
+}
+
+/** Whether a Fernet token appears anywhere but as a provider's ciphertext (when that is kept). */
+function holdsCiphertext(json: Buffer, includingProviders: boolean): boolean {
+  for (let at = json.indexOf(ENCRYPTED_NEEDLE); at !== -1; at = json.indexOf(ENCRYPTED_NEEDLE, at + 1)) {
+    if (includingProviders || at < PROVIDER_NEEDLE.length || !json.subarray(at - PROVIDER_NEEDLE.length, at).equals(PROVIDER_NEEDLE)) return true;
+  }
   return false;
 }
 
 const FIELD_NEEDLES: readonly Buffer[] = [...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK]
   .map((field) => Buffer.from(`"${field}"`))
-  .concat([Buffer.from(ENCRYPTED_VALUE_PREFIX), Buffer.from('\\u')]);
+  .concat([Buffer.from('\\u')]);
+const ENCRYPTED_NEEDLE = Buffer.from(ENCRYPTED_VALUE_PREFIX);
+/** A provider's ciphertext as the agent SDK stores it (compact JSON). */
+const PROVIDER_NEEDLE = Buffer.from(`"${PROVIDER_CIPHERTEXT}":"`);
 
 function jsonEscaped(value: string): string {
   return JSON.stringify(value).slice(1, -1);
