@@ -31,8 +31,9 @@ export function maskedJson(json: Buffer, known: KnownSecrets = KnownSecrets.NONE
  */
 export function maskedJsonItems(piece: Buffer, known: KnownSecrets = KnownSecrets.NONE): Buffer {
   if (!mayHoldSecrets(piece, known)) return piece;
-  const masked = maskedJson(Buffer.concat([OPEN_LIST, piece, CLOSE_LIST]), known);
-  return masked.length === piece.length + 2 && masked.subarray(1, -1).equals(piece) ? piece : masked.subarray(1, -1);
+  const list = Buffer.concat([OPEN_LIST, piece, CLOSE_LIST]);
+  const masked = maskedJson(list, known);
+  return masked === list ? piece : masked.subarray(1, -1);
 }
 
 const OPEN_LIST = Buffer.from('[');
