@@ -1,8 +1,12 @@
 /**
  * One JSON object per line on a stream (stderr by default), so operators can grep and
- * tests can read what was logged. Callers pass plain data; nothing here formats secrets,
- * so callers must never put one in a field.
+ * tests can read what was logged. Callers pass plain data and should never put a secret in
+ * a field; every line still passes through the secret policy (src/secrets), and is written
+ * without recursion, so no field of any depth stops it.
  */
+import { jsonText } from './json/json-text';
+import { maskSecrets } from './secrets';
+
 export type LogLevel = 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
@@ -16,7 +20,7 @@ export function createLogger(write: (line: string) => void = (line) => process.s
   const log =
     (level: LogLevel) =>
     (message: string, fields: LogFields = {}) =>
-      write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
+      write(`${jsonText(maskSecrets({ time: new Date().toISOString(), level, message, ...fields }))}\n`);
   return { info: log('info'), warn: log('warn'), error: log('error') };
 }
 

@@ -5,13 +5,21 @@
  * PostgreSQL one, which the ingester fills from the same files) use these, so they answer alike.
  */
 import type { ConversationExecutionStatus, ConversationInfo, ConversationSortOrder } from '../contract';
+import { jsonDepth } from '../json/json-depth';
 import { parseUuid, storedTimestampMicros } from '../search';
 import { type JsonObject, composeConversationInfo, executionStatusOf, isObject } from './conversation-info';
 
 export const META_FILE = 'meta.json';
 export const STATE_FILE = 'base_state.json';
 /** What is logged for a conversation whose files make no entry. */
-export const LEFT_OUT_OF_CATALOG = 'conversation left out of the catalog: its meta.json or base_state.json is not a JSON object';
+export const LEFT_OUT_OF_CATALOG =
+  'conversation left out of the catalog: its meta.json or base_state.json is not a JSON object, or nests deeper than the reference reads';
+/**
+ * The deepest nesting the reference reads in a saved document: it reads them with
+ * pydantic-core, whose JSON parser refuses anything deeper. A document nested deeper is
+ * refused here too, whole, rather than served in part or allowed to exhaust a stack.
+ */
+export const MAX_DOCUMENT_DEPTH = 200;
 
 export interface CatalogEntry {
   hex: string;
@@ -25,8 +33,9 @@ export interface CatalogEntry {
   parentHex: string | undefined;
 }
 
-/** The parsed JSON object of a file's text; undefined when it is not JSON or not an object. */
+/** The parsed JSON object of a file's text; undefined when it is not JSON, not an object, or nested deeper than MAX_DOCUMENT_DEPTH. */
 export function parseJsonObject(text: string): JsonObject | undefined {
+  if (jsonDepth(text) > MAX_DOCUMENT_DEPTH) return undefined;
   try {
     const value: unknown = JSON.parse(text);
     return isObject(value) ? value : undefined;

@@ -4,6 +4,7 @@
  * files of a conversation for its trajectory download. Ids are 32 lower-case hex digits.
  */
 import type { ConversationExecutionStatus, ConversationInfo, ConversationSortOrder } from '../contract';
+import type { KnownSecrets } from '../secrets';
 import type { JsonObject } from './conversation-info';
 
 export interface CatalogSearch {
@@ -36,6 +37,12 @@ export interface ConversationCatalog {
   get(hex: string, includeSkills: boolean): Promise<ConversationInfo | undefined>;
   /** The saved state (`base_state.json`) with its secrets masked; undefined when there is none. */
   state(hex: string): Promise<JsonObject | undefined>;
+  /**
+   * The secrets the conversation's saved state holds in clear (src/secrets, `knownSecretsOf`),
+   * for the server to mask wherever they appear in what it sends of the conversation; none
+   * when there is no saved state.
+   */
+  knownSecrets(hex: string): Promise<KnownSecrets>;
   /**
    * The conversation's files in path order, directories as entries ending in `/`; undefined
    * when there is no such conversation. A PostgreSQL catalog lists what the database holds

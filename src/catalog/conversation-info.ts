@@ -4,7 +4,7 @@
  * skills left out unless asked for (docs/reference-behaviour.md, "The conversations catalog").
  */
 import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
-import { maskStateSecrets } from './secret-masking';
+import { knownSecretsOf, maskSecrets } from '../secrets';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -28,11 +28,9 @@ export interface CompositionOptions {
   subConversationIds: string[];
 }
 
-/** The state as the catalog and the socket serve it: a copy with every secret masked. */
+/** The state as the catalog and the socket serve it: a copy with every secret masked (src/secrets), its own known values included. */
 export function servedState(baseState: JsonObject): JsonObject {
-  const copy = structuredClone(baseState);
-  maskStateSecrets(copy);
-  return copy;
+  return maskSecrets(baseState, knownSecretsOf(baseState));
 }
 
 export function composeConversationInfo(baseState: JsonObject, meta: JsonObject, options: CompositionOptions): ConversationInfo {

@@ -18,6 +18,7 @@ import {
   parseJsonObject,
 } from './catalog-entry';
 import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile } from './conversation-catalog';
+import { KnownSecrets, knownSecretsOf } from '../secrets';
 import { type JsonObject, servedState } from './conversation-info';
 
 /** Directories the reference leaves out of a trajectory: they hold a runtime's credentials. */
@@ -37,6 +38,7 @@ export function createDirectoryCatalog(root: string, logger: Logger): Conversati
 class DirectoryCatalog implements ConversationCatalog {
   private readonly cache = new Map<string, CachedEntry>();
   private resolvedRoot: string | undefined;
+  private readonly known = new WeakMap<JsonObject, KnownSecrets>();
 
   constructor(
     private readonly root: string,
@@ -78,6 +80,25 @@ class DirectoryCatalog implements ConversationCatalog {
     if (!location.found) return undefined;
     const state = await readJsonObject(path.join(location.directory, STATE_FILE));
     return state && servedState(state);
+  }
+
+  async knownSecrets(hex: string): Promise<KnownSecrets> {
+    const entry = await this.entry(hex);
+    if (entry) return entry.state ? this.knownOf(entry.state) : KnownSecrets.NONE;
+    // A conversation out of the catalog (no meta.json) may still have a saved state and events to serve.
+    const location = await locateConversation(await this.realRoot(), hex);
+    if (!location.found) return KnownSecrets.NONE;
+    return knownSecretsOf(await readJsonObject(path.join(location.directory, STATE_FILE)));
+  }
+
+  /** Read once per version of the state: every page of the conversation asks. */
+  private knownOf(state: JsonObject): KnownSecrets {
+    let known = this.known.get(state);
+    if (!known) {
+      known = knownSecretsOf(state);
+      this.known.set(state, known);
+    }
+    return known;
   }
 
   async files(hex: string): Promise<ConversationFile[] | undefined> {

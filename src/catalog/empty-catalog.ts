@@ -1,3 +1,4 @@
+import { KnownSecrets } from '../secrets';
 import type { ConversationCatalog } from './conversation-catalog';
 
 /** A catalog holding no conversation: for a server whose store keeps events only. */
@@ -6,5 +7,6 @@ export const EMPTY_CATALOG: ConversationCatalog = {
   count: async () => 0,
   get: async () => undefined,
   state: async () => undefined,
+  knownSecrets: async () => KnownSecrets.NONE,
   files: async () => undefined,
 };

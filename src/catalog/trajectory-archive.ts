@@ -3,12 +3,13 @@
  * piece as the reader takes them, so memory holds one file at a time whatever the
  * conversation's size. Entries
  * are named `<hex id>/<path>` after one for the directory itself, as the reference names
- * them; `.json` and `.jsonl` files pass through the reference's credential redaction.
+ * them; every file passes through the secret policy (maskedContent).
  */
 import { promisify } from 'node:util';
 import { crc32, deflateRaw } from 'node:zlib';
 import type { ConversationFile } from './conversation-catalog';
-import { redactCredentials } from './secret-masking';
+import { PYTHON_DUMPS } from '../json/json-text';
+import { type KnownSecrets, mayHoldSecrets, maskedJson } from '../secrets';
 
 const deflate = promisify(deflateRaw);
 
@@ -46,7 +47,12 @@ interface CentralRecord {
  * piece is read from its file only when the previous one has been taken. Throws when the
  * archive would exceed the classic zip limits.
  */
-export async function* trajectoryArchive(hex: string, files: readonly ConversationFile[], now = new Date()): AsyncGenerator<Buffer> {
+export async function* trajectoryArchive(
+  hex: string,
+  files: readonly ConversationFile[],
+  known: KnownSecrets,
+  now = new Date(),
+): AsyncGenerator<Buffer> {
   const records: CentralRecord[] = [];
   let offset = 0;
   const entries: { name: string; modifiedAt: Date; read: () => Promise<Buffer | undefined> }[] = [
@@ -57,7 +63,7 @@ export async function* trajectoryArchive(hex: string, files: readonly Conversati
     const directory = entry.name.endsWith('/');
     const data = directory ? Buffer.alloc(0) : await entry.read();
     if (data === undefined) continue;
-    const content = directory ? data : redactedContent(entry.name, data);
+    const content = directory ? data : maskedContent(entry.name, data, known);
     const compressed = directory ? content : await deflate(content);
     const { time, date } = dosDateTime(entry.modifiedAt);
     const record: CentralRecord = {
@@ -85,42 +91,42 @@ export async function* trajectoryArchive(hex: string, files: readonly Conversati
   yield Buffer.concat([central, endOfCentralDirectory(records.length, central.length, centralStart)]);
 }
 
-/** The file as the reference exports it: credentials masked in JSON documents, any other bytes as they are. */
-export function redactedContent(name: string, data: Buffer): Buffer {
+/**
+ * The file as it leaves: JSON documents (`.json`, and each line of a `.jsonl`) with the secret
+ * policy applied (src/secrets), rewritten as the reference rewrites a file it redacted
+ * (Python's `json.dumps` layout) only when something was masked; the conversation's known
+ * secrets masked in any other text; bytes that are not UTF-8 text as they are.
+ */
+export function maskedContent(name: string, data: Buffer, known: KnownSecrets): Buffer {
   const lower = name.toLowerCase();
-  if (lower.endsWith('.jsonl')) return redactedJsonLines(data) ?? data;
-  if (!lower.endsWith('.json')) return data;
+  if (lower.endsWith('.jsonl')) return maskedJsonLines(data, known);
+  if (lower.endsWith('.json')) return maskedJson(data, known, PYTHON_DUMPS, AS_THE_REFERENCE);
   const text = utf8(data);
   if (text === undefined) return data;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return data;
-  }
-  return redactCredentials(value) ? Buffer.from(pythonJsonText(value), 'utf8') : data;
+  const masked = known.maskIn(text);
+  return masked === text ? data : Buffer.from(masked, 'utf8');
 }
 
-function redactedJsonLines(data: Buffer): Buffer | undefined {
-  const text = utf8(data);
-  if (text === undefined) return undefined;
+function maskedJsonLines(data: Buffer, known: KnownSecrets): Buffer {
+  if (!mayHoldSecrets(data, known, AS_THE_REFERENCE)) return data;
   let changed = false;
-  const lines = text.split(/(?<=\n)/);
-  const out = lines.map((line) => {
-    const stripped = line.trim();
-    if (stripped === '') return line;
-    let value: unknown;
-    try {
-      value = JSON.parse(stripped);
-    } catch {
-      return line;
-    }
-    if (!redactCredentials(value)) return line;
-    changed = true;
-    return pythonJsonText(value) + (line.endsWith('\n') ? '\n' : '');
-  });
-  return changed ? Buffer.from(out.join(''), 'utf8') : undefined;
+  const lines: Buffer[] = [];
+  let start = 0;
+  while (start < data.length) {
+    const end = data.indexOf(NEWLINE, start);
+    const stop = end === -1 ? data.length : end + 1;
+    const line = data.subarray(start, end === -1 ? data.length : end);
+    const masked = line.toString('utf8').trim() === '' ? line : maskedJson(line, known, PYTHON_DUMPS, AS_THE_REFERENCE);
+    if (masked !== line) changed = true;
+    lines.push(masked, data.subarray(line.length + start, stop));
+    start = stop;
+  }
+  return changed ? Buffer.concat(lines) : data;
 }
+
+const NEWLINE = 0x0a;
+/** The reference's trajectory export masks every Fernet token, a provider's encrypted reasoning too. */
+const AS_THE_REFERENCE = { maskProviderCiphertext: true } as const;
 
 function utf8(data: Buffer): string | undefined {
   try {
@@ -128,25 +134,6 @@ function utf8(data: Buffer): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * JSON as Python's `json.dumps` writes it by default, which is how the reference writes a
- * redacted file: `", "` and `": "` between items, non-ASCII characters escaped.
- */
-export function pythonJsonText(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(pythonJsonText).join(', ')}]`;
-  if (typeof value === 'object' && value !== null) {
-    return `{${Object.entries(value as Record<string, unknown>)
-      .map(([key, item]) => `${asciiJson(key)}: ${pythonJsonText(item)}`)
-      .join(', ')}}`;
-  }
-  if (typeof value === 'string') return asciiJson(value);
-  return JSON.stringify(value);
-}
-
-function asciiJson(text: string): string {
-  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function localHeader(record: CentralRecord): Buffer {

@@ -3,10 +3,13 @@
  * batches (EventStore.exportEvents): JSON lines are the served bytes, one event a line;
  * Markdown is written section by section (markdown.ts). Chunks are gathered to about
  * CHUNK_BYTES, so that a long conversation costs a few hundred writes, not one per event,
- * and nothing holds more than a chunk and the store's batch.
+ * and nothing holds more than a chunk and the store's batch. Every event passes through the
+ * secret policy (src/secrets) with the conversation's known secrets.
  */
 import type { Event } from '../contract';
-import { eventSection, isUserMessage, markdownHeading, taskSection } from './markdown';
+import { jsonText } from '../json/json-text';
+import { type KnownSecrets, maskSecrets, maskedJson } from '../secrets';
+import { eventSection, isUserMessage, largeEventSection, markdownHeading, taskSection } from './markdown';
 
 export type ExportFormat = 'jsonl' | 'markdown';
 
@@ -24,15 +27,20 @@ export function conversationExport(
   format: ExportFormat,
   conversation: { conversationId: string; title: string | null },
   events: AsyncIterable<Buffer>,
+  known: KnownSecrets,
 ): ConversationExport {
   if (format === 'markdown') {
     return {
       contentType: 'text/markdown; charset=utf-8',
       fileName: `conversation-${conversation.conversationId}.md`,
-      chunks: gathered(markdownPieces(conversation, events)),
+      chunks: gathered(markdownPieces(conversation, events, known)),
     };
   }
-  return { contentType: 'application/x-ndjson', fileName: `conversation-${conversation.conversationId}.jsonl`, chunks: gathered(jsonLines(events)) };
+  return {
+    contentType: 'application/x-ndjson',
+    fileName: `conversation-${conversation.conversationId}.jsonl`,
+    chunks: gathered(jsonLines(events, known)),
+  };
 }
 
 /**
@@ -40,9 +48,10 @@ export function conversationExport(
  * tokens (never inside a string, where JSON escapes them), so such an event is written
  * again on one line; every other is sent as stored.
  */
-async function* jsonLines(events: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  for await (const bytes of events) {
-    yield bytes.includes(NEWLINE) || bytes.includes(CARRIAGE_RETURN) ? Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8')))) : bytes;
+async function* jsonLines(events: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  for await (const stored of events) {
+    const bytes = maskedJson(stored, known);
+    yield bytes.includes(NEWLINE) || bytes.includes(CARRIAGE_RETURN) ? Buffer.from(jsonText(JSON.parse(bytes.toString('utf8')))) : bytes;
     yield LINE_END;
   }
 }
@@ -57,6 +66,7 @@ const LINE_END = Buffer.from('\n');
 async function* markdownPieces(
   conversation: { conversationId: string; title: string | null },
   events: AsyncIterable<Buffer>,
+  known: KnownSecrets,
 ): AsyncGenerator<Buffer> {
   yield Buffer.from(markdownHeading(conversation));
   let held: Event[] | undefined = [];
@@ -66,7 +76,16 @@ async function* markdownPieces(
     for (const event of pending) if (event !== task) yield Buffer.from(eventSection(event));
   };
   for await (const bytes of events) {
-    const event = JSON.parse(bytes.toString('utf8')) as Event;
+    // An event too large to read whole is shown by its size only: what a document for people gains from it is not worth memory that grows with it.
+    if (bytes.length > MAX_RENDERED_EVENT_BYTES) {
+      if (held) {
+        yield* release(held);
+        held = undefined;
+      }
+      yield Buffer.from(largeEventSection(bytes));
+      continue;
+    }
+    const event = maskSecrets(JSON.parse(bytes.toString('utf8')) as Event, known);
     if (!held) {
       yield Buffer.from(eventSection(event));
       continue;
@@ -79,6 +98,9 @@ async function* markdownPieces(
   }
   if (held) yield* release(held);
 }
+
+/** The largest event written out in full; a larger one gets a section saying what it is and where to find it whole. */
+const MAX_RENDERED_EVENT_BYTES = 1024 * 1024;
 
 /** Events read ahead at most while looking for the task. */
 const TASK_LOOKAHEAD = 50;

@@ -3,11 +3,13 @@
  * each action with its tool, summary and arguments, each result fenced and linked to its
  * action, errors marked, long outputs folded in `<details>`. Written one event at a time,
  * so a conversation of any length streams. Encrypted reasoning is never written, and
- * values that look like secrets are replaced by `[redacted]` (redact.ts).
+ * text shaped like a credential is masked (src/secrets) on top of what the secret policy
+ * masked in the event before it came here.
  */
 import type { Event, EventOfKind, Message, ReasoningItemModel, TextContent } from '../contract';
 import { DEFAULT_SOURCE } from '../search/kinds';
-import { redactSecrets, redactedJson } from './redact';
+import { INDENTED, jsonText } from '../json/json-text';
+import { maskCredentialText, maskSecrets } from '../secrets';
 import { observationText, withoutKind } from './observation-text';
 
 /** Outputs longer than this many lines are folded. */
@@ -40,6 +42,22 @@ export function eventSection(event: Event): string {
   const { heading, body } = sectionOf(event);
   return `### <a id="${anchorOf(event.id)}"></a>${heading}\n\n*${source}${timeOf(event)}*\n\n${body}${body.endsWith('\n') ? '' : '\n'}\n`;
 }
+
+/**
+ * The section of an event too large to render: its kind and id, read from the ends of its
+ * stored bytes without parsing them, its size, and where it can be had whole.
+ */
+export function largeEventSection(stored: Buffer): string {
+  const head = stored.subarray(0, STORED_END_BYTES).toString('utf8');
+  const tail = stored.subarray(Math.max(0, stored.length - STORED_END_BYTES)).toString('utf8');
+  const id = /"id"\s*:\s*"([^"\\]{1,100})"/.exec(head)?.[1];
+  const kind = /"kind"\s*:\s*"([A-Za-z]{1,100})"\s*}\s*$/.exec(tail)?.[1] ?? 'Event';
+  const megabytes = (stored.length / (1024 * 1024)).toFixed(1);
+  return `### <a id="${anchorOf(id)}"></a>${escapeInline(kind)} (${megabytes} MB, not shown)\n\nThis event is too large to show here. The JSON lines export${id ? ` and \`GET .../events/${escapeInline(id)}\`` : ''} have it whole.\n\n`;
+}
+
+/** How much of each end of a large event is read for its id and kind. */
+const STORED_END_BYTES = 512;
 
 function timeOf(event: Event): string {
   return event.timestamp ? ` · ${event.timestamp}` : '';
@@ -77,7 +95,7 @@ function sectionOf(event: Event): { heading: string; body: string } {
     case 'CondensationSummaryEvent':
       return { heading: 'Summary of condensed events', body: text(event.summary) };
     case 'ConversationStateUpdateEvent':
-      return { heading: `State: ${escapeInline(event.key ?? 'state')}`, body: fenced(redactedJson(event.value ?? null), 'json') };
+      return { heading: `State: ${escapeInline(event.key ?? 'state')}`, body: fenced(readableJson(event.value ?? null), 'json') };
     case 'LLMCompletionLogEvent':
       return {
         heading: `Completion log (${escapeInline(event.model_name ?? 'unknown model')})`,
@@ -93,7 +111,7 @@ function sectionOf(event: Event): { heading: string; body: string } {
 }
 
 function unknownKind(event: never): { heading: string; body: string } {
-  return { heading: 'Event', body: fenced(redactedJson(event), 'json') };
+  return { heading: 'Event', body: fenced(readableJson(event), 'json') };
 }
 
 function messageBody(event: EventOfKind<'MessageEvent'>): string {
@@ -129,13 +147,13 @@ function observationSection(event: EventOfKind<'ObservationEvent'>): { heading: 
   const isError = observation['is_error'] === true;
   const parts = [resultLink(event)];
   const facts: string[] = [];
-  if (typeof observation['command'] === 'string') facts.push(`command \`${oneLine(redactSecrets(observation['command']))}\``);
+  if (typeof observation['command'] === 'string') facts.push(`command \`${oneLine(maskCredentialText(observation['command']))}\``);
   if (typeof observation['exit_code'] === 'number') facts.push(`exit code ${observation['exit_code']}`);
   if (observation['timeout'] === true) facts.push('timed out');
   if (facts.length > 0) parts.push(facts.join(' · '));
   if (isError) parts.push('**⚠ The tool reported an error.**');
   const output = observationText(observation);
-  const block = output === undefined ? fenced(redactedJson(withoutKind(observation)), 'json') : fenced(output);
+  const block = output === undefined ? fenced(readableJson(withoutKind(observation)), 'json') : fenced(output);
   const lines = (output ?? block).split('\n').length;
   parts.push(lines > OPEN_OUTPUT_LINES ? details(`Output (${lines} lines)`, block) : block);
   return { heading: `◀ Result of \`${event.tool_name}\`${isError ? ' · failed' : ''}`, body: `${parts.join('\n\n')}\n` };
@@ -158,28 +176,38 @@ function reasoning(content: string | null | undefined, blocks: Message['thinking
 
 /** Prose from the conversation, as Markdown, secrets redacted; raw HTML is shown as text, not run by a renderer. */
 function text(value: string): string {
-  return redactSecrets(value).replace(/</g, '&lt;');
+  return maskCredentialText(value).replace(/</g, '&lt;');
 }
 
 /** A fenced block longer than any run of backticks inside it, so no output can close it early. */
 export function fenced(value: string, language = 'text'): string {
-  const longest = Math.max(2, ...[...value.matchAll(/`+/g)].map((run) => run[0].length));
+  // A loop rather than Math.max(...runs): an output with a great many runs would overflow the stack as arguments.
+  let longest = 2;
+  for (const run of value.matchAll(/`+/g)) if (run[0].length > longest) longest = run[0].length;
   const fence = '`'.repeat(longest + 1);
-  return `${fence}${language}\n${redactSecrets(value)}\n${fence}\n`;
+  return `${fence}${language}\n${maskCredentialText(value)}\n${fence}\n`;
 }
 
 function details(summary: string, body: string): string {
   return `<details><summary>${escapeHtml(summary)}</summary>\n\n${body}\n</details>\n`;
 }
 
-/** JSON text pretty-printed, `encrypted_content` and secret-named keys left out; shown as it is when it does not parse. */
+/** JSON text pretty-printed, `encrypted_content` left out and secrets masked; shown as it is when it does not parse. */
 function prettyJsonText(value: string): string {
   try {
-    return redactedJson(JSON.parse(value));
+    return readableJson(JSON.parse(value));
   } catch {
     return value;
   }
 }
+
+/** A value as indented JSON for a person: opaque provider data left out, secret fields masked, at any depth. */
+function readableJson(value: unknown): string {
+  return jsonText(maskSecrets(value, undefined, { omit: OPAQUE_MEMBERS }), INDENTED);
+}
+
+/** Encrypted reasoning: provider data no person can read. */
+const OPAQUE_MEMBERS: ReadonlySet<string> = new Set(['encrypted_content']);
 
 /** An HTML id from an event id: characters outside [A-Za-z0-9_-] are written as their code. */
 export function anchorOf(eventId: string | undefined): string {
@@ -196,7 +224,7 @@ function oneLine(value: string): string {
 }
 
 function escapeInline(value: string): string {
-  return redactSecrets(value)
+  return maskCredentialText(value)
     .replace(/[`*_[\]#\\]/g, (character) => `\\${character}`)
     .replace(/</g, '&lt;');
 }

@@ -4,6 +4,24 @@
  * it, and tells observers (the schema audit, the `--compare` mirror) about it. Requests
  * are GETs only; the kit never changes a server.
  */
+import { jsonDepth } from '../json/json-depth';
+import { maskSecretText } from '../secrets';
+
+/**
+ * What the kit reads of a server at most: a server under test may send anything, an endless
+ * body, a frame of any size, JSON nested past any stack, an archive that inflates without
+ * end. Past a cap the kit stops reading and reports the cap as a finding.
+ */
+export const KIT_READ_LIMITS = {
+  /** One response body. */
+  responseBytes: 64 * 1024 * 1024,
+  /** One socket frame. */
+  socketFrameBytes: 16 * 1024 * 1024,
+  /** What one archive may inflate to, all its entries together (`--compare` reads two). */
+  inflatedArchiveBytes: 256 * 1024 * 1024,
+  /** How deeply JSON may nest: deeper is not parsed, so no check recurses past its stack. */
+  jsonDepth: 1000,
+} as const;
 
 export interface TransportOptions {
   /** Where the server is, such as `http://127.0.0.1:8000`; a path prefix is kept. */
@@ -13,6 +31,8 @@ export interface TransportOptions {
   timeoutMs: number;
   /** Requests the whole run may send; past it every request fails with `budget`. */
   maxRequests: number;
+  /** Bytes of one response read at most; KIT_READ_LIMITS by default. */
+  maxResponseBytes?: number;
   fetch?: typeof fetch;
 }
 
@@ -39,7 +59,8 @@ export interface Exchange {
   durationMs: number;
 }
 
-export type FailureReason = 'unreachable' | 'timeout' | 'budget';
+/** `too-large`: the response was longer than the kit reads (KIT_READ_LIMITS). */
+export type FailureReason = 'unreachable' | 'timeout' | 'budget' | 'too-large';
 
 /** A request that got no response. */
 export interface RequestFailure {
@@ -92,8 +113,14 @@ export function createTransport(options: TransportOptions): Transport {
     try {
       const response = await doFetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) });
       const contentType = response.headers.get('content-type');
-      const bodyBytes = isTextual(contentType) ? undefined : Buffer.from(await response.arrayBuffer());
-      const bodyText = bodyBytes === undefined ? await response.text() : bodyBytes.toString('utf8');
+      const cap = options.maxResponseBytes ?? KIT_READ_LIMITS.responseBytes;
+      const bytes = await readCapped(response, cap);
+      if (bytes === undefined) {
+        const message = `the response is larger than the kit reads (${cap} bytes): it stopped reading there`;
+        return { ok: false, failure: { reason: 'too-large', path, url, message } };
+      }
+      const bodyBytes = isTextual(contentType) ? undefined : bytes;
+      const bodyText = bytes.toString('utf8');
       const exchange: Exchange = {
         seq: sent,
         method,
@@ -133,6 +160,24 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
+/** The body, or undefined once it passes `cap` bytes (the rest is not read: the connection is cancelled). */
+async function readCapped(response: Response, cap: number): Promise<Buffer | undefined> {
+  if (!response.body) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks, length);
+    length += value.length;
+    if (length > cap) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+}
+
 /** Text, JSON of any kind (`+json`, `x-ndjson`), or no content type at all: read as text. Anything else (`application/octet-stream`) is kept as bytes too. */
 function isTextual(contentType: string | null): boolean {
   if (contentType === null) return true;
@@ -141,6 +186,10 @@ function isTextual(contentType: string | null): boolean {
 }
 
 export function parseJson(text: string): JsonBody {
+  const depth = jsonDepth(text);
+  if (depth > KIT_READ_LIMITS.jsonDepth) {
+    return { ok: false, error: `it nests ${depth} levels deep, deeper than the kit reads (${KIT_READ_LIMITS.jsonDepth})` };
+  }
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
@@ -167,12 +216,13 @@ const KEPT_BODY_CHARACTERS = 2000;
 export function slim(exchange: Exchange): Exchange {
   const { bodyBytes: _bytes, ...kept } = exchange;
   if (kept.bodyText.length <= KEPT_BODY_CHARACTERS) return kept;
-  return { ...kept, bodyText: kept.bodyText.slice(0, KEPT_BODY_CHARACTERS), json: { ok: false, error: 'body not kept' } };
+  // Why a body was not JSON is kept: a report says it.
+  return { ...kept, bodyText: kept.bodyText.slice(0, KEPT_BODY_CHARACTERS), json: kept.json.ok ? { ok: false, error: 'body not kept' } : kept.json };
 }
 
-/** The first `max` characters of a response body, on one line, for reports. */
+/** The first `max` characters of a response body, on one line, secrets masked (src/secrets), for reports. */
 export function excerptOf(exchange: Pick<Exchange, 'bodyText' | 'bodyLength'>, max = 400): string {
-  const flat = exchange.bodyText.slice(0, max + 200).replace(/\s*\n\s*/g, ' ');
+  const flat = maskSecretText(exchange.bodyText.slice(0, max + 200)).replace(/\s*\n\s*/g, ' ');
   if (flat.length <= max && exchange.bodyLength <= exchange.bodyText.length) return flat;
   return `${flat.slice(0, max)}... (${exchange.bodyLength} characters)`;
 }

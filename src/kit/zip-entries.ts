@@ -5,6 +5,7 @@
  * Stored and deflated entries only, the classic format (no ZIP64), as the contract's servers write them.
  */
 import { inflateRawSync } from 'node:zlib';
+import { KIT_READ_LIMITS } from './http';
 
 export interface ZipEntry {
   name: string;
@@ -18,24 +19,34 @@ const END_RECORD_SIZE = 22;
 const LONGEST_COMMENT = 0xffff;
 const STORED = 0;
 const DEFLATED = 8;
-/** An entry inflating past this is not read (a server under test may send anything, a zip bomb included). */
-const LARGEST_ENTRY_BYTES = 256 * 1024 * 1024;
-
-/** The archive's entries; undefined when the bytes are not a zip archive this reader understands, or an entry is too large to compare. */
-export function zipEntries(bytes: Buffer): ZipEntry[] | undefined {
+/**
+ * The archive's entries; undefined when the bytes are not a zip archive this reader
+ * understands; `tooLarge` when its entries together inflate past what the kit reads (a
+ * server under test may send anything, a zip bomb included), which is reported as a finding.
+ */
+export function zipEntries(
+  bytes: Buffer,
+  maxInflatedBytes: number = KIT_READ_LIMITS.inflatedArchiveBytes,
+): ZipEntry[] | { tooLarge: string } | undefined {
   try {
-    return readEntries(bytes);
-  } catch {
+    return readEntries(bytes, maxInflatedBytes);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge(maxInflatedBytes);
     return undefined;
   }
 }
 
-function readEntries(bytes: Buffer): ZipEntry[] | undefined {
+function tooLarge(maxInflatedBytes: number): { tooLarge: string } {
+  return { tooLarge: `the archive inflates past what the kit reads (${maxInflatedBytes} bytes, all entries together); it was not compared` };
+}
+
+function readEntries(bytes: Buffer, maxInflatedBytes: number): ZipEntry[] | { tooLarge: string } | undefined {
   const end = endRecordOffset(bytes);
   if (end === undefined) return undefined;
   const count = bytes.readUInt16LE(end + 10);
   let offset = bytes.readUInt32LE(end + 16);
   const entries: ZipEntry[] = [];
+  let inflated = 0;
   for (let index = 0; index < count; index++) {
     if (bytes.readUInt32LE(offset) !== CENTRAL_HEADER) return undefined;
     const method = bytes.readUInt16LE(offset + 10);
@@ -48,9 +59,14 @@ function readEntries(bytes: Buffer): ZipEntry[] | undefined {
     if (bytes.readUInt32LE(localOffset) !== LOCAL_HEADER) return undefined;
     const dataStart = localOffset + 30 + bytes.readUInt16LE(localOffset + 26) + bytes.readUInt16LE(localOffset + 28);
     const data = bytes.subarray(dataStart, dataStart + compressedSize);
-    if (method === STORED) entries.push({ name, content: Buffer.from(data) });
-    else if (method === DEFLATED) entries.push({ name, content: inflateRawSync(data, { maxOutputLength: LARGEST_ENTRY_BYTES }) });
-    else return undefined;
+    if (method !== STORED && method !== DEFLATED) return undefined;
+    // What is left of the total bounds each entry, so the archive as a whole never inflates past it.
+    const left = maxInflatedBytes - inflated;
+    if (left <= 0 && (method === DEFLATED || data.length > 0)) return tooLarge(maxInflatedBytes);
+    const content = method === STORED ? Buffer.from(data) : inflateRawSync(data, { maxOutputLength: Math.max(1, left) });
+    inflated += content.length;
+    if (inflated > maxInflatedBytes) return tooLarge(maxInflatedBytes);
+    entries.push({ name, content });
     offset += 46 + nameLength + extraLength + commentLength;
   }
   return entries;

@@ -13,6 +13,7 @@ import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { ConversationCatalog } from '../catalog/conversation-catalog';
 import type { Logger } from '../log';
 import { type SearchCriteria, parseFilterTimestamp, parseUuid } from '../search';
+import { type KnownSecrets, maskedJson } from '../secrets';
 import type { EventFeed, FeedEvent } from '../store/event-store';
 import { SESSION_KEY_HEADER, sessionKeyMatches } from '../server/session-keys';
 import { ConversationFeeds, type FeedSubscriber } from './conversation-feeds';
@@ -61,6 +62,8 @@ export interface EventSocketsOptions {
 }
 
 export interface EventSockets {
+  /** Whether the request is for the events socket (any other upgrade is answered as plain HTTP). */
+  handles(request: IncomingMessage): boolean;
   /** For the HTTP server's `upgrade` event; answers 404 for any other path. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every socket (1001) and stops the feeds. */
@@ -73,6 +76,13 @@ export function createEventSockets(options: EventSocketsOptions): EventSockets {
   // A look hands out a fraction of what a socket may have queued: one that reads drains it before the next look.
   const feeds = options.feed ? new ConversationFeeds(options.feed, options.logger, limits.maxQueuedBytes / LOOKS_PER_QUEUE) : undefined;
   return {
+    handles(request) {
+      try {
+        return SOCKET_PATH.test(new URL(request.url ?? '/', 'http://socket').pathname);
+      } catch {
+        return false;
+      }
+    },
     handleUpgrade(request, socket, head) {
       const url = new URL(request.url ?? '/', 'http://socket');
       const match = SOCKET_PATH.exec(url.pathname);
@@ -167,7 +177,7 @@ async function serveSocket(
     closeSocket(ws, CLOSE.tryAgainLater, 'Too many connections for this conversation');
     return;
   }
-  const subscriber = new SocketSubscriber(ws, options.logger, parsed.hex, limits);
+  const subscriber = new SocketSubscriber(ws, options.logger, parsed.hex, limits, await options.catalog.knownSecrets(parsed.hex));
   const subscribedAt = feed.subscribe(subscriber);
   // The client may have gone while the conversation was looked up: then no close event is to come.
   if (ws.readyState !== WebSocket.OPEN) {
@@ -279,7 +289,13 @@ class SocketSubscriber implements FeedSubscriber {
     private readonly logger: Logger,
     private readonly hex: string,
     private readonly limits: SocketLimits,
+    /** The conversation's known secrets, masked in every frame with the rest of the secret policy (src/secrets). */
+    private readonly known: KnownSecrets,
   ) {}
+
+  private frameOf(event: FeedEvent): Buffer {
+    return maskedJson(event.json, this.known);
+  }
 
   deliver(event: FeedEvent): void {
     if (!this.live) {
@@ -289,7 +305,7 @@ class SocketSubscriber implements FeedSubscriber {
       return;
     }
     if (this.resentLate.has(event.id)) return;
-    void this.sendFrame(event.json);
+    void this.sendFrame(this.frameOf(event));
   }
 
   /** Resolves once the frame has left for the network (or the socket closed). */
@@ -314,7 +330,7 @@ class SocketSubscriber implements FeedSubscriber {
           await this.flushedWithin(last, this.limits.resendPageTimeoutMs);
         if (this.ws.readyState !== WebSocket.OPEN) return;
         if (event.position > subscribedAt) this.resentLate.add(event.id);
-        last = this.sendFrame(event.json);
+        last = this.sendFrame(this.frameOf(event));
       }
       await this.flushedWithin(last, this.limits.resendPageTimeoutMs);
       pageId = page.nextPageId ?? undefined;
@@ -323,7 +339,7 @@ class SocketSubscriber implements FeedSubscriber {
 
   goLive(): void {
     this.live = true;
-    for (const event of this.waiting.splice(0)) if (!this.resentLate.has(event.id)) void this.sendFrame(event.json);
+    for (const event of this.waiting.splice(0)) if (!this.resentLate.has(event.id)) void this.sendFrame(this.frameOf(event));
     this.waitingBytes = 0;
   }
 

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
 import { type ConversationCatalog, EMPTY_CATALOG } from '../catalog';
 import { type OpenApiDocument, type OperationId, loadOpenApiDocument } from '../contract';
@@ -11,7 +12,7 @@ import { operationHandlers } from './handlers';
 import { type OperationRoute, type RouteTable, operationRoutes } from './operation-routes';
 import type { OperationHandlers } from './operations';
 import { parseRequestValues, parsedValues, rejectUnparsedValues } from './parsed-values';
-import { dropFragment, inSequence, matchedRequest, normalizeQuery, openApiValidator } from './request-validation';
+import { cutFragment, inSequence, matchedRequest, normalizeQuery, openApiValidator } from './request-validation';
 import { sendResult } from './send-result';
 import { serverInfoSource } from './server-info';
 import { requireSessionKey } from './session-keys';
@@ -56,7 +57,12 @@ export function createApp({
   // case-insensitively by default, so `/API/...` reached the search route while the
   // validator, which only looks at `/api/`, let it through unvalidated.
   app.set('case sensitive routing', true);
-  app.use(dropFragment());
+  const routed = app as Express & { handle(req: IncomingMessage, res: ServerResponse, next?: () => void): void };
+  const handle = routed.handle.bind(app);
+  routed.handle = (req, res, next) => {
+    cutFragment(req);
+    handle(req, res, next);
+  };
   const serverInfo = serverInfoSource();
   app.use((_req, _res, next) => {
     serverInfo.served();

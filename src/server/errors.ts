@@ -47,8 +47,13 @@ interface ValidatorError {
  * can find it.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, next) => {
-    if (res.headersSent) return next(error);
+  return (error: unknown, req, res, _next) => {
+    if (res.headersSent) {
+      // Too late for an error status: the response is cut, so the client sees an incomplete transfer and never a short one that looks whole.
+      logger.error('response cut', { correlation_id: randomUUID(), method: req.method, path: req.path, error: messageOf(error) });
+      res.destroy();
+      return;
+    }
     const known = toHttpError(error, req);
     if (known) {
       res.status(known.status).set(known.headers).json(known.body);
@@ -65,11 +70,16 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       correlation_id: correlationId,
       method: req.method,
       path: req.path,
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      error: messageOf(error, true),
     });
     const body: InternalServerError = { detail: 'Internal Server Error', correlation_id: correlationId };
     res.status(500).json(body);
   };
+}
+
+function messageOf(error: unknown, withStack = false): string {
+  if (!(error instanceof Error)) return String(error);
+  return withStack ? (error.stack ?? error.message) : error.message;
 }
 
 function toHttpError(error: unknown, req: Request): HttpError | undefined {

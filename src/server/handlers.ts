@@ -1,13 +1,15 @@
 /**
  * One handler per operation of the contract. Each runs after request validation, so its
  * parameters already have the contract's types; it asks the store and answers one of the
- * operation's declared responses.
+ * operation's declared responses. Whatever holds a conversation's stored bytes passes them
+ * through the secret policy here, with the conversation's known secrets (src/secrets).
  */
 import type { ConversationCatalog } from '../catalog/conversation-catalog';
 import { trajectoryArchive } from '../catalog/trajectory-archive';
 import type { Event, NotFoundError } from '../contract';
 import { conversationExport } from '../export/conversation-export';
 import { type CrossSearchCriteria, hyphenate } from '../search';
+import { maskedJson, maskedJsonItems, recentKnownSecrets } from '../secrets';
 import type { EventStore } from '../store/event-store';
 import { conversationHex, eventFiltersOf, searchCriteriaOf, validatedUuidHex } from './criteria';
 import { eventPageBody } from './event-page';
@@ -16,12 +18,19 @@ import { storedEventPageBody } from './stored-event-page';
 import { decodeCursor, encodeCursor } from './stored-events-cursor';
 
 export function operationHandlers(store: EventStore, catalog: ConversationCatalog): OperationHandlers {
+  const knownSecrets = recentKnownSecrets((hex) => catalog.knownSecrets(hex));
   return {
     async searchConversationEvents({ query, parsed }) {
       const hex = conversationHex(parsed);
-      const page = await store.search(hex, searchCriteriaOf(query, parsed));
+      const [page, known] = await Promise.all([store.search(hex, searchCriteriaOf(query, parsed)), knownSecrets(hex)]);
       if (!page) return conversationNotFound(hex);
-      return { status: 200, body: eventPageBody(page.itemsJson, page.nextPageId) };
+      return {
+        status: 200,
+        body: eventPageBody(
+          page.itemsJson.map((piece) => maskedJsonItems(piece, known)),
+          page.nextPageId,
+        ),
+      };
     },
 
     async countConversationEvents({ query, parsed }) {
@@ -33,10 +42,10 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
 
     async getConversationEvent({ path, parsed }) {
       const hex = conversationHex(parsed);
-      const event = await store.getEvent(hex, path.event_id);
+      const [event, known] = await Promise.all([store.getEvent(hex, path.event_id), knownSecrets(hex)]);
       if (event === undefined) return conversationNotFound(hex);
       if (event === null) return { status: 404, body: { detail: 'Not Found' } };
-      return { status: 200, body: new SerializedJson<Event>([event]) };
+      return { status: 200, body: new SerializedJson<Event>([maskedJson(event, known)]) };
     },
 
     async listStoredConversations() {
@@ -57,7 +66,11 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const cursor = typeof query.page_id === 'string' ? decodeCursor(order, query.page_id) : undefined;
       if (cursor?.ok) criteria.after = cursor.key;
       const page = await store.searchAll(criteria);
-      return { status: 200, body: storedEventPageBody(page.hits, page.next && encodeCursor(order, page.next)) };
+      const known = new Map(
+        await Promise.all([...new Set(page.hits.map((hit) => hit.key.hex))].map(async (hex) => [hex, await knownSecrets(hex)] as const)),
+      );
+      const hits = page.hits.map((hit) => ({ ...hit, json: maskedJson(hit.json, known.get(hit.key.hex)) }));
+      return { status: 200, body: storedEventPageBody(hits, page.next && encodeCursor(order, page.next)) };
     },
 
     async countStoredEvents({ query, parsed }) {
@@ -69,8 +82,9 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const events = await store.exportEvents(hex);
       if (!events) return conversationNotFound(hex);
       const title = (await store.listConversations()).find((summary) => summary.hex === hex)?.title ?? null;
-      const file = conversationExport(query.format ?? 'jsonl', { conversationId: hyphenate(hex), title }, events);
-      return { status: 200, body: new StreamedFile(file.contentType, file.fileName, file.chunks) };
+      const file = conversationExport(query.format ?? 'jsonl', { conversationId: hyphenate(hex), title }, events, await knownSecrets(hex));
+      const whole = async () => (await store.count(hex, {})) !== undefined;
+      return { status: 200, body: new StreamedFile(file.contentType, file.fileName, endingWhole(file.chunks, hex, whole)) };
     },
 
     async searchConversations({ query }) {
@@ -105,9 +119,22 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const hex = conversationHex(parsed);
       const files = await catalog.files(hex);
       if (!files) return { status: 404, body: { detail: 'Conversation not found' } };
-      return { status: 200, body: new StreamedFile('application/octet-stream', `${hex}.zip`, trajectoryArchive(hex, files)) };
+      const archive = trajectoryArchive(hex, files, await knownSecrets(hex));
+      const whole = async () => (await catalog.files(hex)) !== undefined;
+      return { status: 200, body: new StreamedFile('application/octet-stream', `${hex}.zip`, endingWhole(archive, hex, whole)) };
     },
   };
+}
+
+/**
+ * A file's chunks, and at their end a look that the conversation is still there: a store
+ * whose conversation is removed while it is read may simply run out of events, and a file
+ * that ends then would look whole. When it is gone the stream fails instead, and the
+ * response is cut (send-result.ts), so the client sees an incomplete transfer.
+ */
+async function* endingWhole(chunks: AsyncIterable<Buffer>, hex: string, stillThere: () => Promise<boolean>): AsyncGenerator<Buffer> {
+  yield* chunks;
+  if (!(await stillThere())) throw new Error(`The conversation ${hyphenate(hex)} was removed while it was being downloaded`);
 }
 
 /** The reference's 404 for an unknown conversation names it in the hyphenated form. */

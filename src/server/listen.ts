@@ -43,6 +43,25 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/**
+ * A request that asks to upgrade anything but the events socket (`curl --http2` sends
+ * `Upgrade: h2c` on every request) is answered as a plain HTTP/1.1 request, as RFC 9110
+ * section 7.8 lets a server ignore the header. Node has already detached the connection
+ * from its HTTP handling, so the response is tied to the socket here and the connection
+ * closed once it is sent.
+ */
+function answerWithoutUpgrade(server: http.Server, request: http.IncomingMessage, socket: Socket): void {
+  const response = new http.ServerResponse(request);
+  response.shouldKeepAlive = false;
+  response.assignSocket(socket);
+  response.once('finish', () => {
+    response.detachSocket(socket);
+    socket.end();
+  });
+  socket.once('error', () => socket.destroy());
+  server.emit('request', request, response);
+}
+
 /** Listens with `limits` (tests pass shorter ones); resolves once the port is bound. */
 export function listen(app: Express, host: string, port: number, limits: ServerLimits = SERVER_LIMITS): Promise<RunningServer> {
   const server = http.createServer(
@@ -57,7 +76,11 @@ export function listen(app: Express, host: string, port: number, limits: ServerL
   );
   const connections = trackConnections(server);
   const sockets = eventSocketsOf(app);
-  if (sockets) server.on('upgrade', (request, socket, head) => sockets.handleUpgrade(request, socket, head));
+  // Node hands every request carrying `Upgrade` to this event, whatever its path, and detaches it from HTTP.
+  server.on('upgrade', (request, socket: Socket, head: Buffer) => {
+    if (sockets?.handles(request)) sockets.handleUpgrade(request, socket, head);
+    else answerWithoutUpgrade(server, request, socket);
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from '../contract';
 import { parseFilterTimestamp } from '../search/timestamps';
@@ -128,18 +129,14 @@ function referencedSchemaNames(value: unknown): string[] {
  * Cuts a `#fragment` off the request target. HTTP does not allow one there (RFC 9112
  * section 3.2) but Node's parser lets a raw `#` through; Express routes on the path before
  * it while the validator matched routes on the whole target, so `/api/conversations/#%/...`
- * reached the validator as a conversation id and the router as no route at all. The
- * reference (uvicorn) drops the fragment, and so does this, before anything reads the URL.
+ * reached the validator as a conversation id and the router as no route at all. Worse,
+ * Express reads the path before any middleware runs, with Node's `url.parse`, which finds
+ * no path at all in a target such as `//..?a=@#`: Express then answered its own HTML 404.
+ * The reference (uvicorn) drops the fragment, and so does this, before Express reads the URL.
  */
-export function dropFragment(): RequestHandler {
-  return (req: Request, _res: Response, next: NextFunction) => {
-    const at = req.url.indexOf('#');
-    if (at >= 0) {
-      req.url = req.url.slice(0, at);
-      req.originalUrl = req.url;
-    }
-    next();
-  };
+export function cutFragment(req: IncomingMessage): void {
+  const at = req.url?.indexOf('#') ?? -1;
+  if (at >= 0) req.url = req.url!.slice(0, at);
 }
 
 /**

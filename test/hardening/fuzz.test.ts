@@ -122,9 +122,12 @@ it(
         if (response.status === 431 && headBytes(candidate) > 15 * 1024) return;
         // Contents of files the process could read: /etc/passwd, the project's package.json and tsconfig.json.
         expect(response.body).not.toMatch(/root:x:0:0|"name": "agent-server-contract"|"compilerOptions"/);
-        // The open pages are the docs and the events viewer at `/` (Express routes `//` there too, as
-        // it takes a trailing slash on every route); everything else answers JSON.
-        const openPage = candidate.startsWith('/docs') || /^\/\/?$/.test(candidate.split('?')[0] ?? '');
+        // The open pages are the docs and the events viewer at `/`, told by the path the server
+        // resolves: the target without its fragment and query. Express routes `//` to `/`, as it
+        // takes a trailing slash on every route, and resolves no dot segment (`//..` is no page);
+        // everything else answers JSON.
+        const resolvedPath = candidate.split('#')[0]!.split('?')[0]!;
+        const openPage = resolvedPath.startsWith('/docs') || /^\/\/?$/.test(resolvedPath);
         if (!openPage) expect(response.headers['content-type']).toMatch(/^application\/json\b/);
       }),
       0.1,

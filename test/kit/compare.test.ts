@@ -1,7 +1,8 @@
 import type { ConversationFile } from '../../src/catalog';
 import { trajectoryArchive } from '../../src/catalog/trajectory-archive';
+import { KnownSecrets } from '../../src/secrets';
 import { loadOpenApiDocument } from '../../src/contract';
-import type { Exchange } from '../../src/kit/http';
+import { type Exchange, KIT_READ_LIMITS } from '../../src/kit/http';
 import { describeDifference, firstDifference, setValuedProperties } from '../../src/kit/run/compare';
 
 describe('--compare: what counts as a difference', () => {
@@ -42,7 +43,7 @@ describe('--compare: file responses', () => {
 
   async function archiveExchange(files: ConversationFile[], now: Date): Promise<Exchange> {
     const chunks: Buffer[] = [];
-    for await (const chunk of trajectoryArchive(HEX, files, now)) chunks.push(chunk);
+    for await (const chunk of trajectoryArchive(HEX, files, KnownSecrets.NONE, now)) chunks.push(chunk);
     const bodyBytes = Buffer.concat(chunks);
     const bodyText = bodyBytes.toString('utf8');
     return {
@@ -78,6 +79,17 @@ describe('--compare: file responses', () => {
     const other = await archiveExchange([...both, file('notes.txt', 'kept there', EARLY)], EARLY);
     expect(describeDifference(first, fewer)).toBe(`archives hold different entries: ${HEX}/notes.txt vs (none) at entry 2 (3 vs 2 entries)`);
     expect(describeDifference(first, other)).toBe(`archive entry ${HEX}/notes.txt differs (9 vs 10 bytes)`);
+  });
+
+  it('archives that together inflate past the cap are not compared, and say so', async () => {
+    // Zeros deflate a thousandfold: each archive is small on the wire and inflates past the kit's total.
+    const entrySize = Math.ceil(KIT_READ_LIMITS.inflatedArchiveBytes / 3) + 1;
+    const bomb = (name: string): ConversationFile => ({ relativePath: name, modifiedAt: EARLY, read: async () => Buffer.alloc(entrySize) });
+    const first = await archiveExchange([bomb('a.bin'), bomb('b.bin'), bomb('c.bin')], EARLY);
+    expect(first.bodyBytes!.length).toBeLessThan(KIT_READ_LIMITS.inflatedArchiveBytes / 100);
+    expect(describeDifference(first, { ...first })).toBe(
+      `here, the archive inflates past what the kit reads (${KIT_READ_LIMITS.inflatedArchiveBytes} bytes, all entries together); it was not compared`,
+    );
   });
 
   it('files that are not archives are compared byte for byte', async () => {

@@ -157,7 +157,7 @@ describe('Markdown', () => {
     expect(markdown).not.toContain(ENCRYPTED);
     expect(markdown).not.toContain('encrypted_content');
     expect(markdown).not.toContain(SECRET);
-    expect(markdown).toContain('[redacted]');
+    expect(markdown).toContain('Use this key: **********');
   });
 });
 

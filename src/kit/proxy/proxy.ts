@@ -6,6 +6,7 @@
  * (session keys among them) are never recorded; a violation's curl line reads the key from
  * `$SESSION_API_KEY`.
  */
+import { maskSecretText } from '../../secrets';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -74,7 +75,7 @@ export async function startContractProxy(options: ProxyOptions): Promise<ProxySt
       target: shown,
       operationId: verdict.operationId,
       status: exchange.status,
-      problems: verdict.violations,
+      problems: verdict.violations.map((problem) => maskSecretText(problem)),
       curl: curlLine(`${options.target.replace(/\/+$/, '')}${shown}`, exchange.withKey) + (exchange.method === 'GET' ? '' : ` -X ${exchange.method}`),
     };
     violations.push(violation);

@@ -92,7 +92,12 @@ export function describeDifference(first: Exchange, second: Exchange, setValued:
  */
 function fileDifference(first: Buffer, second: Buffer): string | undefined {
   const [a, b] = [zipEntries(first), zipEntries(second)];
-  if (a && b) return zipDifference(a, b);
+  for (const [which, reading] of [
+    ['here', a],
+    ['on the second server', b],
+  ] as const)
+    if (reading && 'tooLarge' in reading) return `${which}, ${reading.tooLarge}`;
+  if (Array.isArray(a) && Array.isArray(b)) return zipDifference(a, b);
   return first.equals(second) ? undefined : `files differ (${first.length} vs ${second.length} bytes)`;
 }
 

@@ -38,6 +38,9 @@ export async function discover(search: Search, describeTarget: string, pageSize:
   const walk = await walkPages(search, { limit: pageSize }, Math.ceil(MAX_EVENTS / pageSize) + 1);
   const first = walk.pages[0]?.exchange ?? walk.stoppedAt;
   if (walk.end === 'request-failed' && walk.pages.length === 0) {
+    // The server answered, past what the kit reads: a finding about the server, not a reason the kit cannot run.
+    if (walk.failure?.reason === 'too-large')
+      return { ok: false, findings: [{ message: `the unfiltered search: ${walk.failure.message} (${walk.failure.url})` }] };
     return { ok: false, cannotRun: `Cannot reach the server (${walk.failure?.message}) at ${walk.failure?.url}. Is it running? Check --base-url.` };
   }
   if (walk.pages.length === 0 && first) {
@@ -47,7 +50,7 @@ export async function discover(search: Search, describeTarget: string, pageSize:
       ok: false,
       findings: [
         {
-          message: `the unfiltered search failed with status ${first.status}: ${excerptOf(first, 200)}`,
+          message: `the unfiltered search failed with status ${first.status}${first.json.ok ? '' : ` (the body is not JSON: ${first.json.error})`}: ${excerptOf(first, 200)}`,
           expected: '200 with an EventPage',
           exchange: first,
         },

@@ -12,6 +12,7 @@ import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile 
 import { type JsonObject, servedState } from '../../catalog/conversation-info';
 import type { ConversationExecutionStatus, ConversationInfo } from '../../contract';
 import { hyphenate } from '../../search';
+import { KnownSecrets, knownSecretsOf } from '../../secrets';
 import { textColumn } from '../sql/text-column';
 import { guarded } from './connection';
 import { trajectoryFiles } from './trajectory-files';
@@ -110,6 +111,13 @@ class PostgresCatalog implements ConversationCatalog {
       const row = (await this.pool.query<{ state: string | null }>('SELECT state FROM conversation_documents WHERE hex = $1', [hex])).rows[0];
       const state = row?.state ? parseJsonObject(row.state) : undefined;
       return state && servedState(state);
+    });
+  }
+
+  knownSecrets(hex: string): Promise<KnownSecrets> {
+    return guarded('read saved state', async () => {
+      const row = (await this.pool.query<{ state: string | null }>('SELECT state FROM conversation_documents WHERE hex = $1', [hex])).rows[0];
+      return row?.state ? knownSecretsOf(parseJsonObject(row.state)) : KnownSecrets.NONE;
     });
   }
 

@@ -90,6 +90,7 @@ function caughtUpCatalog(catalog: ConversationCatalog, passNow: () => Promise<vo
     count: (status) => passNow().then(() => catalog.count(status)),
     get: (hex, includeSkills) => passNow().then(() => catalog.get(hex, includeSkills)),
     state: (hex) => passNow().then(() => catalog.state(hex)),
+    knownSecrets: (hex) => passNow().then(() => catalog.knownSecrets(hex)),
     files: (hex) => passNow().then(() => catalog.files(hex)),
   };
 }

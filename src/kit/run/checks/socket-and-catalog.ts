@@ -12,8 +12,8 @@ import { isDeepStrictEqual } from 'node:util';
 import WebSocket from 'ws';
 import { integerBounds } from '../../search-contract';
 import type { CheckContext } from '../context';
-import type { Exchange } from '../../http';
-import { count as plural, notImplemented, skipped, verdict, type Check, type CheckOutcome, type Finding } from '../types';
+import { type Exchange, KIT_READ_LIMITS, parseJson } from '../../http';
+import { count as plural, failed, notImplemented, skipped, verdict, type Check, type CheckOutcome, type Finding } from '../types';
 import { exchangeOrOutcome, statusAndBody, unfinishedWalk } from './support';
 
 /** Longest wait for a socket's frames: the resend of a few thousand events takes well under it. */
@@ -31,6 +31,8 @@ interface SocketAnswer {
   close?: { code: number; reason: string };
   /** The handshake was refused with this HTTP status. */
   refused?: number;
+  /** A frame was larger than the kit reads: the socket was closed there. */
+  frameTooLarge?: boolean;
 }
 
 /**
@@ -39,7 +41,10 @@ interface SocketAnswer {
  */
 function socketAnswer(context: CheckContext, url: string, enough: number, key: string | undefined = context.sessionApiKey): Promise<SocketAnswer> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers: key === undefined ? {} : { [SESSION_KEY_HEADER]: key } });
+    const ws = new WebSocket(url, {
+      headers: key === undefined ? {} : { [SESSION_KEY_HEADER]: key },
+      maxPayload: KIT_READ_LIMITS.socketFrameBytes,
+    });
     const answer: SocketAnswer = { frames: [] };
     const finish = () => {
       clearTimeout(timer);
@@ -54,11 +59,8 @@ function socketAnswer(context: CheckContext, url: string, enough: number, key: s
     ws.on('message', (data) => {
       clearTimeout(quiet);
       quiet = setTimeout(finish, QUIET_MS);
-      try {
-        answer.frames.push(JSON.parse(String(data)));
-      } catch {
-        answer.frames.push(undefined);
-      }
+      const parsed = parseJson(String(data));
+      answer.frames.push(parsed.ok ? parsed.value : undefined);
       if (answer.frames.length >= enough) finish();
     });
     ws.on('close', (code, reason) => {
@@ -69,7 +71,10 @@ function socketAnswer(context: CheckContext, url: string, enough: number, key: s
       answer.refused = response.statusCode;
       finish();
     });
-    ws.on('error', () => finish());
+    ws.on('error', (error: Error & { code?: string }) => {
+      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') answer.frameTooLarge = true;
+      finish();
+    });
   });
 }
 
@@ -83,7 +88,14 @@ function resentIds(answer: SocketAnswer): (string | undefined)[] {
   return answer.frames.slice(1).map(idOf);
 }
 
+/** An answer no socket check can judge: no socket at all, or a frame past what the kit reads (a finding). */
 function socketMissing(answer: SocketAnswer): CheckOutcome | undefined {
+  if (answer.frameTooLarge)
+    return failed([
+      {
+        message: `WS /sockets/events/{conversation_id}: a frame is larger than the kit reads (${KIT_READ_LIMITS.socketFrameBytes} bytes); it closed the socket there`,
+      },
+    ]);
   if (answer.refused === 404) return notImplemented('WS /sockets/events/{conversation_id}: the handshake was answered 404');
   // Our server on a store without live events closes 1011 before any frame.
   if (answer.frames.length === 0 && answer.close?.code === 1011)

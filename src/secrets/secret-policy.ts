@@ -1,0 +1,234 @@
+/**
+ * The one secret policy: what of a stored conversation never leaves the server in clear,
+ * whichever way it leaves (pages, get-by-id, socket frames, catalog, exports, the trajectory
+ * zip, logs, the kit's and the proxy's reports). Every masked string becomes `**********`,
+ * as the reference serialises a secret field.
+ *
+ * The fields are the agent SDK's own (read from its models, 1.58.2): the LLM's secret fields
+ * (`LLM_SECRET_FIELDS`: `api_key` and the AWS credentials) wherever an LLM sits (agent,
+ * condenser, critic, profiles), the settings' `llm_api_key` and `critic_api_key`, an MCP
+ * server's `env` and `headers` (every value), an MCP credential's `password`, `client_secret`,
+ * `access_token`, `refresh_token` and `value`, and every value of the secret registry
+ * (`secret_registry.secret_sources`: a static secret's value, a lookup's URL and headers;
+ * only `kind` and `description` name rather than hold the secret). Any string that is a Fernet
+ * token (`gAAAAA...`) is ciphertext made with the server's key, so it is masked wherever it
+ * is, as the reference's trajectory export masks it, and inside any text. Nothing here walks by recursion: a
+ * value nested any number of levels deep is masked.
+ *
+ * A conversation's known secrets are the clear values its saved state holds in those fields
+ * (`KnownSecrets`): they are masked inside any text of that conversation, such as a tool's
+ * output that echoes a token.
+ */
+
+export const MASKED_SECRET = '**********';
+
+/** Fields whose value is a secret wherever they appear: a string is masked, and every string inside an object or list. */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set([
+  'api_key',
+  'aws_access_key_id',
+  'aws_secret_access_key',
+  'aws_session_token',
+  'llm_api_key',
+  'critic_api_key',
+  'password',
+  'client_secret',
+  'access_token',
+  'refresh_token',
+  'env',
+  'headers',
+]);
+/** Those of them that hold a map of secrets (every value a secret) rather than one. */
+export const HOLDER_FIELDS: ReadonlySet<string> = new Set(['env', 'headers']);
+/** The secret registry's sources: every string below is a secret but these, which name it. */
+const SECRET_SOURCES = 'secret_sources';
+const SOURCE_NAMES: ReadonlySet<string> = new Set(['kind', 'description']);
+/** An MCP credential (an object with a `strategy`) holds its secret in `value`. */
+const CREDENTIAL_MARK = 'strategy';
+const CREDENTIAL_VALUE = 'value';
+/** What the reference's cipher writes: a Fernet token. */
+const ENCRYPTED_VALUE_PREFIX = 'gAAAAA';
+/**
+ * Where a model provider's own ciphertext sits (a reasoning item's encrypted reasoning, a
+ * Fernet token made with the provider's key, not the agent server's): a client needs it as
+ * stored to continue the conversation with that provider, so it is served as it is, except
+ * where `maskProviderCiphertext` asks otherwise (the trajectory zip, as the reference's).
+ */
+const PROVIDER_CIPHERTEXT = 'encrypted_content';
+/**
+ * Known values shorter than this are not looked for in text: they are placeholders (`x`,
+ * `none`), and masking them would garble ordinary words.
+ */
+const MIN_KNOWN_SECRET_LENGTH = 6;
+
+/** How a string is judged, from the fields above it. */
+enum Scope {
+  /** Masked only when encrypted or holding a known secret. */
+  Open,
+  /** Every non-empty string masked. */
+  Secret,
+  /** Under the secret registry's sources: every string but a source's `kind` and `description`. */
+  Sources,
+}
+
+/** The clear secret values of one conversation, looked for in all its text. */
+export class KnownSecrets {
+  static readonly NONE = new KnownSecrets([]);
+
+  /** Longest first, so that a value inside a longer one does not leave the rest of the longer one. */
+  readonly values: readonly string[];
+
+  constructor(values: Iterable<string>) {
+    this.values = [...new Set([...values].filter((value) => value.length >= MIN_KNOWN_SECRET_LENGTH && value !== MASKED_SECRET))].sort(
+      (a, b) => b.length - a.length,
+    );
+  }
+
+  /** `text` with every known value masked. */
+  maskIn(text: string): string {
+    let result = text;
+    for (const value of this.values) if (result.includes(value)) result = result.split(value).join(MASKED_SECRET);
+    return result;
+  }
+}
+
+/**
+ * The secrets a saved state (`base_state.json`) holds in clear: every string the policy
+ * masks in it, except ciphertext (its clear value is unknown without the server's key).
+ */
+export function knownSecretsOf(state: unknown): KnownSecrets {
+  const found: string[] = [];
+  walk(state, undefined, (text, scope, field) => {
+    if (isMasked(text, scope, field) && !text.startsWith(ENCRYPTED_VALUE_PREFIX)) found.push(text);
+    return text;
+  });
+  return new KnownSecrets(found);
+}
+
+/**
+ * A copy of `value` (plain JSON data) with every secret masked: the fields the policy names
+ * and, in every other string, the known values. The original is left as it is.
+ */
+export function maskSecrets<T>(value: T, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): T {
+  return maskedCopy(value, known, options).value;
+}
+
+export interface CopyOptions {
+  /** Members left out of the copy wherever they are (the Markdown export leaves out opaque provider data). */
+  omit?: ReadonlySet<string>;
+  /** Mask a model provider's ciphertext too, as any Fernet token; the reference's trajectory export does. */
+  maskProviderCiphertext?: boolean;
+}
+
+/** As maskSecrets, and whether anything was masked (a caller that holds the original's bytes sends those when nothing was). */
+export function maskedCopy<T>(value: T, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): { value: T; changed: boolean } {
+  let changed = false;
+  const copy = walk(value, options.omit, (text, scope, field) => {
+    if (field === PROVIDER_CIPHERTEXT && scope === Scope.Open && !options.maskProviderCiphertext) return text;
+    const masked = isMasked(text, scope, field) ? MASKED_SECRET : maskText(text, known);
+    if (masked !== text) changed = true;
+    return masked;
+  });
+  return { value: copy as T, changed };
+}
+
+/** Text that is no secret field's: the known values and any Fernet token inside it masked. */
+function maskText(text: string, known: KnownSecrets): string {
+  const masked = known.maskIn(text);
+  return masked.includes(ENCRYPTED_VALUE_PREFIX) ? masked.replace(ENCRYPTED_RUN, MASKED_SECRET) : masked;
+}
+
+/** A Fernet token inside text: its prefix and the URL-safe base64 after it. */
+export const ENCRYPTED_RUN = /gAAAAA[A-Za-z0-9_=-]{10,}/g;
+
+function isMasked(text: string, scope: Scope, field: string | undefined): boolean {
+  if (text === '' || text === MASKED_SECRET) return false;
+  if (scope === Scope.Secret) return true;
+  if (scope === Scope.Sources) return field === undefined || !SOURCE_NAMES.has(field);
+  return text.startsWith(ENCRYPTED_VALUE_PREFIX);
+}
+
+function scopeOf(parent: Scope, field: string, credential: boolean): Scope {
+  if (parent !== Scope.Open) return parent;
+  if (SECRET_FIELDS.has(field) || (credential && field === CREDENTIAL_VALUE)) return Scope.Secret;
+  if (field === SECRET_SOURCES) return Scope.Sources;
+  return Scope.Open;
+}
+
+interface Task {
+  from: unknown;
+  into: Record<string, unknown> | unknown[];
+  key: string | number;
+  scope: Scope;
+  /** The member name the value sits under (the nearest one, for an item of a list). */
+  field: string | undefined;
+}
+
+/** Copies `root`, passing every string through `visit`, with an explicit stack instead of recursion. */
+function walk(
+  root: unknown,
+  omit: ReadonlySet<string> | undefined,
+  visit: (text: string, scope: Scope, field: string | undefined) => string,
+): unknown {
+  const holder: unknown[] = [undefined];
+  const stack: Task[] = [{ from: root, into: holder, key: 0, scope: Scope.Open, field: undefined }];
+  while (stack.length > 0) {
+    const { from, into, key, scope, field } = stack.pop()!;
+    let copy: unknown;
+    if (typeof from === 'string') copy = visit(from, scope, field);
+    else if (Array.isArray(from)) {
+      const list: unknown[] = new Array(from.length);
+      for (let i = from.length - 1; i >= 0; i--) stack.push({ from: from[i], into: list, key: i, scope, field });
+      copy = list;
+    } else if (typeof from === 'object' && from !== null) {
+      const record = from as Record<string, unknown>;
+      const object: Record<string, unknown> = {};
+      const credential = typeof record[CREDENTIAL_MARK] === 'string';
+      const members = Object.keys(record);
+      // Pushed last first, so that the copy's members are set, and written, in the original's order.
+      for (let i = members.length - 1; i >= 0; i--) {
+        const member = members[i]!;
+        if (omit?.has(member)) continue;
+        stack.push({ from: record[member], into: object, key: member, scope: scopeOf(scope, member, credential), field: member });
+      }
+      copy = object;
+    } else copy = from;
+    setMember(into, key, copy);
+  }
+  return holder[0];
+}
+
+function setMember(into: Record<string, unknown> | unknown[], key: string | number, value: unknown): void {
+  // A member named `__proto__` (JSON.parse makes it an own property) stays a member, not the copy's prototype.
+  if (key === '__proto__') Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+  else (into as Record<string | number, unknown>)[key] = value;
+}
+
+/**
+ * Whether stored JSON bytes may hold anything the policy masks: a secret field's name, the
+ * registry, a credential, ciphertext, a known value, or an escape (`\u`) that could spell any
+ * of them. When not, the bytes are served as stored, without being parsed.
+ */
+export function mayHoldSecrets(json: Buffer, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): boolean {
+  for (const needle of FIELD_NEEDLES) if (json.includes(needle)) return true;
+  for (const value of known.values) if (json.includes(jsonEscaped(value))) return true;
+  return holdsCiphertext(json, options.maskProviderCiphertext === true);
+}
+
+/** Whether a Fernet token appears anywhere but as a provider's ciphertext (when that is kept). */
+function holdsCiphertext(json: Buffer, includingProviders: boolean): boolean {
+  for (let at = json.indexOf(ENCRYPTED_NEEDLE); at !== -1; at = json.indexOf(ENCRYPTED_NEEDLE, at + 1)) {
+    if (includingProviders || at < PROVIDER_NEEDLE.length || !json.subarray(at - PROVIDER_NEEDLE.length, at).equals(PROVIDER_NEEDLE)) return true;
+  }
+  return false;
+}
+
+const FIELD_NEEDLES: readonly Buffer[] = [...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK]
+  .map((field) => Buffer.from(`"${field}"`))
+  .concat([Buffer.from('\\u')]);
+const ENCRYPTED_NEEDLE = Buffer.from(ENCRYPTED_VALUE_PREFIX);
+/** A provider's ciphertext as the agent SDK stores it (compact JSON). */
+const PROVIDER_NEEDLE = Buffer.from(`"${PROVIDER_CIPHERTEXT}":"`);
+
+function jsonEscaped(value: string): string {
+  return JSON.stringify(value).slice(1, -1);
+}

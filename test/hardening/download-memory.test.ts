@@ -1,0 +1,61 @@
+/**
+ * Memory per download does not grow with the largest event: eight concurrent Markdown
+ * exports of a conversation holding one 50 MB event, against the real server process,
+ * measured by its peak resident memory (VmHWM). They used to peak at 1.9 GB.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { processMemory } from '../../dev/process/server-process';
+import { type ServerProcess, startServerProcess } from '../../dev/soak/server-process';
+import { writeConversation } from '../../src/fixture';
+import { conversationId, eventId, message, observation } from '../support/events';
+
+jest.setTimeout(180_000);
+
+const ID = conversationId(1);
+const LARGE_TEXT_BYTES = 50 * 1024 * 1024;
+const CONCURRENT = 8;
+const MB = 1024 * 1024;
+
+let root: string;
+let server: ServerProcess;
+
+beforeAll(async () => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'download-memory-'));
+  const line = 'drwxr-xr-x  2 agent agent 4096 Nov 26 10:00 node_modules/some-package/dist/\n';
+  writeConversation(root, ID, [
+    message({ id: eventId(1), timestamp: '2026-11-01T10:00:01.000000', source: 'user' }, { text: ['List everything.'] }),
+    observation({ id: eventId(2), timestamp: '2026-11-01T10:00:02.000000' }, line.repeat(Math.ceil(LARGE_TEXT_BYTES / line.length))),
+    message({ id: eventId(3), timestamp: '2026-11-01T10:00:03.000000', source: 'agent' }, { text: ['That was long.'] }),
+  ]);
+  server = await startServerProcess({ conversationsPath: root });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('eight concurrent Markdown exports of a conversation with one 50 MB event stay within bounded memory', async () => {
+  // The store reads the conversation once before the exports start, so what they add is theirs.
+  expect((await fetch(`${server.url}/api/conversations/${ID}/events/count`)).status).toBe(200);
+  const before = processMemory(server.pid).residentBytes;
+  const exports = await Promise.all(
+    Array.from({ length: CONCURRENT }, async () => {
+      const response = await fetch(`${server.url}/api/stored-conversations/${ID}/export?format=markdown`);
+      return { status: response.status, text: await response.text() };
+    }),
+  );
+  const peak = processMemory(server.pid).peakResidentBytes;
+  for (const { status, text } of exports) {
+    expect(status).toBe(200);
+    expect(text).toContain('That was long.');
+    expect(text).toMatch(/ObservationEvent \(50\.\d MB, not shown\)/);
+  }
+  process.stdout.write(
+    `download memory: resident ${Math.round(before / MB)} MB before, peak ${Math.round(peak / MB)} MB with ${CONCURRENT} exports\n`,
+  );
+  // A few copies of the large event at once at most (the store's, as each export passes it), not some per export.
+  expect(peak - before).toBeLessThan(4 * LARGE_TEXT_BYTES);
+});
