@@ -12,6 +12,7 @@ import { type OperationRoute, type RouteTable, operationRoutes } from './operati
 import type { OperationHandlers } from './operations';
 import { parseRequestValues, parsedValues, rejectUnparsedValues } from './parsed-values';
 import { dropFragment, inSequence, matchedRequest, normalizeQuery, openApiValidator } from './request-validation';
+import { parseRequestBody, requestBodyOf } from './request-body';
 import { sendResult } from './send-result';
 import { serverInfoSource } from './server-info';
 import { requireSessionKey } from './session-keys';
@@ -127,7 +128,7 @@ function operationRequests(
     const matched = matchedRequest(req);
     const handler = matched && routed.get(matched.route);
     if (!handler) return next();
-    handler({ path: req.params, query: req.query, parsed: parsedValues(req) } as never)
+    handler({ path: req.params, query: req.query, parsed: parsedValues(req), body: requestBodyOf(req) } as never)
       .then((result) => sendResult(res, result, options.validateResponses))
       .catch(next);
   };
@@ -137,7 +138,14 @@ function operationRequests(
     parseRequestValues(),
     openApiValidator(options.document, options.validateResponses),
     rejectUnparsedValues(),
+    parseRequestBody(),
     endpoint,
   ]);
-  return (req, res, next) => (req.path === '/api' || req.path.startsWith('/api/') ? api(req, res, next) : next());
+  // The contract's few paths outside /api (the readiness probe) take no input and need no key, as in the reference.
+  const open = inSequence([normalizeQuery(table), endpoint]);
+  return (req, res, next) => {
+    if (req.path === '/api' || req.path.startsWith('/api/')) return api(req, res, next);
+    if (table.match(req.method, req.path)) return open(req, res, next);
+    next();
+  };
 }

@@ -10,6 +10,7 @@ import { conversationExport } from '../export/conversation-export';
 import { type CrossSearchCriteria, hyphenate } from '../search';
 import type { EventStore } from '../store/event-store';
 import { conversationHex, eventFiltersOf, searchCriteriaOf, validatedUuidHex } from './criteria';
+import { agentFinalResponse } from './agent-final-response';
 import { eventPageBody } from './event-page';
 import { type OperationHandlers, SerializedJson, StreamedFile } from './operations';
 import { storedEventPageBody } from './stored-event-page';
@@ -37,6 +38,31 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       if (event === undefined) return conversationNotFound(hex);
       if (event === null) return { status: 404, body: { detail: 'Not Found' } };
       return { status: 200, body: new SerializedJson<Event>([event]) };
+    },
+
+    async getConversationEventsByIds({ body, parsed }) {
+      const hex = conversationHex(parsed);
+      // Looked up one by one, as the reference does; an unknown conversation is known by the first answer.
+      const events: (Buffer | null)[] = [];
+      for (const id of body) {
+        const event = await store.getEvent(hex, id);
+        if (event === undefined) return conversationNotFound(hex);
+        events.push(event);
+      }
+      if (body.length === 0 && (await store.count(hex, {})) === undefined) return conversationNotFound(hex);
+      const parts = events.flatMap((event, index) => [index === 0 ? OPEN : COMMA, event ?? NULL]);
+      return { status: 200, body: new SerializedJson<(Event | null)[]>([...(parts.length > 0 ? parts : [OPEN]), CLOSE]) };
+    },
+
+    async getAgentFinalResponse({ parsed }) {
+      const response = await agentFinalResponse(store, conversationHex(parsed));
+      // The reference answers FastAPI's bare 404 here, not the events' "Conversation not found".
+      if (response === undefined) return { status: 404, body: { detail: 'Not Found' } };
+      return { status: 200, body: { response } };
+    },
+
+    async getReadiness() {
+      return { status: 200, body: { status: 'ready' } };
     },
 
     async listStoredConversations() {
@@ -109,6 +135,11 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
     },
   };
 }
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+const NULL = Buffer.from('null');
 
 /** The reference's 404 for an unknown conversation names it in the hyphenated form. */
 function conversationNotFound(hex: string): { status: 404; body: NotFoundError } {

@@ -1,6 +1,6 @@
 /**
  * The shape of a handler, derived from the contract's generated `operations`: what it is
- * given (the path and query parameters, typed as the contract declares them, after
+ * given (the path and query parameters and the body, typed as the contract declares them, after
  * validation) and what it may answer (one of the operation's declared responses, with that
  * status's body). `OperationHandlers` has one key per operationId, so an operation added to
  * openapi.yaml without a handler, or a handler left for an operation that is gone, fails
@@ -16,6 +16,7 @@ type JsonBodyOf<Response> = Response extends { content: { 'application/json': in
   : Response extends { content: Record<string, unknown> }
     ? StreamedFile
     : never;
+type RequestBodyOf<Op extends OperationId> = operations[Op] extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : undefined;
 type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 
 export interface OperationInput<Op extends OperationId> {
@@ -23,6 +24,8 @@ export interface OperationInput<Op extends OperationId> {
   query: Present<ParametersOf<Op>['query']>;
   /** The ids and timestamps among them, as read once on the request path (parsed-values.ts). */
   parsed: ParsedValues;
+  /** The request body, judged as the contract declares it (request-body.ts); undefined for an operation that takes none. */
+  body: RequestBodyOf<Op>;
 }
 
 /** The body of one declared response of an operation. */

@@ -81,12 +81,14 @@ function createValidatorMiddleware(document: OpenApiDocument, validateResponses:
   });
 }
 
-type OperationObject = { parameters?: ParameterSpec[]; responses: Record<string, { description?: string; content?: unknown }> };
+type OperationObject = { parameters?: ParameterSpec[]; requestBody?: unknown; responses: Record<string, { description?: string; content?: unknown }> };
 
 function documentForValidator(document: OpenApiDocument, validateResponses: boolean): OpenApiDocument {
   const copy = structuredClone(document);
   const operations = Object.values(copy.paths).flatMap((item) => Object.values(item) as OperationObject[]);
   if (!validateResponses) dropResponseSchemas(copy, operations);
+  // A request body is read and judged by request-body.ts, in pydantic's words.
+  for (const operation of operations) delete operation.requestBody;
   for (const parameter of operations.flatMap((operation) => operation.parameters ?? [])) {
     // Ids and timestamps are parsed once, before the validator, by parsed-values.ts.
     if (isParsedHere(parameter)) parameter.schema = { ...parameter.schema, format: undefined };
