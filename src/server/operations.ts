@@ -16,7 +16,9 @@ type JsonBodyOf<Response> = Response extends { content: { 'application/json': in
   : Response extends { content: Record<string, unknown> }
     ? StreamedFile
     : never;
-type RequestBodyOf<Op extends OperationId> = operations[Op] extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : undefined;
+type RequestBodyOf<Op extends OperationId> = operations[Op] extends { requestBody: { content: { 'application/json': infer Body } } }
+  ? Body
+  : undefined;
 type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 
 export interface OperationInput<Op extends OperationId> {

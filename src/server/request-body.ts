@@ -61,7 +61,8 @@ function listOfStringsProblems(bytes: Buffer, contentType: string | undefined): 
   // FastAPI reads a body sent as another media type as its bytes, which no list accepts.
   if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) return [notAList(text)];
   const parsed = parseJsonText(text);
-  if (!parsed.ok) return [{ type: 'json_invalid', loc: ['body', parsed.position], msg: 'JSON decode error', input: {}, ctx: { error: parsed.message } }];
+  if (!parsed.ok)
+    return [{ type: 'json_invalid', loc: ['body', parsed.position], msg: 'JSON decode error', input: {}, ctx: { error: parsed.message } }];
   if (!Array.isArray(parsed.value)) return [notAList(parsed.value)];
   return parsed.value.flatMap((item, index) =>
     typeof item === 'string' ? [] : [{ type: 'string_type', loc: ['body', index], msg: 'Input should be a valid string', input: item }],
