@@ -136,9 +136,9 @@ function operationRequests(
     ...(options.sessionApiKeys.length > 0 ? [requireSessionKey(options.sessionApiKeys)] : []),
     normalizeQuery(table),
     parseRequestValues(),
+    parseRequestBody(),
     openApiValidator(options.document, options.validateResponses),
     rejectUnparsedValues(),
-    parseRequestBody(),
     endpoint,
   ]);
   // The contract's few paths outside /api (the readiness probe) take no input and need no key, as in the reference.

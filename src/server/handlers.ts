@@ -42,14 +42,15 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
 
     async getConversationEventsByIds({ body, parsed }) {
       const hex = conversationHex(parsed);
-      // Looked up one by one, as the reference does; an unknown conversation is known by the first answer.
+      // As in the reference, the conversation is looked up before the body is judged.
+      if ((await store.getEvent(hex, '')) === undefined) return conversationNotFound(hex);
+      if (!body.ok) return { status: 422, body: { detail: body.problems } };
       const events: (Buffer | null)[] = [];
-      for (const id of body) {
+      for (const id of body.value) {
         const event = await store.getEvent(hex, id);
         if (event === undefined) return conversationNotFound(hex);
         events.push(event);
       }
-      if (body.length === 0 && (await store.count(hex, {})) === undefined) return conversationNotFound(hex);
       const parts = events.flatMap((event, index) => [index === 0 ? OPEN : COMMA, event ?? NULL]);
       return { status: 200, body: new SerializedJson<(Event | null)[]>([...(parts.length > 0 ? parts : [OPEN]), CLOSE]) };
     },

@@ -6,7 +6,7 @@
  * openapi.yaml without a handler, or a handler left for an operation that is gone, fails
  * to compile and the error names the operationId.
  */
-import type { OperationId, operations } from '../contract';
+import type { OperationId, ValidationError, operations } from '../contract';
 import type { ParsedValues } from './parsed-values';
 
 type ParametersOf<Op extends OperationId> = operations[Op]['parameters'];
@@ -26,8 +26,11 @@ export interface OperationInput<Op extends OperationId> {
   query: Present<ParametersOf<Op>['query']>;
   /** The ids and timestamps among them, as read once on the request path (parsed-values.ts). */
   parsed: ParsedValues;
-  /** The request body, judged as the contract declares it (request-body.ts); undefined for an operation that takes none. */
-  body: RequestBodyOf<Op>;
+  /**
+   * The request body as the contract declares it, or pydantic's items saying why it is not
+   * (request-body.ts): the handler answers them once it has checked what the reference checks first.
+   */
+  body: { ok: true; value: RequestBodyOf<Op> } | { ok: false; problems: ValidationError[] };
 }
 
 /** The body of one declared response of an operation. */

@@ -20,11 +20,22 @@ const JSON_MEDIA_TYPE = /^\s*application\/(json|[^;\s]*\+json)\s*(;|$)/i;
 
 const BODY = Symbol('requestBody');
 
-/** The body parseRequestBody read, for the handler. */
-export function requestBodyOf(req: Request): unknown {
-  return (req as Request & { [BODY]?: unknown })[BODY];
+/**
+ * The body as read: its value, or pydantic's items for a body that is not what the
+ * contract declares. FastAPI reports those after the path's own errors, and only once the
+ * conversation is found (its lookup runs first), so the error path and the handler answer them.
+ */
+export type RequestBody = { ok: true; value: unknown } | { ok: false; problems: ValidationError[] };
+
+/** The body parseRequestBody read, for the handler and the error path; undefined for an operation that takes none. */
+export function requestBodyOf(req: Request): RequestBody | undefined {
+  return (req as Request & { [BODY]?: RequestBody })[BODY];
 }
 
+/**
+ * Reads the body of an operation that takes one. JSON that does not parse is answered at
+ * once (FastAPI decodes the body before it looks at anything else); other problems are kept.
+ */
 export function parseRequestBody(): RequestHandler {
   return (req, _res, next) => {
     const schema = matchedRequest(req)?.route.requestBodySchema;
@@ -46,27 +57,29 @@ export function parseRequestBody(): RequestHandler {
     });
     req.on('end', () => {
       if (refused) return;
-      const problems = listOfStringsProblems(Buffer.concat(chunks), req.get('content-type'));
-      if (problems.length > 0) return next(new HttpError(422, { detail: problems }));
-      (req as Request & { [BODY]?: unknown })[BODY] = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const body = readListOfStrings(Buffer.concat(chunks), req.get('content-type'));
+      if (!body.ok && body.problems[0]?.type === 'json_invalid') return next(new HttpError(422, { detail: body.problems }));
+      (req as Request & { [BODY]?: RequestBody })[BODY] = body;
       next();
     });
   };
 }
 
-/** What pydantic says of a body declared `list[str]`; nothing when it is one. */
-function listOfStringsProblems(bytes: Buffer, contentType: string | undefined): ValidationError[] {
-  if (bytes.length === 0) return [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }];
+/** A body declared `list[str]`, or what pydantic says of it. */
+function readListOfStrings(bytes: Buffer, contentType: string | undefined): RequestBody {
+  const failed = (...problems: ValidationError[]): RequestBody => ({ ok: false, problems });
+  if (bytes.length === 0) return failed({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
   const text = bytes.toString('utf8');
   // FastAPI reads a body sent as another media type as its bytes, which no list accepts.
-  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) return [notAList(text)];
+  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) return failed(notAList(text));
   const parsed = parseJsonText(text);
   if (!parsed.ok)
-    return [{ type: 'json_invalid', loc: ['body', parsed.position], msg: 'JSON decode error', input: {}, ctx: { error: parsed.message } }];
-  if (!Array.isArray(parsed.value)) return [notAList(parsed.value)];
-  return parsed.value.flatMap((item, index) =>
+    return failed({ type: 'json_invalid', loc: ['body', parsed.position], msg: 'JSON decode error', input: {}, ctx: { error: parsed.message } });
+  if (!Array.isArray(parsed.value)) return failed(notAList(parsed.value));
+  const problems = parsed.value.flatMap((item, index): ValidationError[] =>
     typeof item === 'string' ? [] : [{ type: 'string_type', loc: ['body', index], msg: 'Input should be a valid string', input: item }],
   );
+  return problems.length > 0 ? failed(...problems) : { ok: true, value: parsed.value };
 }
 
 function notAList(input: unknown): ValidationError {
