@@ -74,7 +74,7 @@ beforeAll(async () => {
     .flatMap((name) => /^event-\d+-(.+)\.json$/.exec(name)?.[1] ?? []);
   const [started, ...served] = await Promise.all([startReferenceServer({ conversationsPath: referenceRoot }), ...MODES.map(serveOurs)]);
   reference = started;
-  MODES.forEach((mode, index) => ours.set(mode, served[index]!));
+  for (const [index, mode] of MODES.entries()) ours.set(mode, served[index]!);
 });
 
 afterAll(async () => {
