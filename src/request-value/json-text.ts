@@ -1,6 +1,6 @@
 /**
  * JSON text read as the reference reads a request body or a socket frame: Python's `json`
- * module (the reference runs Python 3.13). JavaScript's JSON.parse accepts and rejects the
+ * module, as the Python the pinned reference runs on words its errors. JavaScript's JSON.parse accepts and rejects the
  * same texts for the most part, but a client of the reference sees Python's wording and the
  * position where Python stopped (in characters), in a 422's `json_invalid` item and in a
  * socket's `JSONDecodeError` frame, so a failure is located here the way Python's decoder

@@ -13,7 +13,7 @@ import { parseJsonText } from '../request-value';
 import { HttpError } from './errors';
 import { matchedRequest } from './request-validation';
 
-/** Bodies past this size are refused with 413 (the reference reads any size): a list of a hundred thousand ids fits. */
+/** Bodies past this size are refused with 413 (the reference reads any size): a list of ids far longer than any conversation fits. */
 export const MAX_REQUEST_BODY_BYTES = 8 * 1024 * 1024;
 
 const JSON_MEDIA_TYPE = /^\s*application\/(json|[^;\s]*\+json)\s*(;|$)/i;
