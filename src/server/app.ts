@@ -146,6 +146,9 @@ function operationRequests(
   return (req, res, next) => {
     if (req.path === '/api' || req.path.startsWith('/api/')) return api(req, res, next);
     if (table.match(req.method, req.path)) return open(req, res, next);
+    // As FastAPI answers another method on a path it has, with the methods it has (RFC 9110 requires `Allow`).
+    if (req.method !== 'GET' && req.method !== 'HEAD' && table.match('GET', req.path))
+      return next(new HttpError(405, { detail: 'Method Not Allowed' }, { Allow: 'GET' }));
     next();
   };
 }

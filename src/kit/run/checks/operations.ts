@@ -128,12 +128,12 @@ function requestArbitrary(context: CheckContext, operation: ContractOperation): 
 function requestBodyArbitrary(context: CheckContext, operation: ContractOperation): fc.Arbitrary<RequestBody | undefined> {
   const schema = operation.requestBodySchema as { type?: unknown; items?: { type?: unknown } } | undefined;
   if (schema === undefined) return fc.constant(undefined);
-  if (schema.type !== 'array' || schema.items?.type !== 'string') throw new Error(`${operation.operationId}: the kit sends only bodies that are lists of strings`);
+  if (schema.type !== 'array' || schema.items?.type !== 'string')
+    throw new Error(`${operation.operationId}: the kit sends only bodies that are lists of strings`);
   const discovered = discoveredValues(context, 'event_id');
   const item = discovered.length > 0 ? fc.oneof(fc.constantFrom(...discovered), fc.string()) : fc.string();
   return fc.array(item, { maxLength: MAX_LIST_ITEMS }).map((items) => ({ contentType: 'application/json', text: JSON.stringify(items) }));
 }
-
 
 /** Items an array parameter is sent with at most: enough to show a list is read as one. */
 const MAX_LIST_ITEMS = 5;
