@@ -301,6 +301,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversations/{conversation_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get conversation events by their ids
+         * @description The events with the ids given, in the order given: `null` for an id the conversation
+         *     does not serve, an id given twice answered twice, `[]` for `[]`. As in the reference
+         *     1.58.2 (whose router declares `event_ids: list[str]` as a body), the ids are a JSON
+         *     array in the body of this GET, sent with `content-type: application/json`; ids in the
+         *     query are ignored. Without a body the answer is a 422 (`missing` at `["body"]`); a
+         *     body that is not JSON is a 422 `json_invalid`; a body that is not a list of strings
+         *     is a 422 naming each item that is not a string. The reference answers a body sent
+         *     with another content type, or none, with a 500; this server answers the 422 the
+         *     reference means to (`list_type`). Events are answered as stored, as by get-by-id.
+         */
+        get: operations["getConversationEventsByIds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{conversation_id}/agent_final_response": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the agent's final response
+         * @description The text of the agent's final answer, as the reference 1.58.2 extracts it: walking
+         *     the events from the last stored one back, the first that is either an agent
+         *     `ActionEvent` of the `finish` tool (its `action.message`; `""` when its action is not
+         *     a finish action) or an agent `MessageEvent` (its text contents joined, an image
+         *     content as `[Image: N URLs]`). `""` when there is none. 404 `Not Found` (not the
+         *     events' `Conversation not found`) for an unknown conversation, as the reference says.
+         */
+        get: operations["getAgentFinalResponse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description `{"status": "ready"}` once the server serves requests, as the reference answers its
+         *     readiness probe. Needs no session key. This server is ready once it listens (the
+         *     reference answers 503 while its tools and workspace start, which a read-only server
+         *     has none of).
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -417,6 +493,14 @@ export interface components {
          * @enum {string}
          */
         EventSortOrder: "TIMESTAMP" | "TIMESTAMP_DESC";
+        /** @description The agent's final response, as the reference words it. */
+        AgentResponseResult: {
+            response: string;
+        };
+        ReadyStatus: {
+            /** @constant */
+            status: "ready";
+        };
         /** @description The body of a 404: for an unknown conversation `Conversation not found:` followed by its hyphenated id, as the reference says it; `Not Found` for anything else not found. */
         NotFoundError: {
             detail: string;
@@ -2558,6 +2642,211 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getConversationEventsByIds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation's UUID. Servers that follow the reference also accept the
+                 *     32-digit hex form without hyphens (which the OpenHands app sends), upper case,
+                 *     `{...}` braces and a `urn:uuid:` prefix.
+                 */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": string[];
+            };
+        };
+        responses: {
+            /** @description One item per id asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": (components["schemas"]["Event"] | null)[];
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The conversation does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The body is larger than this server takes (the reference has no bound). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getAgentFinalResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation's UUID. Servers that follow the reference also accept the
+                 *     32-digit hex form without hyphens (which the OpenHands app sends), upper case,
+                 *     `{...}` braces and a `urn:uuid:` prefix.
+                 */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The final response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentResponseResult"];
+                };
+            };
+            /**
+             * @description Sent only by a server started with session keys, when the request's
+             *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
+             *     opt-in, so the contract declares no security scheme.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description No such conversation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description A path or query parameter failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A fault of the server. The same `correlation_id` is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalServerError"];
+                };
+            };
+            /**
+             * @description The server's storage cannot be reached for now (a shared database that is down or
+             *     restarting); retry later. Only servers on a shared store send it. The same
+             *     `correlation_id` is in the server's log.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadyStatus"];
+                };
+            };
+            /** @description The reference's answer while it starts; this server does not send it. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                        message?: string;
+                    };
                 };
             };
         };

@@ -23,6 +23,7 @@ import { openIndexedDirectory } from '../store/sqlite/indexed-directory';
 import type { EventStore } from '../store/event-store';
 import { checkConversationsRoot } from '../store/files/store-root';
 import { packageRoot, packageVersion } from '../package-info';
+import { parseBoolean } from '../request-value';
 import { asksForVersion } from './version-flag';
 
 const SAMPLE_DATA = path.join(packageRoot(), 'sample-data/conversations');
@@ -132,10 +133,12 @@ function readConfig(argv: string[], env: NodeJS.ProcessEnv): StartConfig | strin
 
 /** An on/off environment variable: unset or empty is off; anything but the listed words is a mistake worth naming. */
 function envSwitch(value: string | undefined): boolean | string {
-  const text = (value ?? '').trim().toLowerCase();
-  if (text === '' || ['0', 'false', 'no', 'off'].includes(text)) return false;
-  if (['1', 'true', 'yes', 'on'].includes(text)) return true;
-  return `SERVE_STORED_EVENTS_UNCHANGED must be 1/true/yes/on or 0/false/no/off, got ${JSON.stringify(value)}.`;
+  const text = value ?? '';
+  if (text.trim() === '') return false;
+  // Read as the server reads a boolean in a request (pydantic's words), so one spelling means one thing everywhere.
+  const reading = parseBoolean(text);
+  if (reading.ok) return reading.value;
+  return `SERVE_STORED_EVENTS_UNCHANGED must be 1/true/yes/on/t/y or 0/false/no/off/f/n, got ${JSON.stringify(value)}.`;
 }
 
 function isLoopback(host: string): boolean {

@@ -70,6 +70,8 @@ export interface ContractOperation {
   statuses: string[];
   /** The JSON schema declared for each numeric status, when there is one. */
   responseSchemas: Map<number, Record<string, unknown>>;
+  /** The JSON schema of the request body, when the operation takes one (the batch get of events, a GET). */
+  requestBodySchema?: Record<string, unknown>;
 }
 
 export interface OperationMatch {
@@ -96,6 +98,7 @@ type RawOperation = {
   operationId?: string;
   parameters?: unknown[];
   responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>;
+  requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> };
 };
 
 const compiled = new WeakMap<OpenApiDocument, OperationTable>();
@@ -158,6 +161,7 @@ function compileOperation(document: OpenApiDocument, template: string, method: H
     const jsonSchema = content['application/json']?.schema;
     return { status, mediaTypes: Object.keys(content), ...(jsonSchema ? { jsonSchema } : {}) };
   });
+  const requestBodySchema = followReferences(document, raw.requestBody ?? {}).content?.['application/json']?.schema;
   const responseSchemas = new Map<number, Record<string, unknown>>();
   for (const response of responses)
     if (response.jsonSchema && /^\d{3}$/.test(response.status)) responseSchemas.set(Number(response.status), response.jsonSchema);
@@ -171,6 +175,7 @@ function compileOperation(document: OpenApiDocument, template: string, method: H
     responses,
     statuses: responses.map((response) => response.status),
     responseSchemas,
+    ...(requestBodySchema ? { requestBodySchema } : {}),
   };
 }
 

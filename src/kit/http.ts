@@ -2,8 +2,12 @@
  * Every request the kit sends goes through one transport: it applies the per-request
  * timeout and the total request budget, attributes each exchange to the check that caused
  * it, and tells observers (the schema audit, the `--compare` mirror) about it. Requests
- * are GETs only; the kit never changes a server.
+ * are GETs only; the kit never changes a server. A GET may carry a JSON body (the reference
+ * 1.58.2 reads the batch get's ids from one); fetch refuses that, so such a request goes
+ * out through node:http.
  */
+import http from 'node:http';
+import https from 'node:https';
 import { jsonDepth } from '../json/json-depth';
 import { maskSecretText } from '../secrets';
 
@@ -38,6 +42,12 @@ export interface TransportOptions {
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false; error: string };
 
+/** A request body and its media type. */
+export interface RequestBody {
+  contentType: string;
+  text: string;
+}
+
 /** One request and its response, as received. */
 export interface Exchange {
   seq: number;
@@ -50,6 +60,8 @@ export interface Exchange {
   url: string;
   status: number;
   contentType: string | null;
+  /** The request's body, when it had one (a GET's JSON body). */
+  requestBody?: RequestBody;
   /** The body, cut to its first characters once the exchange is kept (see `slim`). */
   bodyText: string;
   /** The body's bytes, for a response that is not text or JSON (a file such as a zip); dropped once the exchange is kept. */
@@ -78,8 +90,8 @@ export const SESSION_KEY_HEADER = 'X-Session-API-Key';
 
 export interface Transport {
   readonly baseUrl: string;
-  /** Sends a GET of `path` (path and query, already encoded as wanted) relative to the base URL. */
-  get(path: string): Promise<GetResult>;
+  /** Sends a GET of `path` (path and query, already encoded as wanted) relative to the base URL, with a body when given. */
+  get(path: string, body?: RequestBody): Promise<GetResult>;
   /** Sends a GET of an absolute URL built by someone else (the typed client), with its headers. */
   getUrl(url: string, headers?: Headers): Promise<GetResult>;
   /**
@@ -102,7 +114,7 @@ export function createTransport(options: TransportOptions): Transport {
   let sent = 0;
   let checkId = 'discovery';
 
-  async function getUrl(url: string, headers: Headers = new Headers(), method = 'GET'): Promise<GetResult> {
+  async function getUrl(url: string, headers: Headers = new Headers(), method = 'GET', body?: RequestBody): Promise<GetResult> {
     const path = url.startsWith(baseUrl) ? url.slice(baseUrl.length) : url;
     if (sent >= options.maxRequests) {
       return { ok: false, failure: { reason: 'budget', path, url, message: `request budget of ${options.maxRequests} used up` } };
@@ -111,7 +123,10 @@ export function createTransport(options: TransportOptions): Transport {
     if (options.sessionApiKey !== undefined) headers.set(SESSION_KEY_HEADER, options.sessionApiKey);
     const started = performance.now();
     try {
-      const response = await doFetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) });
+      const response =
+        body === undefined
+          ? await doFetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) })
+          : await sendWithBody(url, method, headers, body, options.timeoutMs);
       const contentType = response.headers.get('content-type');
       const cap = options.maxResponseBytes ?? KIT_READ_LIMITS.responseBytes;
       const bytes = await readCapped(response, cap);
@@ -127,6 +142,7 @@ export function createTransport(options: TransportOptions): Transport {
         checkId,
         path,
         url,
+        ...(body === undefined ? {} : { requestBody: body }),
         status: response.status,
         contentType,
         bodyText,
@@ -144,7 +160,7 @@ export function createTransport(options: TransportOptions): Transport {
 
   return {
     baseUrl,
-    get: (path) => getUrl(baseUrl + path),
+    get: (path, body) => getUrl(baseUrl + path, new Headers(), 'GET', body),
     getUrl: (url, headers) => getUrl(url, headers),
     request: (method, path) => getUrl(baseUrl + path, new Headers(), method.toUpperCase()),
     setCheck: (id) => {
@@ -176,6 +192,30 @@ async function readCapped(response: Response, cap: number): Promise<Buffer | und
     }
     chunks.push(value);
   }
+}
+
+/** One request with a body, through node:http, answered as a fetch Response so that one path reads every answer. */
+function sendWithBody(url: string, method: string, headers: Headers, body: RequestBody, timeoutMs: number): Promise<Response> {
+  const outgoing: Record<string, string> = { 'content-type': body.contentType, 'content-length': String(Buffer.byteLength(body.text)) };
+  headers.forEach((value, name) => {
+    outgoing[name] = value;
+  });
+  const client = url.startsWith('https:') ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request(url, { method, headers: outgoing, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const answerHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') answerHeaders.set(name, value);
+        resolve(new Response(Buffer.concat(chunks), { status: response.statusCode ?? 0, headers: answerHeaders }));
+      });
+    });
+    request.on('timeout', () => request.destroy(Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' })));
+    request.on('error', reject);
+    request.end(body.text);
+  });
 }
 
 /** Text, JSON of any kind (`+json`, `x-ndjson`), or no content type at all: read as text. Anything else (`application/octet-stream`) is kept as bytes too. */

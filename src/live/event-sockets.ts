@@ -12,11 +12,13 @@ import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { ConversationCatalog } from '../catalog/conversation-catalog';
 import type { Logger } from '../log';
-import { type SearchCriteria, parseFilterTimestamp, parseUuid } from '../search';
+import { parseBoolean, parseEnum, parseFilterTimestamp, parseUuid } from '../request-value';
+import type { SearchCriteria } from '../search';
 import { type KnownSecrets, maskedJson } from '../secrets';
 import type { EventFeed, FeedEvent } from '../store/event-store';
 import { SESSION_KEY_HEADER, sessionKeyMatches } from '../server/session-keys';
 import { ConversationFeeds, type FeedSubscriber } from './conversation-feeds';
+import { serveSessionSocket, sessionSocketRequest } from './session-socket';
 
 const SOCKET_PATH = /^\/sockets\/events\/([^/]+)\/?$/;
 /** An inbound frame larger than this closes the socket (1009): nothing this server takes is that large. */
@@ -43,6 +45,12 @@ export const SOCKET_LIMITS: SocketLimits = {
   maxQueuedBytes: 8 * 1024 * 1024,
   resendPageTimeoutMs: 30_000,
 };
+/** What either socket answers a frame that would be a message to the agent: an archive runs none. */
+export const READ_ONLY = {
+  code: 'ReadOnlyConversation',
+  detail: 'This server serves recorded conversations read-only and runs no agent: frames sent to it are not taken as messages.',
+} as const;
+
 /** Codes the reference closes with. */
 export const CLOSE = {
   authenticationFailed: 4001,
@@ -78,13 +86,30 @@ export function createEventSockets(options: EventSocketsOptions): EventSockets {
   return {
     handles(request) {
       try {
-        return SOCKET_PATH.test(new URL(request.url ?? '/', 'http://socket').pathname);
+        const url = new URL(request.url ?? '/', 'http://socket');
+        return SOCKET_PATH.test(url.pathname) || sessionSocketRequest(url) !== undefined;
       } catch {
         return false;
       }
     },
     handleUpgrade(request, socket, head) {
       const url = new URL(request.url ?? '/', 'http://socket');
+      const session = sessionSocketRequest(url);
+      if (session === 'refused') {
+        // As uvicorn answers a socket FastAPI closes before accepting it (a path or query value that does not validate).
+        socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      if (session) {
+        server.handleUpgrade(request, socket, head, (ws) => {
+          ws.on('error', (error) => options.logger.info('session socket error', { error: error.message }));
+          serveSessionSocket(ws, request, session, url.searchParams, options, feeds).catch((error: unknown) => {
+            options.logger.error('session socket failed', { error: (error as Error).message });
+            ws.terminate();
+          });
+        });
+        return;
+      }
       const match = SOCKET_PATH.exec(url.pathname);
       if (!match) {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -114,8 +139,9 @@ interface SocketRequest {
 function readRequest(conversationId: string, query: URLSearchParams): SocketRequest | string {
   const id = parseUuid(conversationId);
   if (!id.ok) return `conversation_id: Input should be a valid UUID, ${id.message}`;
-  const mode = query.get('resend_mode');
-  if (mode !== null && mode !== 'all' && mode !== 'since') return `resend_mode: Input should be 'all' or 'since'`;
+  const modeText = query.get('resend_mode');
+  const mode = modeText === null ? null : parseEnum(['all', 'since'] as const, modeText);
+  if (mode !== null && !mode.ok) return `resend_mode: ${mode.message}`;
   const after = query.get('after_timestamp');
   let gte: number | undefined;
   if (after !== null) {
@@ -123,9 +149,10 @@ function readRequest(conversationId: string, query: URLSearchParams): SocketRequ
     if (!parsed.ok) return `after_timestamp: Input should be a valid datetime or date, ${parsed.message}`;
     gte = parsed.micros;
   }
-  const resendAll = query.get('resend_all');
-  if (resendAll !== null && !BOOLEAN_WORDS.has(resendAll.toLowerCase())) return 'resend_all: Input should be a valid boolean';
-  const effective = mode ?? (resendAll !== null && TRUE_WORDS.has(resendAll.toLowerCase()) ? 'all' : null);
+  const resendAllText = query.get('resend_all');
+  const resendAll = resendAllText === null ? null : parseBoolean(resendAllText);
+  if (resendAll !== null && !resendAll.ok) return `resend_all: ${resendAll.message}`;
+  const effective = mode?.value ?? (resendAll?.value ? 'all' : null);
   if (effective === 'all') return { hex: id.hex, resend: { mode: 'all' } };
   if (effective === 'since') return { hex: id.hex, resend: { mode: 'since', gte } };
   return { hex: id.hex, resend: { mode: 'none' } };
@@ -139,10 +166,6 @@ function decodedSegment(segment: string): string {
     return segment;
   }
 }
-
-/** pydantic's words for booleans in a query string. */
-const TRUE_WORDS = new Set(['1', 'true', 't', 'yes', 'y', 'on']);
-const BOOLEAN_WORDS = new Set([...TRUE_WORDS, '0', 'false', 'f', 'no', 'n', 'off']);
 
 async function serveSocket(
   ws: WebSocket,
@@ -196,7 +219,7 @@ async function serveSocket(
 }
 
 /** Inbound frames: held for the authentication, then answered one by one. */
-class InboundFrames {
+export class InboundFrames {
   private readonly waiting: ((frame: string | undefined) => void)[] = [];
   private answer: ((frame: string) => void) | undefined;
 
@@ -237,7 +260,7 @@ function rawText(data: RawData): string {
   return Buffer.from(data as ArrayBuffer).toString('utf8');
 }
 
-async function authenticate(
+export async function authenticate(
   ws: WebSocket,
   request: IncomingMessage,
   query: URLSearchParams,
@@ -267,7 +290,7 @@ function headerValue(request: IncomingMessage, name: string): string | undefined
   return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
-function closeSocket(ws: WebSocket, code: number, reason: string): void {
+export function closeSocket(ws: WebSocket, code: number, reason: string): void {
   // A close reason is at most 123 bytes.
   if (ws.readyState === WebSocket.OPEN) ws.close(code, Buffer.from(reason).subarray(0, 123).toString());
 }
@@ -351,8 +374,8 @@ class SocketSubscriber implements FeedSubscriber {
         id: randomUUID(),
         timestamp: localTimestamp(new Date()),
         source: 'environment',
-        code: 'ReadOnlyConversation',
-        detail: 'This server serves recorded conversations read-only and runs no agent: frames sent to it are not taken as messages.',
+        code: READ_ONLY.code,
+        detail: READ_ONLY.detail,
         kind: 'ServerErrorEvent',
       }),
     );
@@ -379,7 +402,7 @@ class SocketSubscriber implements FeedSubscriber {
   }
 }
 
-function isAuthFrame(frame: string): boolean {
+export function isAuthFrame(frame: string): boolean {
   try {
     const message = JSON.parse(frame) as unknown;
     return (
@@ -398,7 +421,7 @@ function isAuthFrame(frame: string): boolean {
  * (secrets masked). Without a saved state the value is `{}`: the conversation has events
  * but nothing says what its agent was.
  */
-function fullStateFrame(state: Record<string, unknown> | undefined): string {
+export function fullStateFrame(state: Record<string, unknown> | undefined): string {
   return JSON.stringify({
     id: randomUUID(),
     timestamp: localTimestamp(new Date()),

@@ -13,6 +13,7 @@ import { type OperationRoute, type RouteTable, operationRoutes } from './operati
 import type { OperationHandlers } from './operations';
 import { parseRequestValues, parsedValues, rejectUnparsedValues } from './parsed-values';
 import { cutFragment, inSequence, matchedRequest, normalizeQuery, openApiValidator } from './request-validation';
+import { parseRequestBody, requestBodyOf } from './request-body';
 import { sendResult } from './send-result';
 import { serverInfoSource } from './server-info';
 import { requireSessionKey } from './session-keys';
@@ -133,7 +134,7 @@ function operationRequests(
     const matched = matchedRequest(req);
     const handler = matched && routed.get(matched.route);
     if (!handler) return next();
-    handler({ path: req.params, query: req.query, parsed: parsedValues(req) } as never)
+    handler({ path: req.params, query: req.query, parsed: parsedValues(req), body: requestBodyOf(req) } as never)
       .then((result) => sendResult(res, result, options.validateResponses))
       .catch(next);
   };
@@ -141,9 +142,19 @@ function operationRequests(
     ...(options.sessionApiKeys.length > 0 ? [requireSessionKey(options.sessionApiKeys)] : []),
     normalizeQuery(table),
     parseRequestValues(),
+    parseRequestBody(),
     openApiValidator(options.document, options.validateResponses),
     rejectUnparsedValues(),
     endpoint,
   ]);
-  return (req, res, next) => (req.path === '/api' || req.path.startsWith('/api/') ? api(req, res, next) : next());
+  // The contract's few paths outside /api (the readiness probe) take no input and need no key, as in the reference.
+  const open = inSequence([normalizeQuery(table), endpoint]);
+  return (req, res, next) => {
+    if (req.path === '/api' || req.path.startsWith('/api/')) return api(req, res, next);
+    if (table.match(req.method, req.path)) return open(req, res, next);
+    // As FastAPI answers another method on a path it has, with the methods it has (RFC 9110 requires `Allow`).
+    if (req.method !== 'GET' && req.method !== 'HEAD' && table.match('GET', req.path))
+      return next(new HttpError(405, { detail: 'Method Not Allowed' }, { Allow: 'GET' }));
+    next();
+  };
 }

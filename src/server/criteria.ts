@@ -1,4 +1,4 @@
-import { parseUuid } from '../search/uuid';
+import { parseUuid } from '../request-value';
 /**
  * From the contract's query parameters, already validated, to the search's criteria, with
  * the seed's defaults (section 4.1: limit 100, ascending). Ids and timestamps are not parsed

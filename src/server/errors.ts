@@ -14,6 +14,7 @@ import { StoreUnavailableError } from '../store/store-unavailable';
 import type { ParameterSpec } from './parameters';
 import { parsedValues } from './parsed-values';
 import { describeInvalidParameter } from './pydantic-errors';
+import { requestBodyOf } from './request-body';
 import { type MatchedRequest, matchedRequest } from './request-validation';
 
 /** An error body the contract declares, or the plain `{detail}` of a status it leaves to HTTP (405, 413, 431). */
@@ -114,11 +115,14 @@ function allowHeader(error: ValidatorError): Record<string, string> {
 function validationDetail(error: ValidatorError, req: Request, matched: MatchedRequest): ValidationError[] {
   const parsed = parsedValues(req);
   const failing = new Set([...(error.errors ?? []).map((item) => parameterNameOf(item.path)), ...(parsed?.failing() ?? [])]);
-  return matched.route.parameters
+  const parameters = matched.route.parameters
     .filter((parameter) => failing.has(parameter.name))
     .map((parameter) =>
       describeInvalidParameter(parameter, rawValue(parameter, req, matched.rawQuery), parsed?.readingOf(parameter.name), listValues(parameter, req)),
     );
+  // FastAPI reports a body's problems after the parameters', in the same 422.
+  const body = requestBodyOf(req);
+  return parameters.length > 0 && body && !body.ok ? [...parameters, ...body.problems] : parameters;
 }
 
 function parameterNameOf(path: string | undefined): string | undefined {

@@ -12,6 +12,7 @@ import { type CrossSearchCriteria, hyphenate } from '../search';
 import { maskedJson, maskedJsonItems, recentKnownSecrets } from '../secrets';
 import type { EventStore } from '../store/event-store';
 import { conversationHex, eventFiltersOf, searchCriteriaOf, validatedUuidHex } from './criteria';
+import { agentFinalResponse } from './agent-final-response';
 import { eventPageBody } from './event-page';
 import { type OperationHandlers, SerializedJson, StreamedFile } from './operations';
 import { storedEventPageBody } from './stored-event-page';
@@ -46,6 +47,33 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       if (event === undefined) return conversationNotFound(hex);
       if (event === null) return { status: 404, body: { detail: 'Not Found' } };
       return { status: 200, body: new SerializedJson<Event>([maskedJson(event, known)]) };
+    },
+
+    async getConversationEventsByIds({ body, parsed }) {
+      const hex = conversationHex(parsed);
+      // As in the reference, the conversation is looked up before the body is judged.
+      if ((await store.getEvent(hex, '')) === undefined) return conversationNotFound(hex);
+      if (!body.ok) return { status: 422, body: { detail: body.problems } };
+      const known = await knownSecrets(hex);
+      const events: (Buffer | null)[] = [];
+      for (const id of body.value) {
+        const event = await store.getEvent(hex, id);
+        if (event === undefined) return conversationNotFound(hex);
+        events.push(event === null ? null : maskedJson(event, known));
+      }
+      const parts = events.flatMap((event, index) => [index === 0 ? OPEN : COMMA, event ?? NULL]);
+      return { status: 200, body: new SerializedJson<(Event | null)[]>([...(parts.length > 0 ? parts : [OPEN]), CLOSE]) };
+    },
+
+    async getAgentFinalResponse({ parsed }) {
+      const response = await agentFinalResponse(store, conversationHex(parsed));
+      // The reference answers FastAPI's bare 404 here, not the events' "Conversation not found".
+      if (response === undefined) return { status: 404, body: { detail: 'Not Found' } };
+      return { status: 200, body: { response } };
+    },
+
+    async getReadiness() {
+      return { status: 200, body: { status: 'ready' } };
     },
 
     async listStoredConversations() {
@@ -136,6 +164,11 @@ async function* endingWhole(chunks: AsyncIterable<Buffer>, hex: string, stillThe
   yield* chunks;
   if (!(await stillThere())) throw new Error(`The conversation ${hyphenate(hex)} was removed while it was being downloaded`);
 }
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+const NULL = Buffer.from('null');
 
 /** The reference's 404 for an unknown conversation names it in the hyphenated form. */
 function conversationNotFound(hex: string): { status: 404; body: NotFoundError } {

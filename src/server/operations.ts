@@ -1,12 +1,12 @@
 /**
  * The shape of a handler, derived from the contract's generated `operations`: what it is
- * given (the path and query parameters, typed as the contract declares them, after
+ * given (the path and query parameters and the body, typed as the contract declares them, after
  * validation) and what it may answer (one of the operation's declared responses, with that
  * status's body). `OperationHandlers` has one key per operationId, so an operation added to
  * openapi.yaml without a handler, or a handler left for an operation that is gone, fails
  * to compile and the error names the operationId.
  */
-import type { OperationId, operations } from '../contract';
+import type { OperationId, ValidationError, operations } from '../contract';
 import type { ParsedValues } from './parsed-values';
 
 type ParametersOf<Op extends OperationId> = operations[Op]['parameters'];
@@ -16,6 +16,9 @@ type JsonBodyOf<Response> = Response extends { content: { 'application/json': in
   : Response extends { content: Record<string, unknown> }
     ? StreamedFile
     : never;
+type RequestBodyOf<Op extends OperationId> = operations[Op] extends { requestBody: { content: { 'application/json': infer Body } } }
+  ? Body
+  : undefined;
 type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 
 export interface OperationInput<Op extends OperationId> {
@@ -23,6 +26,11 @@ export interface OperationInput<Op extends OperationId> {
   query: Present<ParametersOf<Op>['query']>;
   /** The ids and timestamps among them, as read once on the request path (parsed-values.ts). */
   parsed: ParsedValues;
+  /**
+   * The request body as the contract declares it, or pydantic's items saying why it is not
+   * (request-body.ts): the handler answers them once it has checked what the reference checks first.
+   */
+  body: { ok: true; value: RequestBodyOf<Op> } | { ok: false; problems: ValidationError[] };
 }
 
 /** The body of one declared response of an operation. */

@@ -1,14 +1,12 @@
 /**
  * The request's ids and timestamps, parsed once. The parameters the contract gives a
- * `uuid` or `date-time` format are read with pydantic's rules (src/search/uuid.ts,
- * src/search/timestamps.ts) right after the request is matched to its operation, and that
+ * `uuid` or `date-time` format are read with pydantic's rules (src/request-value) right after the request is matched to its operation, and that
  * one reading serves all three that need it: the check that rejects a bad value (the
  * validator is handed these parameters without their format, see request-validation.ts),
  * the handler (the store's conversation key, the filter's instants) and the 422's message.
  */
 import type { Request, RequestHandler } from 'express';
-import { type TimestampParse, parseFilterTimestamp } from '../search/timestamps';
-import { type UuidParse, parseUuid } from '../search/uuid';
+import { type TimestampParse, type UuidParse, parseFilterTimestamp, parseUuid } from '../request-value';
 import type { ParameterSpec } from './parameters';
 import { matchedRequest } from './request-validation';
 

@@ -1,12 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from '../contract';
-import { parseFilterTimestamp } from '../search/timestamps';
-import { parseUuid } from '../search/uuid';
+import { parseBoolean, parseFilterTimestamp, parseInteger, parseUuid } from '../request-value';
 import type { OperationRoute, RouteTable } from './operation-routes';
 import { type ParameterSpec, isIntegerParameter } from './parameters';
 import { isParsedHere } from './parsed-values';
-import { parsePydanticInteger } from './pydantic-errors';
 import { loadValidatorModule } from './validator-module';
 
 /** What the query normalisation found out about a request, kept for the handler and the error path. */
@@ -82,12 +80,18 @@ function createValidatorMiddleware(document: OpenApiDocument, validateResponses:
   });
 }
 
-type OperationObject = { parameters?: ParameterSpec[]; responses: Record<string, { description?: string; content?: unknown }> };
+type OperationObject = {
+  parameters?: ParameterSpec[];
+  requestBody?: unknown;
+  responses: Record<string, { description?: string; content?: unknown }>;
+};
 
 function documentForValidator(document: OpenApiDocument, validateResponses: boolean): OpenApiDocument {
   const copy = structuredClone(document);
   const operations = Object.values(copy.paths).flatMap((item) => Object.values(item) as OperationObject[]);
   if (!validateResponses) dropResponseSchemas(copy, operations);
+  // A request body is read and judged by request-body.ts, in pydantic's words.
+  for (const operation of operations) delete operation.requestBody;
   for (const parameter of operations.flatMap((operation) => operation.parameters ?? [])) {
     // Ids and timestamps are parsed once, before the validator, by parsed-values.ts.
     if (isParsedHere(parameter)) parameter.schema = { ...parameter.schema, format: undefined };
@@ -143,7 +147,8 @@ export function cutFragment(req: IncomingMessage): void {
  * Puts the query in the form pydantic would read it before the validator sees it:
  * the last of repeated values wins, and integers are read with pydantic's syntax
  * (` 5` and `100.0` are 5 and 100; Ajv's coercion would also take `1e2` and `0x10`,
- * which pydantic rejects, so those are handed on as unparseable). Names the matched
+ * which pydantic rejects, so those are handed on as unparseable), and so are booleans
+ * (`True`, `1`, `yes`, `off`... are booleans, Ajv takes only `true` and `false`). Names the matched
  * operation does not declare are dropped, as FastAPI ignores them: the validator would otherwise
  * read `kind[]=x` or `limit[a]=1` as bracket notation for `kind` and `limit` and reject
  * them. Express 5 re-parses `req.query` on every read, so the result is pinned as an
@@ -154,7 +159,7 @@ export function normalizeQuery(table: RouteTable): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     const matched = table.match(req.method, req.path);
     if (!matched) return next();
-    const { integers, arrays, query: declared } = names.get(matched.route)!;
+    const { integers, booleans, arrays, query: declared } = names.get(matched.route)!;
     const raw: Record<string, string> = {};
     const query: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
@@ -163,7 +168,7 @@ export function normalizeQuery(table: RouteTable): RequestHandler {
       raw[name] = last;
       // A list parameter takes every repetition (`ids=a&ids=b`), as FastAPI reads it; any other, the last one.
       if (arrays.has(name)) query[name] = (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
-      else query[name] = integers.has(name) ? canonicalInteger(last) : last;
+      else query[name] = integers.has(name) ? canonicalInteger(last) : booleans.has(name) ? canonicalBoolean(last) : last;
     }
     (req as Request & { [MATCHED]?: MatchedRequest })[MATCHED] = { ...matched, rawQuery: raw };
     Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
@@ -171,18 +176,31 @@ export function normalizeQuery(table: RouteTable): RequestHandler {
   };
 }
 
-function queryParameterNames(parameters: readonly ParameterSpec[]): { integers: Set<string>; arrays: Set<string>; query: Set<string> } {
+function queryParameterNames(parameters: readonly ParameterSpec[]): {
+  integers: Set<string>;
+  booleans: Set<string>;
+  arrays: Set<string>;
+  query: Set<string>;
+} {
   const query = parameters.filter((parameter) => parameter.in === 'query');
   return {
     integers: new Set(query.filter(isIntegerParameter).map((parameter) => parameter.name)),
+    booleans: new Set(query.filter((parameter) => parameter.schema.type === 'boolean').map((parameter) => parameter.name)),
     arrays: new Set(query.filter((parameter) => parameter.schema.type === 'array').map((parameter) => parameter.name)),
     query: new Set(query.map((parameter) => parameter.name)),
   };
 }
 
+/** pydantic's `True`, `1`, `yes`, `OFF`... as the `true` or `false` Ajv's coercion takes; anything else handed on as unparseable. */
+function canonicalBoolean(raw: string): string {
+  const reading = parseBoolean(raw);
+  return reading.ok ? String(reading.value) : 'not a boolean';
+}
+
 function canonicalInteger(raw: string): string {
-  const value = parsePydanticInteger(raw);
+  const value = parseInteger(raw);
+  if (!value.ok) return 'not an integer';
   // From about 309 digits the value is Infinity, which Ajv's coercion takes for an integer
   // within any bounds; handed on as unparseable, it is described from the raw digits.
-  return value === undefined || !Number.isFinite(value) ? 'not an integer' : String(value);
+  return Number.isFinite(value.value) ? String(value.value) : 'not an integer';
 }

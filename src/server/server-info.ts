@@ -1,7 +1,8 @@
 /**
  * `GET /server_info`, which the reference's clients probe before anything else: the
  * reference's shape with this server's own values. It runs no agent and no tools, so it
- * lists none, and it names itself rather than passing for the reference.
+ * lists none, and it names itself rather than passing for the reference. The reference
+ * 1.58.2's further fields are here too, null where they describe parts this server does not run.
  */
 import { packageVersion } from '../package-info';
 
@@ -13,6 +14,14 @@ export interface ServerInfo {
   usable_tools: string[];
   capabilities: string[];
   docs: string;
+  /** The reference reads these from its build; a package installed from npm knows no commit. */
+  build_git_sha: string | null;
+  build_git_ref: string | null;
+  /** The reference's Canvas app backend origin: no app runs here. */
+  app_backend_ingress_url: string | null;
+  /** Limits of the reference's terminal tool: no terminal runs here. */
+  runtime_idle_timeout_seconds: number | null;
+  max_foreground_terminal_timeout_seconds: number | null;
 }
 
 export function serverInfoSource(startedAt = performance.now()): { served(): void; info(): ServerInfo } {
@@ -32,6 +41,11 @@ export function serverInfoSource(startedAt = performance.now()): { served(): voi
         usable_tools: [],
         capabilities: [],
         docs: '/docs',
+        build_git_sha: null,
+        build_git_ref: null,
+        app_backend_ingress_url: null,
+        runtime_idle_timeout_seconds: null,
+        max_foreground_terminal_timeout_seconds: null,
       };
     },
   };

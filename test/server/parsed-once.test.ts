@@ -1,5 +1,5 @@
 import * as timestamps from '../../src/search/timestamps';
-import * as uuid from '../../src/search/uuid';
+import * as uuid from '../../src/request-value/uuid';
 import { conversationId, eventId, message } from '../support/events';
 import { type LiveServer, startLiveServer } from '../support/live-server';
 

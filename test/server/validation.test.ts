@@ -330,7 +330,10 @@ describe('404', () => {
 
   it('a path outside the API is a plain 404', async () => {
     expect(await server.statusAndBody('/api/nothing-here')).toEqual({ status: 404, body: { detail: 'Not Found' } });
-    expect(await server.statusAndBody(`/api/conversations/${CONVERSATION}/events`)).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await server.statusAndBody(`/api/conversations/${CONVERSATION}/events/search/more`)).toEqual({
+      status: 404,
+      body: { detail: 'Not Found' },
+    });
     expect(await server.statusAndBody('/nothing-here')).toEqual({ status: 404, body: { detail: 'Not Found' } });
   });
 

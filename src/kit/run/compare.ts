@@ -57,7 +57,7 @@ export function createMirror(second: Transport, setValued: ReadonlySet<string> =
     async observe(first) {
       if (!checkIds.includes(first.checkId)) checkIds.push(first.checkId);
       second.setCheck(first.checkId);
-      const result = first.method === 'GET' ? await second.get(first.path) : await second.request(first.method, first.path);
+      const result = first.method === 'GET' ? await second.get(first.path, first.requestBody) : await second.request(first.method, first.path);
       const description = result.ok
         ? describeDifference(first, result.exchange, setValued)
         : `the second server gave no response: ${result.failure.message}`;

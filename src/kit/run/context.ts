@@ -4,7 +4,7 @@
  * are shared between checks, so that five checks about one walk cost one walk.
  */
 import type { ExchangeVerdict } from '../exchange-judge';
-import type { Exchange, GetResult, Transport } from '../http';
+import type { Exchange, GetResult, RequestBody, Transport } from '../http';
 import type { Discovered } from './discovery';
 import type { FixtureManifest } from './fixture-manifest';
 import type { SearchContract } from '../search-contract';
@@ -29,8 +29,8 @@ export interface CheckContext {
   conversationId: string;
   data: Discovered;
   search: Search;
-  /** A raw GET of a path and query relative to the base URL, encoded exactly as given. */
-  get(path: string): Promise<GetResult>;
+  /** A raw GET of a path and query relative to the base URL, encoded exactly as given, with a body when given. */
+  get(path: string, body?: RequestBody): Promise<GetResult>;
   /** Another method, without a body: only for what the contract does not declare. */
   request(method: string, path: string): Promise<GetResult>;
   /** The contract's verdict on one exchange: operation, status, content type, body (the proxy's rules). */
@@ -92,7 +92,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     conversationId: parts.conversationId,
     data,
     search: parts.search,
-    get: (path) => transport.get(path),
+    get: (path, body) => transport.get(path, body),
     request: (method, path) => transport.request(method, path),
     judge: parts.judge,
     operationsInScope: parts.operationsInScope,

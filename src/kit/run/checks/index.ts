@@ -13,6 +13,7 @@ import { referenceErrorChecks } from './reference-errors';
 import { referenceOperationChecks } from './reference-operations';
 import { referenceSortChecks, sortChecks } from './sort';
 import { storedEventChecks } from './stored-events';
+import { sessionSocketChecks } from './session-socket';
 import { socketAndCatalogChecks } from './socket-and-catalog';
 
 /** The checks for one contract: the values they send and expect are the document's. */
@@ -35,5 +36,6 @@ export function allChecks(contract: SearchContract): Check[] {
     ...referenceFixtureChecks(),
     ...referenceOperationChecks(),
     ...socketAndCatalogChecks(),
+    ...sessionSocketChecks(),
   ];
 }

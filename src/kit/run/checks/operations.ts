@@ -20,7 +20,7 @@ import fc from 'fast-check';
 import { type ContractOperation, type ContractParameter, statusCovers } from '../../../contract';
 import type { CheckContext } from '../context';
 import { answersUnknownRoute, rejectionStatus } from '../../exchange-judge';
-import type { Exchange } from '../../http';
+import type { Exchange, RequestBody } from '../../http';
 import { invalidValues, validValue } from '../../parameter-values';
 import type { SearchContract } from '../../search-contract';
 import { failed, notImplemented, passed, skipped, verdict, type Check, type CheckOutcome, type Finding } from '../types';
@@ -60,12 +60,12 @@ function validRequestsCheck(operation: ContractOperation): Check {
         const findings: Finding[] = [];
         let sent = 0;
         let stoppedEarly = false;
-        const property = fc.asyncProperty(requestArbitrary(context, operation), async (target) => {
+        const property = fc.asyncProperty(requestArbitrary(context, operation), async ({ target, body }) => {
           if (context.requestsLeft() <= floor) {
             stoppedEarly = true;
             return true;
           }
-          const result = await context.get(target);
+          const result = await context.get(target, body);
           if (!result.ok) return true;
           sent += 1;
           const problems = judgeValid(context, operation, result.exchange);
@@ -99,7 +99,7 @@ function expectedOf(operation: ContractOperation): string {
 }
 
 /** A path and query: path parameters from discovery where it has them, every parameter's value drawn from its schema. */
-function requestArbitrary(context: CheckContext, operation: ContractOperation): fc.Arbitrary<string> {
+function requestArbitrary(context: CheckContext, operation: ContractOperation): fc.Arbitrary<{ target: string; body?: RequestBody }> {
   const pathValues = operation.pathParameterNames.map((name) => {
     const parameter = operation.parameters.find((candidate) => candidate.in === 'path' && candidate.name === name);
     const discovered = discoveredValues(context, name);
@@ -110,13 +110,29 @@ function requestArbitrary(context: CheckContext, operation: ContractOperation): 
     const values = queryParameterValues(parameter);
     return parameter.required ? values : fc.option(values, { nil: undefined, freq: 2 });
   });
-  return fc.tuple(fc.tuple(...pathValues), fc.tuple(...queryValues)).map(([path, query]) =>
-    targetOf(
+  return fc.tuple(fc.tuple(...pathValues), fc.tuple(...queryValues), requestBodyArbitrary(context, operation)).map(([path, query, body]) => ({
+    target: targetOf(
       operation,
       path.map((value) => value ?? ''),
       queryParameters.flatMap((parameter, index) => (query[index] ?? []).map((value) => [parameter.name, value] as [string, string])),
     ),
-  );
+    ...(body === undefined ? {} : { body }),
+  }));
+}
+
+/**
+ * A JSON body the operation's request body schema accepts. The contract's one body (the
+ * batch get's list of event ids) is a list of strings: discovered ids, ids that name nothing,
+ * repeated and empty lists among them. No body for an operation that takes none.
+ */
+function requestBodyArbitrary(context: CheckContext, operation: ContractOperation): fc.Arbitrary<RequestBody | undefined> {
+  const schema = operation.requestBodySchema as { type?: unknown; items?: { type?: unknown } } | undefined;
+  if (schema === undefined) return fc.constant(undefined);
+  if (schema.type !== 'array' || schema.items?.type !== 'string')
+    throw new Error(`${operation.operationId}: the kit sends only bodies that are lists of strings`);
+  const discovered = discoveredValues(context, 'event_id');
+  const item = discovered.length > 0 ? fc.oneof(fc.constantFrom(...discovered), fc.string()) : fc.string();
+  return fc.array(item, { maxLength: MAX_LIST_ITEMS }).map((items) => ({ contentType: 'application/json', text: JSON.stringify(items) }));
 }
 
 /** Items an array parameter is sent with at most: enough to show a list is read as one. */

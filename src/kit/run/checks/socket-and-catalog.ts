@@ -39,7 +39,12 @@ interface SocketAnswer {
  * Opens the socket, waits until `enough` frames arrived, it closed, or the wait is over,
  * then closes it. `key` is sent by header: `undefined` sends the run's own key.
  */
-function socketAnswer(context: CheckContext, url: string, enough: number, key: string | undefined = context.sessionApiKey): Promise<SocketAnswer> {
+export function socketAnswer(
+  context: CheckContext,
+  url: string,
+  enough: number,
+  key: string | undefined = context.sessionApiKey,
+): Promise<SocketAnswer> {
   return new Promise((resolve) => {
     const ws = new WebSocket(url, {
       headers: key === undefined ? {} : { [SESSION_KEY_HEADER]: key },
