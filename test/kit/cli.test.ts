@@ -170,7 +170,10 @@ describe('--compare', () => {
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toContain('compare (same requests against the second server): 1 passed, 1 failed');
     expect(outcome.stdout).toContain('FAIL    compare.errors.not-found');
-    expect(outcome.stdout).toContain('status 404 here, 200 on the second server');
+    // Named by their URLs: the server under test answered 404, the --compare server 200; said once, with how many requests showed it.
+    expect(outcome.stdout).toContain(`status 404 from the server under test (${ours.url}), 200 from the --compare server (${okForUnknown.url})`);
+    expect(outcome.stdout.match(/status 404 from the server under test/g)).toHaveLength(1);
+    expect(outcome.stdout).toMatch(/shown by \d+ requests?/);
     expect(outcome.stdout).toContain('ok      compare.discovery');
   });
 });
