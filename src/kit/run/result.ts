@@ -38,7 +38,8 @@ export interface SuiteResult {
 }
 
 export interface RunResult {
-  target: { baseUrl: string; conversationId: string; compareUrl?: string; fixture?: boolean };
+  /** `replay`: the HAR file a `--replay` run sent again (it has no conversation then). */
+  target: { baseUrl: string; conversationId: string; compareUrl?: string; fixture?: boolean; replay?: string };
   seed: number;
   runs: number;
   levels: Level[];

@@ -267,7 +267,7 @@ async function runSafely(check: Check, context: Parameters<Check['run']>[0]): Pr
 }
 
 /** The key never appears in a result, whatever a server echoed back. */
-function redactSecret<T>(value: T, secret: string | undefined): T {
+export function redactSecret<T>(value: T, secret: string | undefined): T {
   if (!secret || secret.length < 4) return value;
   return JSON.parse(JSON.stringify(value).replaceAll(JSON.stringify(secret).slice(1, -1), '$SESSION_API_KEY')) as T;
 }
