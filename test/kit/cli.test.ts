@@ -224,5 +224,13 @@ it('the agent-server-contract bin is this CLI, compiled', async () => {
   expect(manifest.bin['agent-server-contract']).toBe('dist/src/cli/contract.js');
   const outcome = await contract(['--help'], BIN);
   expect(outcome.code).toBe(0);
-  expect(outcome.stdout).toContain('Usage: npm run contract -- --base-url URL --conversation-id ID [options]');
+  expect(outcome.stdout).toContain('Usage: npm run contract -- [run] --base-url URL --conversation-id ID [options]');
+});
+
+it('`run` names the default command, as the README calls it: its help, and its bad arguments', async () => {
+  const help = await contract(['run', '--help'], BIN);
+  expect(help).toEqual({ code: 0, stdout: expect.stringContaining('agent-server-contract [run] --replay FILE.har --base-url URL'), stderr: '' });
+  const wrong = await contract(['run', '--replay', 'session.har', '--base-url', 'http://127.0.0.1:9', '--seed', '3'], BIN);
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toContain('contract: --seed does not apply to --replay, which sends the recorded requests as they are; leave it out');
 });

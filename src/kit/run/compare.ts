@@ -145,7 +145,7 @@ function differenceOf(
     const where = firstDifference(first.json.value, second.json.value, '$', setValued);
     if (where === undefined) return undefined;
     const place = where.slice(0, where.indexOf(':') === -1 ? undefined : where.indexOf(':'));
-    return { key: `body at ${place.replace(/\[\d+\]/g, '[*]')}`, text: `bodies differ at ${where} (${names.first} vs ${names.second})` };
+    return { key: `body at ${place.replace(/\[\d+\]/g, '[*]')}`, text: `bodies differ at ${where}; values from ${names.first} vs ${names.second}` };
   }
   if (first.bodyText === second.bodyText) return undefined;
   return {
