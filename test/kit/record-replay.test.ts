@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { loadOpenApiDocument } from '../../src/contract';
 import { type HarEntry, type HarLog, MASKED, writeHar } from '../../src/kit/har';
 import { type ContractProxy, startContractProxy } from '../../src/kit/proxy/proxy';
+import { runProxyCommand } from '../../src/kit/proxy/proxy-command';
 import { runReplay } from '../../src/kit/replay/replay';
 import { FAULTS, type FaultInjector, startFaultInjector } from './support/fault-injector';
 import { startOurServer, type OurServer } from './support/our-server';
@@ -110,6 +111,20 @@ describe('--record', () => {
     expect((JSON.parse(first.response.content.text!) as { items: unknown[] }).items).toHaveLength(5);
     expect(first.response.content.mimeType).toMatch(/^application\/json/);
     expect(first.request.headers).toContainEqual({ name: 'X-Session-API-Key', value: MASKED });
+  });
+
+  it('a file that cannot be written is refused before the proxy starts, saying what to do', async () => {
+    const said: string[] = [];
+    const missing = path.join(work, 'no-such-folder', 'session.har');
+    const code = await runProxyCommand(['--target', ours.url, '--port', '0', '--record', missing], {
+      out: (text) => said.push(text),
+      err: (text) => said.push(text),
+      stopRequested: new Promise(() => {}),
+    });
+    expect(code).toBe(2);
+    expect(said.join('')).toContain(
+      `contract proxy: --record ${missing}: its folder ${path.dirname(missing)} does not exist; create it or pick another path`,
+    );
   });
 
   it('masks the session key and cookies in headers and query, everywhere in the file', () => {

@@ -6,7 +6,6 @@
 import type { Difference, Mirror } from './compare';
 import type { Coverage } from '../coverage';
 import { curlLine } from '../curl';
-import { excerptOf, type Exchange } from '../http';
 import { summarizeResponse } from './response-summary';
 import type { Check, CheckOutcome, Finding, Level, SuiteName } from './types';
 
