@@ -3,7 +3,7 @@
  * tools save traffic in: what `proxy --record` writes and `--replay` reads. Writing masks the
  * secrets a header or a query may carry; reading says which entry is wrong and why.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { packageVersion } from '../package-info';
 
 export interface HarHeader {
@@ -140,9 +140,46 @@ function bodyContent(body: Buffer | undefined): { text?: string; encoding?: 'bas
   return Buffer.from(text, 'utf8').equals(body) ? { text } : { text: body.toString('base64'), encoding: 'base64' };
 }
 
+const CREATOR = { name: 'agent-server-contract proxy', version: packageVersion() };
+
 export function writeHar(file: string, entries: readonly HarEntry[]): void {
-  const har: HarLog = { log: { version: '1.2', creator: { name: 'agent-server-contract proxy', version: packageVersion() }, entries: [...entries] } };
+  const har: HarLog = { log: { version: '1.2', creator: CREATOR, entries: [...entries] } };
   writeFileSync(file, `${JSON.stringify(har, null, 2)}\n`);
+}
+
+export interface HarRecorder {
+  add(entry: HarEntry): void;
+  readonly count: number;
+  /** Ends the file's JSON; rejects when the file could not be written. */
+  close(): Promise<void>;
+}
+
+/**
+ * A HAR file written as the exchanges come, so a long session is not held in memory: the log's
+ * opening at once, each entry when it is added, the closing brackets at `close`.
+ */
+export function recordHar(file: string): HarRecorder {
+  const stream = createWriteStream(file);
+  let failure: Error | undefined;
+  stream.on('error', (error) => {
+    failure = error;
+  });
+  stream.write(`{"log":{"version":"1.2","creator":${JSON.stringify(CREATOR)},"entries":[`);
+  let count = 0;
+  return {
+    add(entry) {
+      stream.write(`${count === 0 ? '' : ','}\n${JSON.stringify(entry)}`);
+      count += 1;
+    },
+    get count() {
+      return count;
+    },
+    close: () =>
+      new Promise((resolve, reject) => {
+        stream.end('\n]}}\n', () => (failure ? reject(failure) : resolve()));
+        stream.once('error', reject);
+      }),
+  };
 }
 
 /** A recorded request as replay needs it. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { loadOpenApiDocument } from '../../src/contract';
-import { type HarEntry, type HarLog, MASKED, writeHar } from '../../src/kit/har';
+import { type HarLog, MASKED, recordHar } from '../../src/kit/har';
 import { type ContractProxy, startContractProxy } from '../../src/kit/proxy/proxy';
 import { runProxyCommand } from '../../src/kit/proxy/proxy-command';
 import { runReplay } from '../../src/kit/replay/replay';
@@ -26,7 +26,6 @@ const document = loadOpenApiDocument();
 let ours: OurServer;
 let faulty: FaultInjector;
 let work: string;
-let entries: HarEntry[];
 let summary: ReturnType<ContractProxy['summary']>;
 let socketMessages: number;
 let harFile: string;
@@ -37,8 +36,9 @@ beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'record-replay-'));
   ours = await startOurServer({ events: 40, seed: 'record-replay', sessionApiKeys: [KEY] });
   faulty = await startFaultInjector(ours.url, FAULTS.extraPropertyOnEvent);
-  const recorded: HarEntry[] = [];
-  const started = await startContractProxy({ target: ours.url, port: 0, document, record: (entry) => recorded.push(entry) });
+  harFile = path.join(work, 'session.har');
+  const recorder = recordHar(harFile);
+  const started = await startContractProxy({ target: ours.url, port: 0, document, record: recorder.add });
   if (!started.ok) throw new Error(started.message);
   const { proxy } = started;
   const headers = { 'X-Session-API-Key': KEY, Cookie: 'viewer=secret-cookie' };
@@ -71,9 +71,7 @@ beforeAll(async () => {
   });
   await proxy.stop();
   summary = proxy.summary();
-  entries = recorded;
-  harFile = path.join(work, 'session.har');
-  writeHar(harFile, entries);
+  await recorder.close();
 });
 
 afterAll(async () => {
@@ -131,7 +129,8 @@ describe('--record', () => {
     const text = readFileSync(harFile, 'utf8');
     expect(text).not.toContain(KEY);
     expect(text).not.toContain('secret-cookie');
-    expect(entries[1]!.request.queryString).toContainEqual({ name: 'session_api_key', value: MASKED });
+    const har = JSON.parse(text) as HarLog;
+    expect(har.log.entries[1]!.request.queryString).toContainEqual({ name: 'session_api_key', value: MASKED });
   });
 });
 

@@ -14,7 +14,7 @@ import { isHttpUrl } from '../run/arguments';
 import { startContractProxy } from './proxy';
 import { renderProxyJson, renderProxyJunit, renderProxySummary, violationLines } from './proxy-report';
 import { writeReportFile } from '../report-file';
-import { type HarEntry, writeHar } from '../har';
+import { type HarRecorder, recordHar } from '../har';
 
 export const PROXY_USAGE = `Usage: npm run contract -- proxy --target URL [--port P] [--record FILE.har] [--junit FILE] [--json FILE]
        agent-server-contract proxy --target URL [options]
@@ -85,7 +85,7 @@ export async function runProxyCommand(args: string[], io: ProxyCommandIo): Promi
 
   const recordFile = values.record;
   if (recordFile !== undefined) {
-    // Written at the end; found unwritable now, before any traffic is lost.
+    // Found unwritable now, before the proxy starts and traffic is lost.
     const problem = writableProblem(recordFile);
     if (problem) return usageError(io, `--record ${recordFile}: ${problem}`);
   }
@@ -97,15 +97,16 @@ export async function runProxyCommand(args: string[], io: ProxyCommandIo): Promi
   const contract = await loadContract(values.contract);
   if (!contract.ok) return usageError(io, contract.message);
   const { document } = contract;
-  const recorded: HarEntry[] = [];
+  const recorder: HarRecorder | undefined = recordFile === undefined ? undefined : recordHar(recordFile);
   const started = await startContractProxy({
     target,
     port,
     document,
     onViolation: (violation) => io.out(violationLines(violation)),
-    ...(recordFile !== undefined ? { record: (entry: HarEntry) => recorded.push(entry) } : {}),
+    ...(recorder ? { record: recorder.add } : {}),
   });
   if (!started.ok) {
+    await recorder?.close().catch(() => undefined);
     io.err(`contract proxy: ${started.message}\n`);
     return 2;
   }
@@ -116,10 +117,10 @@ export async function runProxyCommand(args: string[], io: ProxyCommandIo): Promi
   await proxy.stop();
   const summary = proxy.summary();
   io.out(renderProxySummary(summary));
-  if (recordFile !== undefined) {
+  if (recorder) {
     try {
-      writeHar(recordFile, recorded);
-      io.out(`contract proxy: recorded ${recorded.length} exchanges in ${recordFile} (HAR 1.2)\n`);
+      await recorder.close();
+      io.out(`contract proxy: recorded ${recorder.count} exchanges in ${recordFile} (HAR 1.2)\n`);
     } catch (error) {
       io.err(`contract proxy: cannot write --record ${recordFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
       return 2;
