@@ -3,7 +3,7 @@
  * tools save traffic in: what `proxy --record` writes and `--replay` reads. Writing masks the
  * secrets a header or a query may carry; reading says which entry is wrong and why.
  */
-import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { packageVersion } from '../package-info';
 
 export interface HarHeader {
@@ -40,6 +40,7 @@ export interface HarEntry {
   timings: { send: number; wait: number; receive: number };
 }
 
+/** The file's shape, as `recordHar` writes it. */
 export interface HarLog {
   log: { version: '1.2'; creator: { name: string; version: string }; entries: HarEntry[] };
 }
@@ -141,11 +142,6 @@ function bodyContent(body: Buffer | undefined): { text?: string; encoding?: 'bas
 }
 
 const CREATOR = { name: 'agent-server-contract proxy', version: packageVersion() };
-
-export function writeHar(file: string, entries: readonly HarEntry[]): void {
-  const har: HarLog = { log: { version: '1.2', creator: CREATOR, entries: [...entries] } };
-  writeFileSync(file, `${JSON.stringify(har, null, 2)}\n`);
-}
 
 export interface HarRecorder {
   add(entry: HarEntry): void;

@@ -2,6 +2,8 @@
  * `--compare URL2`: every request the checks send to the server under test is sent, as
  * it is, to a second server too, and the two responses are compared (status, then the
  * JSON body, a file's content, else the text). Done as the run goes, so no bodies are kept for later.
+ * A difference is kept once, with how many requests showed it: the same operation differing in
+ * the same place (statuses, or a JSON path with array positions and values aside) is one difference.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { OpenApiDocument } from '../../contract';
