@@ -8,7 +8,9 @@
  * (src/kit/proxy/proxy-command.ts, src/kit/diff/diff-command.ts, src/fixture/fixture-command.ts).
  */
 import { parseArgs } from 'node:util';
-import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/run/arguments';
+import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags, type ReplayInvocation } from '../kit/run/arguments';
+import { runReplay } from '../kit/replay/replay';
+import type { RunResult } from '../kit/run/result';
 import { loadContract, readContractFile } from '../kit/contract-source';
 import { runDiffCommand } from '../kit/diff/diff-command';
 import { runFixtureCommand } from '../fixture/fixture-command';
@@ -42,9 +44,11 @@ async function main(): Promise<number> {
   if (command === 'proxy') return runProxyCommand(rest, { ...io, stopRequested: stopSignal() });
   if (command === 'diff') return runDiffCommand(rest, io);
   if (command === 'fixture') return runFixtureCommand(rest, io);
+  // `run` names the default command, as the README calls it.
+  const args = command === 'run' ? rest : process.argv.slice(2);
   let values;
   try {
-    values = parseArgs({ args: process.argv.slice(2), options: CONTRACT_FLAGS, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args, options: CONTRACT_FLAGS, strict: true, allowPositionals: false }).values;
   } catch (error) {
     process.stderr.write(`contract: ${(error as Error).message}\n\n${CONTRACT_USAGE}`);
     return EXIT_CANNOT_RUN;
@@ -58,6 +62,7 @@ async function main(): Promise<number> {
     process.stderr.write(`contract: ${interpreted.message}\n\nRun with --help for usage.\n`);
     return EXIT_CANNOT_RUN;
   }
+  if (interpreted.kind === 'replay') return replay(interpreted.invocation);
   const { run, junitFile, jsonFile, contractSource, changedSince } = interpreted.invocation;
   const contract = await loadContract(contractSource);
   const old = changedSince === undefined ? undefined : readContractFile(changedSince, `--changed-since ${changedSince}`);
@@ -72,6 +77,28 @@ async function main(): Promise<number> {
     ...(contract.ok ? { document: contract.document } : {}),
     ...(old?.ok ? { changedSince: old.document } : {}),
   });
+  return report(result, junitFile, jsonFile);
+}
+
+async function replay(invocation: ReplayInvocation): Promise<number> {
+  const contract = await loadContract(invocation.contractSource);
+  if (!contract.ok) {
+    process.stderr.write(`contract: ${contract.message}\n`);
+    return EXIT_CANNOT_RUN;
+  }
+  const result = await runReplay({
+    file: invocation.file,
+    baseUrl: invocation.baseUrl,
+    document: contract.document,
+    timeoutMs: invocation.timeoutMs,
+    ...(invocation.sessionApiKey !== undefined ? { sessionApiKey: invocation.sessionApiKey } : {}),
+    ...(invocation.allow ? { allow: invocation.allow } : {}),
+  });
+  return report(result, invocation.junitFile, invocation.jsonFile);
+}
+
+/** Prints the text report, writes the JUnit and JSON ones, and gives the exit code. */
+function report(result: RunResult, junitFile: string | undefined, jsonFile: string | undefined): number {
   process.stdout.write(renderText(result));
   const written = writeReportFile(junitFile, () => renderJunit(result)) ?? writeReportFile(jsonFile, () => renderJson(result));
   if (written !== undefined) {

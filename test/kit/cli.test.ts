@@ -170,7 +170,10 @@ describe('--compare', () => {
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toContain('compare (same requests against the second server): 1 passed, 1 failed');
     expect(outcome.stdout).toContain('FAIL    compare.errors.not-found');
-    expect(outcome.stdout).toContain('status 404 here, 200 on the second server');
+    // Named by their URLs: the server under test answered 404, the --compare server 200; said once, with how many requests showed it.
+    expect(outcome.stdout).toContain(`status 404 from the server under test (${ours.url}), 200 from the --compare server (${okForUnknown.url})`);
+    expect(outcome.stdout.match(/status 404 from the server under test/g)).toHaveLength(1);
+    expect(outcome.stdout).toMatch(/shown by \d+ requests?/);
     expect(outcome.stdout).toContain('ok      compare.discovery');
   });
 });
@@ -221,5 +224,13 @@ it('the agent-server-contract bin is this CLI, compiled', async () => {
   expect(manifest.bin['agent-server-contract']).toBe('dist/src/cli/contract.js');
   const outcome = await contract(['--help'], BIN);
   expect(outcome.code).toBe(0);
-  expect(outcome.stdout).toContain('Usage: npm run contract -- --base-url URL --conversation-id ID [options]');
+  expect(outcome.stdout).toContain('Usage: npm run contract -- [run] --base-url URL --conversation-id ID [options]');
+});
+
+it('`run` names the default command, as the README calls it: its help, and its bad arguments', async () => {
+  const help = await contract(['run', '--help'], BIN);
+  expect(help).toEqual({ code: 0, stdout: expect.stringContaining('agent-server-contract [run] --replay FILE.har --base-url URL'), stderr: '' });
+  const wrong = await contract(['run', '--replay', 'session.har', '--base-url', 'http://127.0.0.1:9', '--seed', '3'], BIN);
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toContain('contract: --seed does not apply to --replay, which sends the recorded requests as they are; leave it out');
 });

@@ -85,6 +85,29 @@ const EDITS: [string, (document: Doc) => void, { where: string; what: string; br
     { where: `GET ${SEARCH} query parameter limit`, what: 'bound narrowed: maximum changed (100 -> 50)', breaks: ['clients'] },
   ],
   [
+    'limit default lowered',
+    (d) => ((searchParameter(d, 'limit')['schema'] as Record<string, unknown>)['default'] = 50),
+    {
+      where: `GET ${SEARCH} query parameter limit`,
+      what: 'default changed (100 -> 50): clients that leave it out get a different answer',
+      breaks: ['clients'],
+    },
+  ],
+  [
+    'a default given to a parameter that had none',
+    (d) => ((searchParameter(d, 'kind')['schema'] as Record<string, unknown>)['default'] = 'MessageEvent'),
+    {
+      where: `GET ${SEARCH} query parameter kind`,
+      what: 'default added ("MessageEvent"): servers must apply it when the value is left out',
+      breaks: ['servers'],
+    },
+  ],
+  [
+    'a default of a response property changed',
+    (d) => (schemas(d)['AgentErrorEvent'].properties.source.default = 'user'),
+    { where: 'response 200', what: 'default changed ("agent" -> "user"): clients read an absent value differently', breaks: ['clients'] },
+  ],
+  [
     'limit maximum raised',
     (d) => ((searchParameter(d, 'limit')['schema'] as Record<string, unknown>)['maximum'] = 500),
     { where: `GET ${SEARCH} query parameter limit`, what: 'bound widened: maximum changed (100 -> 500)', breaks: ['servers'] },

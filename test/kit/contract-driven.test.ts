@@ -32,8 +32,13 @@ it('every operation of the document is exercised, valid and invalid requests ali
   const result = await runKit({ ...target(), only: ['operations.'] });
   expect(notPassed(result)).toEqual([]);
   const ids = allChecksOf(result).map((check) => check.id);
-  for (const operationId of ['searchConversationEvents', 'countConversationEvents', 'getConversationEvent', 'listStoredConversations'])
+  for (const operationId of ['searchConversationEvents', 'countConversationEvents', 'getConversationEvent', 'listStoredConversations']) {
     expect(ids).toContain(`operations.${operationId}.valid`);
+    expect(ids).toContain(`operations.${operationId}.unknown`);
+  }
+  // A fresh UUID for each id, one at a time: the event's conversation unknown, then the event.
+  const getEvent = allChecksOf(result).find((check) => check.id === 'operations.getConversationEvent.unknown');
+  expect(getEvent?.details).toMatch(/^2 requests: conversation_id=[0-9a-f-]{36}; event_id=kit-unknown-[0-9a-f-]{36}$/);
   const search = allChecksOf(result).find((check) => check.id === 'operations.searchConversationEvents.invalid');
   expect(search?.details).toContain('limit "101" (one above the maximum 100)');
   expect(search?.details).toContain('limit "0" (one below the exclusiveMinimum 0)');
@@ -48,12 +53,17 @@ it('an operation the server does not have is reported as not implemented, and fa
     const lenient = await runKit(options);
     expect(allChecksOf(lenient).map((check) => [check.id, check.status])).toEqual([
       ['operations.countConversationEvents.valid', 'not-implemented'],
+      ['operations.countConversationEvents.unknown', 'not-implemented'],
       ['operations.countConversationEvents.invalid', 'not-implemented'],
       ['operations.countConversationEvents.undeclared-methods', 'passed'],
     ]);
     expect(lenient.outcome).toBe('passed');
     const strict = await runKit({ ...options, requireImplemented: true });
-    expect(failedIds(strict)).toEqual(['operations.countConversationEvents.valid', 'operations.countConversationEvents.invalid']);
+    expect(failedIds(strict)).toEqual([
+      'operations.countConversationEvents.valid',
+      'operations.countConversationEvents.unknown',
+      'operations.countConversationEvents.invalid',
+    ]);
   } finally {
     await proxy.stop();
   }
@@ -66,6 +76,7 @@ it('--changed-since runs only the checks of the operations the diff reports chan
   const result = await runKit({ ...target(), changedSince: old });
   expect(allChecksOf(result).map((check) => check.id)).toEqual([
     'operations.listStoredConversations.valid',
+    'operations.listStoredConversations.unknown',
     'operations.listStoredConversations.invalid',
     'operations.listStoredConversations.undeclared-methods',
     'schema.responses',
@@ -80,7 +91,8 @@ it('--changed-since runs only the checks of the operations the diff reports chan
 }, 60_000);
 
 it('--require-coverage fails a run that left declared statuses unexercised, naming them', async () => {
-  const result = await runKit({ ...target(), only: ['operations.searchConversationEvents'], requireCoverage: true });
+  // The valid requests alone: the unknown ids of `.unknown` would exercise the 404.
+  const result = await runKit({ ...target(), only: ['operations.searchConversationEvents.valid'], requireCoverage: true });
   expect(failedIds(result)).toEqual(['coverage.required']);
   const gate = allChecksOf(result).find((check) => check.id === 'coverage.required')!;
   expect(gate.findings.map((finding) => finding.message)).toContainEqual(

@@ -194,7 +194,8 @@ class SchemaWalker {
       if (oldNode !== undefined && newNode === undefined) this.add(where, 'schema removed', [NARROWER_BREAKS[side], WIDER_BREAKS[side]]);
       return;
     }
-    const refPair = `${String(oldNode['$ref'])}|${String(newNode['$ref'])}|${side}`;
+    // Keywords beside a `$ref` (a property's own `default`) make the pair a different comparison.
+    const refPair = `${JSON.stringify(oldNode)}|${JSON.stringify(newNode)}|${side}`;
     if (typeof oldNode['$ref'] === 'string' || typeof newNode['$ref'] === 'string') {
       if (this.seen.has(refPair)) return;
       this.seen.add(refPair);
@@ -204,6 +205,7 @@ class SchemaWalker {
     this.compareTypes(a, b, where, side);
     this.compareEnums(a, b, where, side);
     this.compareBounds(a, b, where, side);
+    this.compareDefaults(a, b, where, side);
     this.compareProperties(a, b, where, side);
     if (a['items'] !== undefined || b['items'] !== undefined) this.compare(a['items'], b['items'], `${where}[]`, side);
     this.compareUnion(a, b, where, side);
@@ -267,6 +269,43 @@ class SchemaWalker {
         a[keyword] === undefined ? [NARROWER_BREAKS[side]] : b[keyword] === undefined ? [WIDER_BREAKS[side]] : ['clients', 'servers'],
       );
     }
+  }
+
+  /**
+   * A default is what a value left out means: in a request, what the server does for a client
+   * that omits the parameter; in a response, what a client reads an absent property as.
+   */
+  private compareDefaults(a: Json, b: Json, where: string, side: Side): void {
+    const had = 'default' in a;
+    const has = 'default' in b;
+    if (!had && !has) return;
+    if (had && has && isDeepStrictEqual(a['default'], b['default'])) return;
+    const before = JSON.stringify(a['default']);
+    const after = JSON.stringify(b['default']);
+    if (had && has)
+      this.add(
+        where,
+        side === 'request'
+          ? `default changed (${before} -> ${after}): clients that leave it out get a different answer`
+          : `default changed (${before} -> ${after}): clients read an absent value differently`,
+        ['clients'],
+      );
+    else if (has)
+      this.add(
+        where,
+        side === 'request'
+          ? `default added (${after}): servers must apply it when the value is left out`
+          : `default added (${after}): an absent value now has a stated meaning`,
+        side === 'request' ? ['servers'] : [],
+      );
+    else
+      this.add(
+        where,
+        side === 'request'
+          ? `default removed (was ${before}): clients that leave it out no longer know what they get`
+          : `default removed (was ${before}): clients can no longer read an absent value as it`,
+        ['clients'],
+      );
   }
 
   private compareProperties(a: Json, b: Json, where: string, side: Side): void {

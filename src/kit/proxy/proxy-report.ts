@@ -27,6 +27,12 @@ export function renderProxySummary(summary: ProxySummary): string {
     lines.push(`  ${operation}: ${violations.length} exchanges with violations`);
     for (const problem of new Set(violations.flatMap((violation) => violation.problems))) lines.push(`    - ${problem}`);
   }
+  if (summary.outside.length > 0) {
+    lines.push('  Outside the contract (passed through, not judged):');
+    for (const traffic of summary.outside)
+      lines.push(`    ${traffic.method} ${traffic.path}: ${traffic.requests} requests, answered ${traffic.statuses.join(', ')}`);
+  }
+  for (const socket of summary.webSockets) lines.push(`  WebSocket ${socket.path}: ${socket.connections} connections passed through`);
   lines.push(
     '',
     ...coverageLines(summary.coverage),

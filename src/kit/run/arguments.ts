@@ -28,11 +28,13 @@ export const CONTRACT_FLAGS = {
   'changed-since': { type: 'string' },
   'require-coverage': { type: 'boolean' },
   'require-implemented': { type: 'boolean' },
+  replay: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const CONTRACT_USAGE = `Usage: npm run contract -- --base-url URL --conversation-id ID [options]
-       agent-server-contract --base-url URL --conversation-id ID [options]
+export const CONTRACT_USAGE = `Usage: npm run contract -- [run] --base-url URL --conversation-id ID [options]
+       agent-server-contract [run] --base-url URL --conversation-id ID [options]
+       agent-server-contract [run] --replay FILE.har --base-url URL [--session-api-key KEY] [--junit FILE] [--json FILE]
 
 Checks an agent server's event search (GET only) against the seed contract and the
 reference server's behaviour, and prints what passed and what failed, with a curl line
@@ -60,13 +62,18 @@ Options:
                             was never exercised
   --require-implemented     an operation the server does not have fails the run instead of
                             being reported as not implemented
+  --replay FILE.har         send each request recorded in FILE.har (proxy --record, or a
+                            browser's HAR 1.2) to --base-url instead, and judge each answer by
+                            the contract and against the recorded one (status, JSON body); the
+                            session key is --session-api-key's, never one from the file
   -h, --help                show this help
 
 Exit status: 0 every required check passed; 1 a check failed; 2 the kit could not run
 (bad arguments, server unreachable, conversation missing or empty).
 
 Other commands (each with --help):
-  proxy --target URL [--port P]   check real traffic between a client and a server
+  run ...                         the same as without a command: a run, or --replay
+  proxy --target URL [--port P] [--record FILE.har]   check real traffic between a client and a server
   diff OLD NEW                    what changed between two versions of the contract, and whom it breaks
   fixture --out DIR               write a generated conversation and the manifest --fixture reads
 `;
@@ -86,7 +93,38 @@ export interface ContractInvocation {
   jsonFile?: string;
 }
 
-export type InterpretedContractFlags = { kind: 'help' } | { kind: 'invalid'; message: string } | { kind: 'run'; invocation: ContractInvocation };
+/** `--replay`: what a replay needs, and nothing of a run's. */
+export interface ReplayInvocation {
+  file: string;
+  baseUrl: string;
+  sessionApiKey?: string;
+  timeoutMs: number;
+  contractSource?: string;
+  allow?: RunOptions['allow'];
+  junitFile?: string;
+  jsonFile?: string;
+}
+
+/** The flags of a run that mean nothing to a replay: given with --replay, they are refused rather than ignored. */
+const RUN_ONLY_FLAGS = [
+  'conversation-id',
+  'level',
+  'fixture',
+  'compare',
+  'seed',
+  'runs',
+  'max-requests',
+  'only',
+  'changed-since',
+  'require-coverage',
+  'require-implemented',
+] as const;
+
+export type InterpretedContractFlags =
+  | { kind: 'help' }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'run'; invocation: ContractInvocation }
+  | { kind: 'replay'; invocation: ReplayInvocation };
 
 /** `env` supplies SESSION_API_KEY, so the key need not appear in a process listing. */
 export function interpretContractFlags(
@@ -100,6 +138,7 @@ export function interpretContractFlags(
   if (!isHttpUrl(baseUrl)) return invalid(`--base-url must be an http(s) URL, got ${JSON.stringify(baseUrl)}; e.g. --base-url http://127.0.0.1:8000`);
   if (values.compare !== undefined && !isHttpUrl(values.compare))
     return invalid(`--compare must be an http(s) URL, got ${JSON.stringify(values.compare)}`);
+  if (values.replay !== undefined) return interpretReplay(values.replay, baseUrl, values, env);
 
   const levels = levelsOf(values.level ?? 'both');
   if (!levels) return invalid(`--level must be seed, reference or both, got ${JSON.stringify(values.level)}`);
@@ -157,6 +196,42 @@ export function interpretContractFlags(
       run,
       ...(values.contract !== undefined ? { contractSource: values.contract } : {}),
       ...(values['changed-since'] !== undefined ? { changedSince: values['changed-since'] } : {}),
+      ...(values.junit !== undefined ? { junitFile: values.junit } : {}),
+      ...(values.json !== undefined ? { jsonFile: values.json } : {}),
+    },
+  };
+}
+
+function interpretReplay(
+  file: string,
+  baseUrl: string,
+  values: ContractFlagValues,
+  env: Record<string, string | undefined>,
+): InterpretedContractFlags {
+  const runOnly = RUN_ONLY_FLAGS.filter((flag) => values[flag] !== undefined);
+  if (runOnly.length > 0)
+    return invalid(
+      `${runOnly.map((flag) => `--${flag}`).join(', ')} ${runOnly.length === 1 ? 'does' : 'do'} not apply to --replay, which sends the recorded requests as they are; leave ${runOnly.length === 1 ? 'it' : 'them'} out`,
+    );
+  if (file.trim() === '') return invalid('--replay needs a HAR file, e.g. --replay session.har (as `proxy --record session.har` writes)');
+  const timeoutMs = wholeNumber(values['timeout-ms'], DEFAULT_RUN_OPTIONS.timeoutMs, 100);
+  if (timeoutMs === undefined) return invalid(`--timeout-ms must be a whole number of at least 100, got ${JSON.stringify(values['timeout-ms'])}`);
+  let allow: RunOptions['allow'];
+  if (values.allow !== undefined) {
+    const read = readAllowList(values.allow);
+    if (!read.ok) return invalid(read.message);
+    allow = read.entries;
+  }
+  const sessionApiKey = values['session-api-key'] ?? (env['SESSION_API_KEY'] || undefined);
+  return {
+    kind: 'replay',
+    invocation: {
+      file,
+      baseUrl,
+      timeoutMs,
+      ...(sessionApiKey !== undefined ? { sessionApiKey } : {}),
+      ...(allow ? { allow } : {}),
+      ...(values.contract !== undefined ? { contractSource: values.contract } : {}),
       ...(values.junit !== undefined ? { junitFile: values.junit } : {}),
       ...(values.json !== undefined ? { jsonFile: values.json } : {}),
     },

@@ -2,6 +2,8 @@
  * `--compare URL2`: every request the checks send to the server under test is sent, as
  * it is, to a second server too, and the two responses are compared (status, then the
  * JSON body, a file's content, else the text). Done as the run goes, so no bodies are kept for later.
+ * A difference is kept once, with how many requests showed it: the same operation differing in
+ * the same place (statuses, or a JSON path with array positions and values aside) is one difference.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { OpenApiDocument } from '../../contract';
@@ -9,21 +11,36 @@ import { excerptOf, slim, type Exchange, type Transport } from '../http';
 import { zipDifference, zipEntries } from '../zip-entries';
 
 export interface Difference {
+  /** The check whose request first showed it. */
   checkId: string;
   first: Exchange;
   /** Undefined when the second server gave no response. */
   second: Exchange | undefined;
   description: string;
+  /** Requests that showed this same difference, this one included. */
+  requests: number;
+  /** Every check whose requests showed it, the first one first. */
+  checkIds: string[];
 }
 
 export interface Mirror {
   observe(exchange: Exchange): Promise<void>;
+  /** Each difference once, however many requests showed it. */
   readonly differences: readonly Difference[];
   /** Checks that sent requests, in order, so each gets a compare verdict even without differences. */
   readonly checkIds: readonly string[];
 }
 
-const KEPT_PER_CHECK = 10;
+/** Names the two servers in what the mirror reports. */
+export interface ServerNames {
+  first: string;
+  second: string;
+}
+
+const DEFAULT_NAMES: ServerNames = { first: 'the first server', second: 'the second server' };
+/** Distinct differences kept; past it they are still counted under the ones kept. */
+const KEPT_DIFFERENCES = 200;
+const OVERFLOW_KEY = 'more differences';
 
 /**
  * Names of the properties the contract declares as sets (`uniqueItems: true` arrays): their
@@ -49,23 +66,47 @@ export function setValuedProperties(document: OpenApiDocument): ReadonlySet<stri
   return names;
 }
 
-export function createMirror(second: Transport, setValued: ReadonlySet<string> = new Set()): Mirror {
+/**
+ * `operationOf` groups requests by what they ask for (the contract's operationId), so one
+ * difference of one operation is one entry whatever the ids and values of each request.
+ */
+export function createMirror(
+  second: Transport,
+  setValued: ReadonlySet<string> = new Set(),
+  options: { names?: ServerNames; operationOf?: (method: string, path: string) => string | undefined } = {},
+): Mirror {
+  const names = options.names ?? DEFAULT_NAMES;
   const differences: Difference[] = [];
+  const byKey = new Map<string, Difference>();
   const checkIds: string[] = [];
-  const keptPerCheck = new Map<string, number>();
   return {
     async observe(first) {
       if (!checkIds.includes(first.checkId)) checkIds.push(first.checkId);
       second.setCheck(first.checkId);
       const result = first.method === 'GET' ? await second.get(first.path, first.requestBody) : await second.request(first.method, first.path);
-      const description = result.ok
-        ? describeDifference(first, result.exchange, setValued)
-        : `the second server gave no response: ${result.failure.message}`;
-      if (description === undefined) return;
-      const kept = keptPerCheck.get(first.checkId) ?? 0;
-      keptPerCheck.set(first.checkId, kept + 1);
-      if (kept >= KEPT_PER_CHECK) return;
-      differences.push({ checkId: first.checkId, first: slim(first), second: result.ok ? slim(result.exchange) : undefined, description });
+      const found = result.ok
+        ? differenceOf(first, result.exchange, setValued, names)
+        : { key: 'no response', text: `${names.second} gave no response: ${result.failure.message}` };
+      if (found === undefined) return;
+      const operation = options.operationOf?.(first.method, first.path.split('?')[0]!) ?? `${first.method} ${first.path.split('?')[0]}`;
+      let key = `${operation}\n${found.key}`;
+      if (!byKey.has(key) && byKey.size >= KEPT_DIFFERENCES) key = OVERFLOW_KEY;
+      const known = byKey.get(key);
+      if (known) {
+        known.requests += 1;
+        if (!known.checkIds.includes(first.checkId)) known.checkIds.push(first.checkId);
+        return;
+      }
+      const difference: Difference = {
+        checkId: first.checkId,
+        first: slim(first),
+        second: result.ok ? slim(result.exchange) : undefined,
+        description: key === OVERFLOW_KEY ? `${found.text} (and further differences not kept)` : found.text,
+        requests: 1,
+        checkIds: [first.checkId],
+      };
+      byKey.set(key, difference);
+      differences.push(difference);
     },
     differences,
     checkIds,
@@ -73,17 +114,46 @@ export function createMirror(second: Transport, setValued: ReadonlySet<string> =
 }
 
 /** What differs between two responses to the same request, or undefined when nothing does. */
-export function describeDifference(first: Exchange, second: Exchange, setValued: ReadonlySet<string> = new Set()): string | undefined {
+export function describeDifference(
+  first: Exchange,
+  second: Exchange,
+  setValued: ReadonlySet<string> = new Set(),
+  names: ServerNames = DEFAULT_NAMES,
+): string | undefined {
+  return differenceOf(first, second, setValued, names)?.text;
+}
+
+/**
+ * The difference as text, and as a key that is the same for the same difference in another
+ * request: array positions and the values themselves left out, the place and the statuses kept.
+ */
+function differenceOf(
+  first: Exchange,
+  second: Exchange,
+  setValued: ReadonlySet<string>,
+  names: ServerNames,
+): { key: string; text: string } | undefined {
   if (first.status !== second.status) {
-    return `status ${first.status} here, ${second.status} on the second server (${excerptOf(second, 200)})`;
+    return {
+      key: `status ${first.status} vs ${second.status}`,
+      text: `status ${first.status} from ${names.first}, ${second.status} from ${names.second} (${excerptOf(second, 200)})`,
+    };
   }
-  if (first.bodyBytes && second.bodyBytes) return fileDifference(first.bodyBytes, second.bodyBytes);
+  if (first.bodyBytes && second.bodyBytes) {
+    const text = fileDifference(first.bodyBytes, second.bodyBytes);
+    return text === undefined ? undefined : { key: text, text };
+  }
   if (first.json.ok && second.json.ok) {
     const where = firstDifference(first.json.value, second.json.value, '$', setValued);
-    return where === undefined ? undefined : `bodies differ at ${where}`;
+    if (where === undefined) return undefined;
+    const place = where.slice(0, where.indexOf(':') === -1 ? undefined : where.indexOf(':'));
+    return { key: `body at ${place.replace(/\[\d+\]/g, '[*]')}`, text: `bodies differ at ${where}; values from ${names.first} vs ${names.second}` };
   }
   if (first.bodyText === second.bodyText) return undefined;
-  return `bodies differ (${excerptOf(first, 120)} vs ${excerptOf(second, 120)})`;
+  return {
+    key: 'body text',
+    text: `bodies differ (${excerptOf(first, 120)} from ${names.first} vs ${excerptOf(second, 120)} from ${names.second})`,
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ const SUITE_TITLE: Record<SuiteResult['name'], string> = {
   seed: 'seed level (what the contract mandates)',
   reference: 'reference level (what the reference server does, beyond the contract)',
   compare: 'compare (same requests against the second server)',
+  replay: 'replay (each recorded request, judged by the contract and against its recorded answer)',
 };
 
 export function countByStatus(checks: readonly CheckResult[]): Record<CheckStatus, number> {
@@ -28,9 +29,13 @@ export function renderText(result: RunResult): string {
   const lines: string[] = [
     'Agent server contract kit',
     `  server        ${result.target.baseUrl}`,
-    `  conversation  ${result.target.conversationId}`,
-    ...(result.target.compareUrl ? [`  compared with ${result.target.compareUrl}`] : []),
-    `  seed          ${result.seed} (replay with --seed ${result.seed} --runs ${result.runs})`,
+    ...(result.target.replay !== undefined
+      ? [`  replaying     ${result.target.replay}`]
+      : [
+          `  conversation  ${result.target.conversationId}`,
+          ...(result.target.compareUrl ? [`  compared with ${result.target.compareUrl}`] : []),
+          `  seed          ${result.seed} (replay with --seed ${result.seed} --runs ${result.runs})`,
+        ]),
     '',
   ];
   if (result.outcome === 'cannot-run') {

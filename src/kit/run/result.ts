@@ -6,7 +6,6 @@
 import type { Difference, Mirror } from './compare';
 import type { Coverage } from '../coverage';
 import { curlLine } from '../curl';
-import { excerptOf, type Exchange } from '../http';
 import { summarizeResponse } from './response-summary';
 import type { Check, CheckOutcome, Finding, Level, SuiteName } from './types';
 
@@ -38,7 +37,8 @@ export interface SuiteResult {
 }
 
 export interface RunResult {
-  target: { baseUrl: string; conversationId: string; compareUrl?: string; fixture?: boolean };
+  /** `replay`: the HAR file a `--replay` run sent again (it has no conversation then). */
+  target: { baseUrl: string; conversationId: string; compareUrl?: string; fixture?: boolean; replay?: string };
   seed: number;
   runs: number;
   levels: Level[];
@@ -89,9 +89,21 @@ export function reportFinding(finding: Finding, withKey: boolean): ReportedFindi
 
 export function compareResults(mirror: Mirror, allow: Map<string, string>, withKey: boolean): CheckResult[] {
   return mirror.checkIds.map((checkId) => {
-    const differences = mirror.differences.filter((difference) => difference.checkId === checkId);
+    const own = mirror.differences.filter((difference) => difference.checkId === checkId);
+    const elsewhere = [
+      ...new Set(
+        mirror.differences
+          .filter((difference) => difference.checkId !== checkId && difference.checkIds.includes(checkId))
+          .map((difference) => `compare.${difference.checkId}`),
+      ),
+    ];
+    // A difference is reported once, under the first check that met it; a later check that met it too says where.
     const outcome: CheckOutcome =
-      differences.length === 0 ? { status: 'passed' } : { status: 'failed', findings: differences.map(differenceFinding) };
+      own.length > 0
+        ? { status: 'failed', findings: own.map(differenceFinding), ...(elsewhere.length > 0 ? { details: sameAs(elsewhere) } : {}) }
+        : elsewhere.length > 0
+          ? { status: 'failed', findings: [], details: sameAs(elsewhere) }
+          : { status: 'passed' };
     const result = toResult(
       { id: `compare.${checkId}`, level: 'seed', title: `the requests of ${checkId} get the same responses from both servers` },
       outcome,
@@ -104,11 +116,16 @@ export function compareResults(mirror: Mirror, allow: Map<string, string>, withK
   });
 }
 
+function sameAs(checkIds: string[]): string {
+  return `its requests also showed the differences reported under ${checkIds.join(', ')} (each is reported once)`;
+}
+
 function differenceFinding(difference: Difference): Finding {
-  const first: Exchange = difference.first;
+  const others = difference.checkIds.filter((checkId) => checkId !== difference.checkId);
+  const requests = difference.requests === 1 ? '1 request' : `${difference.requests} requests`;
   return {
-    message: `${difference.description}; first server: ${first.status} ${excerptOf(first, 160)}`,
+    message: `${difference.description}; shown by ${requests}${others.length > 0 ? ` (also in ${others.join(', ')})` : ''}`,
     expected: 'the same status and body from both servers',
-    ...(difference.second ? { exchange: difference.second } : { exchange: first }),
+    exchange: difference.first,
   };
 }

@@ -132,7 +132,10 @@ export async function runContract(options: RunOptions): Promise<RunResult> {
       `${fillTemplate(contract.search.template, { conversation_id: options.conversationId })}?limit=${contract.pageSize.minimum}`,
     );
     if (!reachable.ok) return giveUp(`Cannot reach the --compare server (${reachable.failure.message}) at ${reachable.failure.url}. Is it running?`);
-    mirror = createMirror(second, setValuedProperties(document));
+    mirror = createMirror(second, setValuedProperties(document), {
+      names: { first: `the server under test (${transport.baseUrl})`, second: `the --compare server (${second.baseUrl})` },
+      operationOf: (method, path) => contract.table.match(method, path)?.operation.operationId,
+    });
     transport.observe(mirror.observe);
   }
 
@@ -264,7 +267,7 @@ async function runSafely(check: Check, context: Parameters<Check['run']>[0]): Pr
 }
 
 /** The key never appears in a result, whatever a server echoed back. */
-function redactSecret<T>(value: T, secret: string | undefined): T {
+export function redactSecret<T>(value: T, secret: string | undefined): T {
   if (!secret || secret.length < 4) return value;
   return JSON.parse(JSON.stringify(value).replaceAll(JSON.stringify(secret).slice(1, -1), '$SESSION_API_KEY')) as T;
 }

@@ -9,8 +9,8 @@ import type { CheckContext } from './context';
 export type Level = 'seed' | 'reference';
 export const LEVELS: readonly Level[] = ['seed', 'reference'];
 
-/** A report section: one per level, plus the differences found by `--compare`. */
-export type SuiteName = Level | 'compare';
+/** A report section: one per level, plus the differences found by `--compare`, or the entries of `--replay`. */
+export type SuiteName = Level | 'compare' | 'replay';
 
 /** One thing a check found wrong, with the exchange that shows it when there is one. */
 export interface Finding {

@@ -29,8 +29,40 @@ export interface FaultInjector {
  * other ways.
  */
 export async function startFaultInjector(upstream: string, fault: Fault): Promise<FaultInjector> {
+  return listenWith(upstream, () => ({ fault, url: undefined }));
+}
+
+/** The prefix under which the router applies one fault: `/fault/<name>/api/...`. */
+export const FAULT_PREFIX = '/fault/';
+
+/**
+ * One proxy for many faults, each under a path prefix of its own (`<url>/fault/<name>` is a
+ * server with that fault): every fault of a table runs through one process, and a client given
+ * that prefix as its base URL sees nothing of the others.
+ */
+export async function startFaultRouter(upstream: string, faults: Record<string, Fault>): Promise<FaultInjector> {
+  return listenWith(upstream, (incoming) => {
+    const match = /^\/fault\/([^/]+)(\/.*)?$/.exec(incoming.pathname);
+    const fault = match ? faults[decodeURIComponent(match[1]!)] : undefined;
+    if (!match || !fault) return undefined;
+    const url = new URL(incoming);
+    url.pathname = match[2] ?? '/';
+    return { fault, url };
+  });
+}
+
+type Route = (incoming: URL) => { fault: Fault; url: URL | undefined } | undefined;
+
+async function listenWith(upstream: string, route: Route): Promise<FaultInjector> {
   const server = http.createServer((req, res) => {
-    void forward(upstream, fault, req).then(
+    const incoming = new URL(req.url ?? '/', 'http://injector');
+    const routed = route(incoming);
+    if (!routed) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ detail: 'Not Found' }));
+      return;
+    }
+    void forward(upstream, routed.fault, req, routed.url ?? incoming).then(
       ({ status, body, contentType }) => {
         res.writeHead(status, { 'content-type': contentType ?? 'application/json' });
         res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
@@ -54,8 +86,7 @@ export async function startFaultInjector(upstream: string, fault: Fault): Promis
   };
 }
 
-async function forward(upstream: string, fault: Fault, req: http.IncomingMessage): Promise<UpstreamResponse> {
-  const incoming = new URL(req.url ?? '/', 'http://injector');
+async function forward(upstream: string, fault: Fault, req: http.IncomingMessage, incoming: URL): Promise<UpstreamResponse> {
   const rewritten = fault.request ? fault.request(incoming) : incoming;
   if (!(rewritten instanceof URL)) return rewritten;
   const headers = new Headers();

@@ -6,6 +6,10 @@
  *   parameter's schema accepts, path parameters filled from discovery; every answer must be
  *   a declared status, never a 5xx, with a declared content type and a body valid for that
  *   status, and never a validation rejection of a value the contract accepts.
+ * - `operations.<operationId>.unknown`: values the contract accepts that the server is unlikely
+ *   to hold (a fresh UUID for an id, a page id nobody handed out), one parameter at a time, the
+ *   others as discovered; judged as the valid ones: a declared status (a 404 is fine), never a 5xx
+ *   or a rejection. Discovery only ever sends what the server has; a client also asks for what it has not.
  * - `operations.<operationId>.invalid`: one request per rule a parameter's schema sets (each
  *   bound one step outside, the wrong type, a malformed format, an unknown enum member, a
  *   required parameter left out), expecting the operation's declared 4xx naming the parameter.
@@ -21,7 +25,7 @@ import { type ContractOperation, type ContractParameter, statusCovers } from '..
 import type { CheckContext } from '../context';
 import { answersUnknownRoute, rejectionStatus } from '../../exchange-judge';
 import type { Exchange, RequestBody } from '../../http';
-import { invalidValues, validValue } from '../../parameter-values';
+import { invalidValues, validValue, valueProblem } from '../../parameter-values';
 import type { SearchContract } from '../../search-contract';
 import { failed, notImplemented, passed, skipped, verdict, type Check, type CheckOutcome, type Finding } from '../types';
 import { exchangeOrOutcome, statusAndBody } from './support';
@@ -33,13 +37,13 @@ const BUDGET_SHARE = 0.1;
 
 /** The operationId a contract-driven check is about, from its id; undefined for any other check. */
 export function operationOfCheck(checkId: string): string | undefined {
-  return /^operations\.(.+)\.(valid|invalid|undeclared-methods)$/.exec(checkId)?.[1];
+  return /^operations\.(.+)\.(valid|unknown|invalid|undeclared-methods)$/.exec(checkId)?.[1];
 }
 
 export function operationChecks(contract: SearchContract): Check[] {
   const checks: Check[] = [];
   for (const operation of contract.table.operations) {
-    checks.push(validRequestsCheck(operation), invalidRequestsCheck(operation));
+    checks.push(validRequestsCheck(operation), unknownValuesCheck(operation), invalidRequestsCheck(operation));
   }
   const templates = [...new Set(contract.table.operations.map((operation) => operation.template))];
   for (const template of templates) checks.push(undeclaredMethodsCheck(contract, template));
@@ -166,6 +170,77 @@ function targetOf(operation: ContractOperation, pathValues: readonly string[], q
   const path = operation.template.replace(/\{[^}]+\}/g, () => encodeURIComponent(pathValues[index++] ?? ''));
   const search = query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
   return search === '' ? path : `${path}?${search}`;
+}
+
+// ---- valid values the server does not hold ---------------------------------------------
+
+interface UnknownCase {
+  parameter: ContractParameter;
+  value: string;
+  target: string;
+}
+
+function unknownValuesCheck(operation: ContractOperation): Check {
+  return {
+    id: `operations.${operation.operationId}.unknown`,
+    level: 'seed',
+    title: `${operation.method} ${operation.template}: a valid id or page id the server does not hold gets a declared status, content type and body, never a 5xx or a rejection`,
+    run: (context) =>
+      whenExercised(context, operation, async () => {
+        const cases = unknownCases(context, operation);
+        if (cases.length === 0) return passed('no parameter names something the server holds');
+        const findings: Finding[] = [];
+        for (const unknown of cases) {
+          const what = `${unknown.parameter.in} parameter ${unknown.parameter.name} ${JSON.stringify(unknown.value)} (valid, held by nobody)`;
+          const sent = exchangeOrOutcome(await context.get(unknown.target), what);
+          if ('outcome' in sent) return sent.outcome;
+          findings.push(
+            ...judgeValid(context, operation, sent.exchange).map((message) => ({
+              message: `${what}: ${message}`,
+              expected: expectedOf(operation),
+              exchange: sent.exchange,
+            })),
+          );
+        }
+        return verdict(findings, `${cases.length} requests: ${cases.map((unknown) => `${unknown.parameter.name}=${unknown.value}`).join('; ')}`);
+      }),
+  };
+}
+
+/** A parameter that names something a server holds: every path parameter, and query parameters named as ids or holding UUIDs. */
+function namesAResource(parameter: ContractParameter): boolean {
+  if (parameter.in === 'path') return true;
+  if (parameter.in !== 'query') return false;
+  const schema = parameter.schema.type === 'array' && parameter.schema.items ? parameter.schema.items : parameter.schema;
+  return /(^|_)ids?$/.test(parameter.name) || schema.format === 'uuid';
+}
+
+/** A value the parameter's schema accepts and no server hands out: a fresh UUID where the schema wants one, else a name made of one. */
+function unheldValue(parameter: ContractParameter): string | undefined {
+  const schema = parameter.schema.type === 'array' && parameter.schema.items ? parameter.schema.items : parameter.schema;
+  const candidates = schema.format === 'uuid' ? [randomUUID()] : [`kit-unknown-${randomUUID()}`, randomUUID()];
+  return candidates.find((candidate) => valueProblem(schema, candidate) === undefined);
+}
+
+function unknownCases(context: CheckContext, operation: ContractOperation): UnknownCase[] {
+  const validPath = operation.pathParameterNames.map((name) => discoveredValues(context, name)[0] ?? 'x');
+  const requiredQuery = operation.parameters
+    .filter((parameter) => parameter.in === 'query' && parameter.required)
+    .map((parameter) => [parameter.name, String(parameter.schema.default ?? firstValid(parameter))] as [string, string]);
+  const cases: UnknownCase[] = [];
+  for (const parameter of operation.parameters.filter(namesAResource)) {
+    const value = unheldValue(parameter);
+    if (value === undefined) continue;
+    if (parameter.in === 'path') {
+      const at = operation.pathParameterNames.indexOf(parameter.name);
+      const path = validPath.map((known, index) => (index === at ? value : known));
+      cases.push({ parameter, value, target: targetOf(operation, path, requiredQuery) });
+    } else {
+      const others = requiredQuery.filter(([name]) => name !== parameter.name);
+      cases.push({ parameter, value, target: targetOf(operation, validPath, [...others, [parameter.name, value]]) });
+    }
+  }
+  return cases;
 }
 
 // ---- invalid requests -------------------------------------------------------------------
