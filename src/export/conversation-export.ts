@@ -5,10 +5,10 @@
  * CHUNK_BYTES, so that a long conversation costs a few hundred writes, not one per event,
  * and nothing holds more than a chunk and the store's batch.
  */
-import type { Event } from '../contract';
+import type { Event, ExportFormat } from '../contract';
 import { eventSection, isUserMessage, markdownHeading, taskSection } from './markdown';
-
-export type ExportFormat = 'jsonl' | 'markdown';
+import type { TracedConversation } from './trace/otlp-trace';
+import { atifJsonPieces, otlpJsonPieces, parsedEvents } from './trace/trace-documents';
 
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
@@ -20,11 +20,16 @@ export interface ConversationExport {
   chunks: AsyncIterable<Buffer>;
 }
 
-export function conversationExport(
-  format: ExportFormat,
-  conversation: { conversationId: string; title: string | null },
-  events: AsyncIterable<Buffer>,
-): ConversationExport {
+/** `info` is the conversation's catalog entry, read by the trace and the trajectory for the model and the recorded usage. */
+export function conversationExport(format: ExportFormat, conversation: TracedConversation, events: AsyncIterable<Buffer>): ConversationExport {
+  if (format === 'otlp' || format === 'atif') {
+    const pieces = format === 'otlp' ? otlpJsonPieces(conversation, parsedEvents(events)) : atifJsonPieces(conversation, parsedEvents(events));
+    return {
+      contentType: 'application/json',
+      fileName: `conversation-${conversation.conversationId}.${format === 'otlp' ? 'otlp' : 'atif'}.json`,
+      chunks: gathered(encoded(pieces)),
+    };
+  }
   if (format === 'markdown') {
     return {
       contentType: 'text/markdown; charset=utf-8',
@@ -82,6 +87,10 @@ async function* markdownPieces(
 
 /** Events read ahead at most while looking for the task. */
 const TASK_LOOKAHEAD = 50;
+
+async function* encoded(pieces: AsyncIterable<string>): AsyncGenerator<Buffer> {
+  for await (const piece of pieces) yield Buffer.from(piece, 'utf8');
+}
 
 async function* gathered(pieces: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let held: Buffer[] = [];
