@@ -5,12 +5,14 @@
  * required checks passed), 1 (a check failed) or 2 (could not run).
  * `npm run contract -- proxy ...`, `... diff ...` and `... fixture ...` are the validating
  * proxy, the contract diff and the fixture generator whose manifest `--fixture` reads
- * (src/kit/proxy/proxy-command.ts, src/kit/diff/diff-command.ts, src/fixture/fixture-command.ts).
+ * (src/kit/proxy/proxy-command.ts, src/kit/diff/diff-command.ts, src/fixture/fixture-command.ts);
+ * `... export ...` pushes stored conversations as traces to an OTLP collector (src/export/trace/push-command.ts).
  */
 import { parseArgs } from 'node:util';
 import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags } from '../kit/run/arguments';
 import { loadContract, readContractFile } from '../kit/contract-source';
 import { runDiffCommand } from '../kit/diff/diff-command';
+import { runExportCommand } from '../export/trace/push-command';
 import { runFixtureCommand } from '../fixture/fixture-command';
 import { runProxyCommand } from '../kit/proxy/proxy-command';
 import { renderJson, renderJunit, renderText } from '../kit/run/report';
@@ -42,6 +44,7 @@ async function main(): Promise<number> {
   if (command === 'proxy') return runProxyCommand(rest, { ...io, stopRequested: stopSignal() });
   if (command === 'diff') return runDiffCommand(rest, io);
   if (command === 'fixture') return runFixtureCommand(rest, io);
+  if (command === 'export') return runExportCommand(rest, { ...io, errIsTerminal: process.stderr.isTTY === true, env: process.env });
   let values;
   try {
     values = parseArgs({ args: process.argv.slice(2), options: CONTRACT_FLAGS, strict: true, allowPositionals: false }).values;

@@ -101,7 +101,7 @@ export async function* atifSteps(conversation: TracedConversation, events: Async
     } else if ((event.kind === 'MessageEvent' && event.source === 'agent') || event.kind === 'ActionEvent') {
       const responseId = event.llm_response_id ?? undefined;
       let entry = current();
-      if (!entry || entry.step.source !== 'agent' || responseId === undefined || entry.responseId !== responseId) {
+      if (entry?.step.source !== 'agent' || responseId === undefined || entry.responseId !== responseId) {
         const usage = responseId === undefined ? undefined : (recordedUsage.get(responseId) ?? loggedUsage.get(responseId));
         if (responseId !== undefined) loggedUsage.delete(responseId);
         const model = usage?.model ?? agentModel(conversation.info);
