@@ -132,7 +132,7 @@ function flagProblem(values: {
   ] as const) {
     if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) return `${flag} must be an http or https URL, not ${value}`;
   }
-  if (values.all === (values.conversation !== undefined)) return 'give either --conversation ID (one or more) or --all';
+  if ((values.all === true) === (values.conversation !== undefined)) return 'give either --conversation ID (one or more) or --all';
   for (const header of values.header ?? []) if (header.indexOf('=') <= 0) return `--header takes NAME=VALUE, not ${header}`;
   return undefined;
 }
