@@ -93,7 +93,9 @@ export interface paths {
          *     conversations with `GET /api/conversations/search` and a different shape). It
          *     lists every conversation the store holds, the most recent activity first: the
          *     conversation with the newest last event comes first, conversations without
-         *     events come last. The events viewer at `/` shows this list.
+         *     events come last. The events viewer at `/` shows this list. Each conversation
+         *     carries its `usage` (tokens, cost and wall time as its agent server recorded them),
+         *     and the list carries their sum.
          */
         get: operations["listStoredConversations"];
         put?: never;
