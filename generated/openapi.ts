@@ -93,7 +93,9 @@ export interface paths {
          *     conversations with `GET /api/conversations/search` and a different shape). It
          *     lists every conversation the store holds, the most recent activity first: the
          *     conversation with the newest last event comes first, conversations without
-         *     events come last. The events viewer at `/` shows this list.
+         *     events come last. The events viewer at `/` shows this list. Each conversation
+         *     carries its `usage` (tokens, cost and wall time as its agent server recorded them),
+         *     and the list carries their sum.
          */
         get: operations["listStoredConversations"];
         put?: never;
@@ -178,6 +180,25 @@ export interface paths {
          *     tool, summary and arguments, its observation fenced and linked to it, errors
          *     marked, long outputs folded; the Markdown never holds encrypted reasoning content
          *     nor a value that looks like a secret.
+         *
+         *     `otlp`: the conversation as one OpenTelemetry trace, the OTLP/JSON form of an
+         *     `ExportTraceServiceRequest` (hex trace and span ids, as OTLP/JSON writes them), for
+         *     any tool that imports OTLP (Arize Phoenix, Langfuse, LangSmith, Weave): a root span
+         *     `invoke_agent` for the conversation, a `chat` span per model response (events
+         *     sharing an `llm_response_id`) with its token usage where the conversation recorded
+         *     it, and an `execute_tool` span per tool call (the action and its observation, agent
+         *     error or rejection; status ERROR for an error). Every span carries the OpenTelemetry
+         *     GenAI attributes (`gen_ai.*`) and the OpenInference ones (`openinference.span.kind`,
+         *     `session.id`, `input.value`, ...). Span times come from the events' timestamps only,
+         *     read as the search reads them (a stored naive timestamp is the server's local time);
+         *     every span lies within the conversation's first and last event. Values that look
+         *     like secrets are masked.
+         *
+         *     `atif`: the conversation as an ATIF trajectory (Harbor's Agent Trajectory
+         *     Interchange Format): `session_id` is the conversation id, user messages are `user`
+         *     steps, the agent's responses `agent` steps with their tool calls, arguments as
+         *     objects, and the observations naming their `source_call_id`; token usage where
+         *     recorded. Values that look like secrets are masked.
          */
         get: operations["exportStoredConversation"];
         put?: never;
@@ -384,6 +405,7 @@ export interface components {
         /** @description The conversations of the store, the most recent activity first. */
         StoredConversationList: {
             items: components["schemas"]["StoredConversation"][];
+            usage?: components["schemas"]["UsageTotal"];
         };
         /** @description One stored conversation, summarised without reading its events. */
         StoredConversation: {
@@ -398,6 +420,108 @@ export interface components {
             event_count: number;
             /** @description The timestamp of the conversation's last stored event, as stored; `null` when it has no events. */
             last_event_at: components["schemas"]["EventTimestamp"] | null;
+            usage?: components["schemas"]["ConversationUsage"];
+        };
+        /**
+         * @description What one conversation used, as its agent server recorded it in `base_state.json`
+         *     (`stats.usage_to_metrics`: every LLM of the conversation, the condenser's too) and
+         *     `meta.json` (its creation and last update). Each part is `null` when the
+         *     conversation recorded none of it, never a made-up zero.
+         */
+        ConversationUsage: {
+            /** @description Tokens summed over the conversation's LLMs; `null` when no LLM call was recorded. */
+            tokens: components["schemas"]["TokenUsage"] | null;
+            /** @description The accumulated cost in the LLM provider's currency (US dollars for the providers litellm prices); `null` when no cost was recorded. */
+            cost: number | null;
+            /** @description Seconds from the conversation's creation to its last update (`meta.json`); `null` when either time is missing. */
+            wall_time_seconds: number | null;
+        };
+        /** @description Token counts as the agent server's metrics name them. */
+        TokenUsage: {
+            /** @description Prompt tokens (cache reads included when the provider counts them there). */
+            input_tokens: number;
+            /** @description Completion tokens. */
+            output_tokens: number;
+            cache_read_tokens: number;
+            cache_write_tokens: number;
+            reasoning_tokens: number;
+        };
+        /** @description The usage of the listed conversations summed; a part sums only the conversations that recorded it, and says how many did. */
+        UsageTotal: {
+            /** @description How many conversations were summed. */
+            conversations: number;
+            conversations_with_tokens: number;
+            conversations_with_cost: number;
+            tokens: components["schemas"]["TokenUsage"] | null;
+            cost: number | null;
+            wall_time_seconds: number | null;
+        };
+        /**
+         * @description An OpenTelemetry `ExportTraceServiceRequest` in OTLP/JSON: field names in
+         *     lowerCamelCase, trace and span ids as hex strings, times as decimal strings of
+         *     nanoseconds since the Unix epoch.
+         */
+        OtlpTraceDocument: {
+            resourceSpans: {
+                resource: {
+                    attributes?: components["schemas"]["OtlpKeyValue"][];
+                };
+                scopeSpans: {
+                    scope: {
+                        name: string;
+                        version?: string;
+                    };
+                    spans: components["schemas"]["OtlpSpan"][];
+                }[];
+            }[];
+        };
+        OtlpSpan: {
+            traceId: string;
+            spanId: string;
+            parentSpanId?: string;
+            name: string;
+            /** @description SpanKind: 1 internal, 3 client. */
+            kind: number;
+            startTimeUnixNano: string;
+            endTimeUnixNano: string;
+            attributes: components["schemas"]["OtlpKeyValue"][];
+            status: {
+                /** @description StatusCode: 0 unset, 1 ok, 2 error. */
+                code?: number;
+                message?: string;
+            };
+        };
+        OtlpKeyValue: {
+            key: string;
+            /** @description One of `stringValue`, `intValue` (a decimal string), `doubleValue`, `boolValue`. */
+            value: {
+                stringValue?: string;
+                intValue?: string;
+                doubleValue?: number;
+                boolValue?: boolean;
+            };
+        };
+        /**
+         * @description An ATIF trajectory (Harbor's Agent Trajectory Interchange Format, the schema of
+         *     `harbor.models.trajectories`): the agent, the steps numbered from 1 and the final
+         *     metrics where recorded.
+         */
+        AtifTrajectory: {
+            schema_version: string;
+            session_id: string;
+            agent: {
+                name: string;
+                version: string;
+                model_name?: string;
+            };
+            steps: {
+                step_id: number;
+                timestamp?: string;
+                /** @enum {string} */
+                source: "system" | "user" | "agent";
+                message: string;
+            }[];
+            final_metrics?: Record<string, never>;
         };
         /** @description One page of a search across every stored conversation. */
         StoredEventPage: {
@@ -2181,7 +2305,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description The file's form. */
-                format?: "jsonl" | "markdown";
+                format?: "jsonl" | "markdown" | "otlp" | "atif";
             };
             header?: never;
             path: {
@@ -2206,6 +2330,7 @@ export interface operations {
                 content: {
                     "application/x-ndjson": string;
                     "text/markdown": string;
+                    "application/json": components["schemas"]["OtlpTraceDocument"] | components["schemas"]["AtifTrajectory"];
                 };
             };
             /**

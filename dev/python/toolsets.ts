@@ -28,4 +28,29 @@ export const SCHEMATHESIS: PythonToolset = {
   requirements: [`schemathesis==${SCHEMATHESIS_VERSION}`],
 };
 
-export const PYTHON_TOOLSETS: readonly PythonToolset[] = [REFERENCE_SERVER, SCHEMATHESIS];
+export const PHOENIX_VERSION = '20.26.1';
+
+/**
+ * Arize Phoenix, an observability tool many agent users open their traces in: the trace export
+ * is proven by pushing to it and reading the spans back. It also brings `opentelemetry-proto`,
+ * which decodes what our protobuf encoder writes. A large install (a web app and its database
+ * layer), built once into the cache like the others.
+ */
+export const PHOENIX: PythonToolset = {
+  name: 'arize-phoenix',
+  minimumPython: [3, 10],
+  requirements: [`arize-phoenix==${PHOENIX_VERSION}`],
+  constraintsFile: 'dev/python/phoenix-constraints.txt',
+};
+
+export const HARBOR_VERSION = '0.25.0';
+
+/** Harbor, whose models and validator define ATIF trajectories; the trajectory export is checked with them. */
+export const HARBOR: PythonToolset = {
+  name: 'harbor',
+  minimumPython: [3, 12],
+  requirements: [`harbor==${HARBOR_VERSION}`],
+  constraintsFile: 'dev/python/harbor-constraints.txt',
+};
+
+export const PYTHON_TOOLSETS: readonly PythonToolset[] = [REFERENCE_SERVER, SCHEMATHESIS, PHOENIX, HARBOR];

@@ -5,7 +5,8 @@
  * required checks passed), 1 (a check failed) or 2 (could not run).
  * `npm run contract -- proxy ...`, `... diff ...` and `... fixture ...` are the validating
  * proxy, the contract diff and the fixture generator whose manifest `--fixture` reads
- * (src/kit/proxy/proxy-command.ts, src/kit/diff/diff-command.ts, src/fixture/fixture-command.ts).
+ * (src/kit/proxy/proxy-command.ts, src/kit/diff/diff-command.ts, src/fixture/fixture-command.ts);
+ * `... export ...` pushes stored conversations as traces to an OTLP collector (src/export/trace/push-command.ts).
  */
 import { parseArgs } from 'node:util';
 import { CONTRACT_FLAGS, CONTRACT_USAGE, interpretContractFlags, type ReplayInvocation } from '../kit/run/arguments';
@@ -13,6 +14,7 @@ import { runReplay } from '../kit/replay/replay';
 import type { RunResult } from '../kit/run/result';
 import { loadContract, readContractFile } from '../kit/contract-source';
 import { runDiffCommand } from '../kit/diff/diff-command';
+import { runExportCommand } from '../export/trace/push-command';
 import { runFixtureCommand } from '../fixture/fixture-command';
 import { runProxyCommand } from '../kit/proxy/proxy-command';
 import { renderJson, renderJunit, renderText } from '../kit/run/report';
@@ -44,6 +46,7 @@ async function main(): Promise<number> {
   if (command === 'proxy') return runProxyCommand(rest, { ...io, stopRequested: stopSignal() });
   if (command === 'diff') return runDiffCommand(rest, io);
   if (command === 'fixture') return runFixtureCommand(rest, io);
+  if (command === 'export') return runExportCommand(rest, { ...io, errIsTerminal: process.stderr.isTTY === true, env: process.env });
   // `run` names the default command, as the README calls it.
   const args = command === 'run' ? rest : process.argv.slice(2);
   let values;

@@ -6,12 +6,12 @@
  * and nothing holds more than a chunk and the store's batch. Every event passes through the
  * secret policy (src/secrets) with the conversation's known secrets.
  */
-import type { Event } from '../contract';
+import type { Event, ExportFormat } from '../contract';
 import { jsonText } from '../json/json-text';
 import { type KnownSecrets, maskSecrets, maskedJson } from '../secrets';
 import { eventSection, isUserMessage, largeEventSection, markdownHeading, taskSection } from './markdown';
-
-export type ExportFormat = 'jsonl' | 'markdown';
+import type { TracedConversation } from './trace/otlp-trace';
+import { atifJsonPieces, otlpJsonPieces, parsedEvents } from './trace/trace-documents';
 
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
@@ -23,12 +23,17 @@ export interface ConversationExport {
   chunks: AsyncIterable<Buffer>;
 }
 
-export function conversationExport(
-  format: ExportFormat,
-  conversation: { conversationId: string; title: string | null },
-  events: AsyncIterable<Buffer>,
-  known: KnownSecrets,
-): ConversationExport {
+/** `info` is the conversation's catalog entry, read by the trace and the trajectory for the model and the recorded usage. */
+export function conversationExport(format: ExportFormat, conversation: TracedConversation, events: AsyncIterable<Buffer>, known: KnownSecrets): ConversationExport {
+  if (format === 'otlp' || format === 'atif') {
+    const masked = parsedEvents(maskedEvents(events, known));
+    const pieces = format === 'otlp' ? otlpJsonPieces(conversation, masked) : atifJsonPieces(conversation, masked);
+    return {
+      contentType: 'application/json',
+      fileName: `conversation-${conversation.conversationId}.${format}.json`,
+      chunks: gathered(encoded(pieces)),
+    };
+  }
   if (format === 'markdown') {
     return {
       contentType: 'text/markdown; charset=utf-8',
@@ -57,6 +62,10 @@ async function* jsonLines(events: AsyncIterable<Buffer>, known: KnownSecrets): A
 }
 
 const LINE_END = Buffer.from('\n');
+
+async function* maskedEvents(events: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  for await (const stored of events) yield maskedJson(stored, known);
+}
 
 /**
  * The heading, the task, then every other event in order. The task is the user's first
@@ -104,6 +113,10 @@ const MAX_RENDERED_EVENT_BYTES = 1024 * 1024;
 
 /** Events read ahead at most while looking for the task. */
 const TASK_LOOKAHEAD = 50;
+
+async function* encoded(pieces: AsyncIterable<string>): AsyncGenerator<Buffer> {
+  for await (const piece of pieces) yield Buffer.from(piece, 'utf8');
+}
 
 async function* gathered(pieces: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let held: Buffer[] = [];

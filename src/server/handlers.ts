@@ -8,6 +8,7 @@ import type { ConversationCatalog } from '../catalog/conversation-catalog';
 import { trajectoryArchive } from '../catalog/trajectory-archive';
 import type { Event, NotFoundError } from '../contract';
 import { conversationExport } from '../export/conversation-export';
+import { conversationUsage, usageTotal } from '../export/usage/conversation-usage';
 import { type CrossSearchCriteria, hyphenate } from '../search';
 import { maskedJson, maskedJsonItems, recentKnownSecrets } from '../secrets';
 import type { EventStore } from '../store/event-store';
@@ -78,13 +79,16 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
 
     async listStoredConversations() {
       const summaries = await store.listConversations();
-      const items = summaries.map((summary) => ({
-        id: hyphenate(summary.hex),
-        title: summary.title,
-        event_count: summary.eventCount,
-        last_event_at: summary.lastEventAt,
-      }));
-      return { status: 200, body: { items } };
+      const items = await Promise.all(
+        summaries.map(async (summary) => ({
+          id: hyphenate(summary.hex),
+          title: summary.title,
+          event_count: summary.eventCount,
+          last_event_at: summary.lastEventAt,
+          usage: conversationUsage(await catalog.get(summary.hex, false)),
+        })),
+      );
+      return { status: 200, body: { items, usage: usageTotal(items.map((item) => item.usage)) } };
     },
 
     async searchStoredEvents({ query, parsed }) {
@@ -110,7 +114,9 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const events = await store.exportEvents(hex);
       if (!events) return conversationNotFound(hex);
       const title = (await store.listConversations()).find((summary) => summary.hex === hex)?.title ?? null;
-      const file = conversationExport(query.format ?? 'jsonl', { conversationId: hyphenate(hex), title }, events, await knownSecrets(hex));
+      const format = query.format ?? 'jsonl';
+      const info = format === 'otlp' || format === 'atif' ? await catalog.get(hex, false) : undefined;
+      const file = conversationExport(format, { conversationId: hyphenate(hex), title, info }, events, await knownSecrets(hex));
       const whole = async () => (await store.count(hex, {})) !== undefined;
       return { status: 200, body: new StreamedFile(file.contentType, file.fileName, endingWhole(file.chunks, hex, whole)) };
     },

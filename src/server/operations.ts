@@ -11,11 +11,14 @@ import type { ParsedValues } from './parsed-values';
 
 type ParametersOf<Op extends OperationId> = operations[Op]['parameters'];
 type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
-type JsonBodyOf<Response> = Response extends { content: { 'application/json': infer Body } }
-  ? Body
-  : Response extends { content: Record<string, unknown> }
-    ? StreamedFile
-    : never;
+// A response with any media type besides JSON is a file (the export also offers JSON files).
+type JsonBodyOf<Response> = Response extends { content: infer Content }
+  ? [Exclude<keyof Content, 'application/json'>] extends [never]
+    ? Content extends { 'application/json': infer Body }
+      ? Body
+      : never
+    : StreamedFile
+  : never;
 type RequestBodyOf<Op extends OperationId> = operations[Op] extends { requestBody: { content: { 'application/json': infer Body } } }
   ? Body
   : undefined;

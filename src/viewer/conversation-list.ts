@@ -7,6 +7,7 @@ import type { ViewerApi } from './api';
 import { element, replaceChildren } from './dom';
 import { type StoredSearchOptions, storedSearch } from './stored-search';
 import { displayTimestamp } from './time-format';
+import { usageText, usageTotalText } from './usage-format';
 
 export interface ListScreen {
   dispose(): void;
@@ -53,6 +54,7 @@ export async function showConversationList(
       filterBox,
     ]),
     summary,
+    element('p', { className: 'list-usage', text: usageTotalText(list.usage) }),
     items,
   ]);
   return { dispose: () => undefined };
@@ -70,6 +72,7 @@ function conversationRow(conversation: StoredConversation, link: (conversation: 
       element('code', { className: 'conversation-id', text: conversation.id }),
       element('span', { text: `${conversation.event_count} ${conversation.event_count === 1 ? 'event' : 'events'}` }),
       element('span', { text: conversation.last_event_at ? `last event ${displayTimestamp(conversation.last_event_at)}` : 'no events yet' }),
+      element('span', { className: 'conversation-usage', text: usageText(conversation.usage) }),
     ]),
   );
   return element('li', { attributes: { 'data-conversation-id': conversation.id } }, [anchor]);

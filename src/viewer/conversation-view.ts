@@ -7,6 +7,7 @@ import type { ExportFormat, SearchQuery, StoredConversation } from '../contract/
 import type { ViewerApi } from './api';
 import { element, replaceChildren } from './dom';
 import { EVENT_KINDS, EVENT_SOURCES, KIND_PRESENTATION, isEventKind, isEventSource } from './kinds';
+import { usageText } from './usage-format';
 import { displayTimestamp } from './time-format';
 import { Timeline } from './timeline';
 import { type ViewFilters, type ViewState, viewStateSearch } from './view-state';
@@ -106,6 +107,7 @@ export async function showConversation(container: HTMLElement, options: Conversa
     facts.append(
       ` · ${conversation.event_count} events stored`,
       conversation.last_event_at ? ` · last event ${displayTimestamp(conversation.last_event_at)}` : '',
+      conversation.usage ? ` · ${usageText(conversation.usage)}` : '',
     );
   }, options.onError);
 
@@ -121,6 +123,8 @@ export async function showConversation(container: HTMLElement, options: Conversa
 const EXPORTS: readonly [ExportFormat, string][] = [
   ['jsonl', 'Download JSONL'],
   ['markdown', 'Download Markdown'],
+  ['otlp', 'Download OTLP trace'],
+  ['atif', 'Download ATIF trajectory'],
 ];
 
 /**

@@ -132,18 +132,20 @@ it('a link to an event the conversation does not have says so', async () => {
 });
 
 it.each([
-  ['Download JSONL', 'jsonl'],
-  ['Download Markdown', 'markdown'],
-] as const)('%s saves the export with its file name', async (label, format) => {
+  ['Download JSONL', 'jsonl', 'jsonl', `"id":"${eventId(1)}"`],
+  ['Download Markdown', 'markdown', 'md', '## Task'],
+  ['Download OTLP trace', 'otlp', 'otlp.json', '"resourceSpans"'],
+  ['Download ATIF trajectory', 'atif', 'atif.json', '"schema_version":"ATIF-'],
+] as const)('%s saves the export with its file name', async (label, format, extension, content) => {
   const { page } = await harness.open(`/?conversation=${SHORT_ID}`);
   await page.locator('article.event').first().waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: label }).click()]);
-  expect(download.suggestedFilename()).toBe(`conversation-${SHORT_ID}.${format === 'jsonl' ? 'jsonl' : 'md'}`);
+  expect(download.suggestedFilename()).toBe(`conversation-${SHORT_ID}.${extension}`);
   const saved = readFileSync((await download.path())!, 'utf8');
   const exported = await harness.client.exportConversation(SHORT_ID, format);
   if (!exported.ok) throw exported.error;
   expect(saved).toBe(await exported.response.text());
-  expect(saved).toContain(format === 'jsonl' ? `"id":"${eventId(1)}"` : '## Task');
+  expect(saved).toContain(content);
 });
 
 describe('with session keys', () => {

@@ -13,6 +13,7 @@ import { buildViewerBundle } from '../../scripts/viewer-bundle';
 import { createAgentServerClient, type AgentServerClient } from '../../src/client';
 import type { Event } from '../../src/contract';
 import { writeConversation } from '../../src/fixture/layout';
+import { createDirectoryCatalog } from '../../src/catalog';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
@@ -49,6 +50,8 @@ export interface HarnessOptions {
   conversations?: { id: string; events: readonly Event[] }[];
   /** Copy the sample conversations into the store (default true). */
   withSampleData?: boolean;
+  /** Serve the conversations catalog too (its state and metadata: the usage figures, the socket's saved state). */
+  withCatalog?: boolean;
 }
 
 export async function startViewerHarness(options: HarnessOptions = {}): Promise<ViewerHarness> {
@@ -59,7 +62,15 @@ export async function startViewerHarness(options: HarnessOptions = {}): Promise<
   const bundle = await buildViewerBundle(path.join(scratch, 'viewer'));
   const logger = createMemoryLogger();
   const store = openDirectoryStore(root, { logger });
-  const app = createApp({ store, logger, validateResponses: true, sessionApiKeys: options.sessionApiKeys ?? [], viewerDirectory: bundle.directory });
+  const catalog = options.withCatalog ? createDirectoryCatalog(root, logger) : undefined;
+  const app = createApp({
+    store,
+    logger,
+    validateResponses: true,
+    sessionApiKeys: options.sessionApiKeys ?? [],
+    viewerDirectory: bundle.directory,
+    ...(catalog ? { catalog } : {}),
+  });
   const running = await listen(app, '127.0.0.1', 0);
   let browser: Browser;
   try {

@@ -1,0 +1,78 @@
+/**
+ * The pieces of stored events that the trace and the trajectory exports both show: message
+ * text, a tool call's arguments, a tool result's text, and the times. Every text leaves
+ * here through `masked`, the one place these exports apply the secret policy.
+ */
+import type { Event, EventOfKind } from '../../contract';
+import { storedTimestampMicros } from '../../search';
+import { redactSecrets } from '../redact';
+import { observationText } from '../observation-text';
+
+/** The secret policy the other exports apply to what a person reads. */
+export function masked(text: string): string {
+  return redactSecrets(text);
+}
+
+/**
+ * An event's time in microseconds since the epoch. Stored timestamps are naive: they are
+ * read as the search reads them (src/search/timestamps.ts), in this process's local time
+ * zone, which is UTC on a server that sets none.
+ */
+export function eventMicros(event: Event): number | undefined {
+  return storedTimestampMicros(event.timestamp);
+}
+
+/** The text parts of a message, joined by blank lines; images are named, not sent. */
+export function messageText(event: EventOfKind<'MessageEvent'>): string {
+  const parts = (event.llm_message.content ?? []).map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '[image]'));
+  return masked(parts.join('\n\n'));
+}
+
+/** What the agent said with its tool calls: the thought, or else its reasoning. */
+export function actionThought(event: EventOfKind<'ActionEvent'>): string {
+  const thought = event.thought
+    .map((part) => part.text)
+    .join('\n')
+    .trim();
+  return masked(thought || (event.reasoning_content ?? ''));
+}
+
+/** A tool call's arguments as an object; text that is not a JSON object is kept as `{ raw }`. */
+export function callArguments(event: EventOfKind<'ActionEvent'>): Record<string, unknown> {
+  const raw = event.tool_call.arguments;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return JSON.parse(masked(JSON.stringify(parsed))) as Record<string, unknown>;
+  } catch {
+    // Not JSON: kept whole below.
+  }
+  return { raw: masked(raw) };
+}
+
+/** The events that answer a tool call. */
+export type ToolResultEvent = EventOfKind<'ObservationEvent'> | EventOfKind<'AgentErrorEvent'> | EventOfKind<'UserRejectObservation'>;
+
+export function isToolResult(event: Event): event is ToolResultEvent {
+  return event.kind === 'ObservationEvent' || event.kind === 'AgentErrorEvent' || event.kind === 'UserRejectObservation';
+}
+
+/** How a tool call ended, as a person reads it. */
+export function toolResult(event: ToolResultEvent): { text: string; error: boolean; rejected: boolean } {
+  if (event.kind === 'AgentErrorEvent') return { text: masked(event.error), error: true, rejected: false };
+  if (event.kind === 'UserRejectObservation') {
+    const reason = event.rejection_reason ?? 'rejected';
+    return { text: masked(`Rejected: ${reason}`), error: false, rejected: true };
+  }
+  const observation = event.observation as Record<string, unknown>;
+  const text = observationText(observation) ?? JSON.stringify(observation);
+  return { text: masked(text), error: observation['is_error'] === true, rejected: false };
+}
+
+/** The model the conversation's agent was configured with (`agent.llm.model` of its state). */
+export function agentModel(info: Record<string, unknown> | undefined): string | undefined {
+  const agent = info?.['agent'];
+  const llm = typeof agent === 'object' && agent !== null ? (agent as Record<string, unknown>)['llm'] : undefined;
+  const model = typeof llm === 'object' && llm !== null ? (llm as Record<string, unknown>)['model'] : undefined;
+  return typeof model === 'string' ? model : undefined;
+}
