@@ -237,8 +237,8 @@ function filterForm(filters: ViewFilters, apply: (filters: ViewFilters) => void)
   order.value = filters.sort_order ?? 'TIMESTAMP';
   const body = textInput('filter-body', 'body', filters.body, 'text in messages', 'search');
   // Examples, not values: a bare date in the box reads as a filter already set.
-  const from = textInput('filter-from', 'timestamp__gte', filters.timestamp__gte, 'e.g. 2026-06-16 or 2026-06-16T05:40');
-  const until = textInput('filter-until', 'timestamp__lt', filters.timestamp__lt, 'e.g. 2026-06-17 or 2026-06-16T06:00');
+  const from = textInput('filter-from', 'timestamp__gte', filters.timestamp__gte, 'e.g. 2026-06-16T05:40');
+  const until = textInput('filter-until', 'timestamp__lt', filters.timestamp__lt, 'e.g. 2026-06-16T06:00');
 
   const form = element('form', { className: 'filters', attributes: { role: 'search', 'aria-label': 'Filter events' } }, [
     field('Kind', kind),

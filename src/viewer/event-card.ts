@@ -219,12 +219,15 @@ const TITLE_LENGTH = 120;
 function actionTitle(toolName: string, summary: string | null | undefined, argumentsJson: string): string {
   const written = summary?.trim();
   const echoesArguments = written?.startsWith(`${toolName}: `) === true && /^[[{]/.test(written.slice(toolName.length + 2));
-  const what = written && !echoesArguments ? written : argumentSummary(argumentsJson);
+  const what = written && !echoesArguments ? written : argumentSummary(toolName, argumentsJson);
   return what ? `${toolName} · ${oneLine(what)}` : toolName;
 }
 
-/** What a tool call does, from its arguments: the command and path, a task count, or the first text argument. */
-function argumentSummary(argumentsJson: string): string | undefined {
+/** Tools whose `command` argument is a shell command line. */
+const SHELL_TOOLS = new Set(['terminal', 'bash', 'execute_bash']);
+
+/** What a tool call does, from its arguments: the command and path, a task count, the shell command, or the first text argument. */
+function argumentSummary(toolName: string, argumentsJson: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(argumentsJson);
@@ -239,7 +242,7 @@ function argumentSummary(argumentsJson: string): string | undefined {
   if (path) return command ? `${command} ${path}` : path;
   if (Array.isArray(values['task_list']))
     return `${command ?? 'tasks'}: ${values['task_list'].length} ${values['task_list'].length === 1 ? 'task' : 'tasks'}`;
-  if (command) return `$ ${command}`;
+  if (command) return SHELL_TOOLS.has(toolName) ? `$ ${command}` : command;
   for (const value of Object.values(values)) if (typeof value === 'string' && value.trim() !== '') return value;
   return undefined;
 }
