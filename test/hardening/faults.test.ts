@@ -125,7 +125,7 @@ describe('a directory the server may not read (the real CLI, subject to file per
     writeConversation(root, CONVERSATION, EVENTS);
     writeConversation(root, OTHER, EVENTS);
     server = await startServerProcess({ conversationsPath: root, obeyFilePermissions: true });
-  }, 120_000);
+  });
   afterAll(async () => {
     await server?.stop();
     rmSync(root, { recursive: true, force: true });

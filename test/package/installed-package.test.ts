@@ -15,9 +15,6 @@ const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLE = path.join(ROOT, 'docs/examples/walk-events.ts');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const MINUTES = 60_000;
-// Each step starts node, tsc or npm on a machine that may be busy: minutes, not jest's default seconds.
-jest.setTimeout(4 * MINUTES);
 
 /** npm run by `npm test` hands its own settings down in npm_* variables; the consumer's npm must not inherit them. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -82,7 +79,7 @@ beforeAll(async () => {
   conversationId = largestConversation(sample);
   eventFiles = readdirSync(path.join(sample, conversationId, 'events')).length;
   ({ server, url: serverUrl } = await startInstalledServer(consumer));
-}, 6 * MINUTES);
+});
 
 afterAll(async () => {
   if (server && server.exitCode === null) {

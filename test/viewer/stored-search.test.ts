@@ -55,7 +55,7 @@ beforeAll(async () => {
       },
     ],
   });
-}, 60_000);
+});
 afterAll(async () => {
   await harness?.stop();
 });
@@ -172,7 +172,7 @@ describe('with session keys', () => {
   let keyed: ViewerHarness;
   beforeAll(async () => {
     keyed = await startViewerHarness({ sessionApiKeys: [KEY], withSampleData: false, conversations: [{ id: SHORT_ID, events: [] }] });
-  }, 60_000);
+  });
   afterAll(async () => {
     await keyed?.stop();
   });

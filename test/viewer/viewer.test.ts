@@ -49,7 +49,7 @@ beforeAll(async () => {
       },
     ],
   });
-}, 60_000);
+});
 afterAll(async () => {
   await harness?.stop();
 });
@@ -435,7 +435,7 @@ describe('session keys', () => {
   let keyed: ViewerHarness;
   beforeAll(async () => {
     keyed = await startViewerHarness({ sessionApiKeys: [KEY], withSampleData: true });
-  }, 60_000);
+  });
   afterAll(async () => {
     await keyed?.stop();
   });
