@@ -2,8 +2,8 @@
  * `npm run test-tools` (run by `npm test` before jest): brings the tools the tests run beside
  * this checkout's Node, side by side, so no test waits on an install within its timeout: the
  * pinned Python environments (`npm run python-tools` alone) and Node LTS with better-sqlite3
- * built for it. pip waits mostly on the network and the compiler on a core, so together they
- * take about as long as the longer of the two. A tool that cannot be installed is reported in
+ * built for it. pip waits mostly on the network and the compiler on a core, so all at once they
+ * take about as long as the longest of them. A tool that cannot be installed is reported in
  * one line and the run goes on: the tests that need it fail with the same line.
  */
 import { NODE_LTS_MAJOR, nodeLts, SQLITE_PACKAGE, sqliteOnNodeLts } from './node-lts/environment';
@@ -14,15 +14,13 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function pythonTools(): Promise<void> {
-  for (const toolset of PYTHON_TOOLSETS) {
-    const started = performance.now();
-    try {
-      const environment = await pythonEnvironment(toolset);
-      say(`${toolset.name}: ready (${environment.directory}, ${seconds(started)})`);
-    } catch (error) {
-      say((error as Error).message);
-    }
+async function pythonTool(toolset: (typeof PYTHON_TOOLSETS)[number]): Promise<void> {
+  const started = performance.now();
+  try {
+    const environment = await pythonEnvironment(toolset);
+    say(`${toolset.name}: ready (${environment.directory}, ${seconds(started)})`);
+  } catch (error) {
+    say((error as Error).message);
   }
 }
 
@@ -44,4 +42,4 @@ function seconds(since: number): string {
 }
 
 say(`test tools: the pinned Python environments and Node ${NODE_LTS_MAJOR} with ${SQLITE_PACKAGE}; a first run installs them, later runs reuse them`);
-void Promise.all([pythonTools(), nodeLtsTools()]);
+void Promise.all([...PYTHON_TOOLSETS.map(pythonTool), nodeLtsTools()]);

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { packedProject } from './packed-project';
 import { NODE_LTS_MAJOR, type NodeLts, nodeLts, nodeLtsEnv, SQLITE_PACKAGE, sqliteOnNodeLts } from '../../dev/node-lts/environment';
 
 const run = promisify(execFile);
@@ -33,14 +34,6 @@ let eventFiles: number;
 
 async function npmInstall(cwd: string, packages: string[]): Promise<void> {
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packages], { cwd, env: nodeLtsEnv(lts), ...BUFFER });
-}
-
-/** `npm pack` run by this checkout's Node, as a publisher would; `prepare` builds the current sources into the tarball. */
-async function pack(directory: string): Promise<string> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work, directory], { cwd: ROOT, env, ...BUFFER });
-  return path.join(work, (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string }])[0].filename);
 }
 
 function project(name: string): string {
@@ -82,9 +75,8 @@ beforeAll(async () => {
   lts = await nodeLts();
   node = lts.node;
   work = mkdtempSync(path.join(tmpdir(), 'node-lts-'));
-  // `npm pack` runs `prepare`, so the tarball holds a build of the current sources.
-  const tarball = await pack(ROOT);
-  const clientTarball = await pack(path.join(ROOT, 'packages/client'));
+  // Packed by this checkout's Node, as a publisher would, and shared with the installed-package test.
+  const { tarball, clientTarball } = await packedProject();
   consumer = project('consumer');
   clientConsumer = project('client-consumer');
   await Promise.all([npmInstall(consumer, [tarball]), npmInstall(clientConsumer, [clientTarball])]);
