@@ -29,8 +29,12 @@ export interface ScriptOptions {
   readonly nodeFlags?: readonly string[];
   /** The child's whole environment; default this process's. */
   readonly env?: NodeJS.ProcessEnv;
-  /** Run as another user (needs root). */
-  readonly user?: { uid: number; gid: number };
+  /**
+   * Subject the process to file permissions even when this one runs as root: it keeps root's
+   * identity (so it can enter the checkout wherever that lives) but loses the capabilities that
+   * let root read and list what its mode forbids.
+   */
+  readonly obeyFilePermissions?: boolean;
   /** Where stdout and stderr go; without it they are pipes, read through `child`. */
   readonly logFile?: string;
   /** Opens an IPC channel, for a script that talks to its parent. */
@@ -62,7 +66,6 @@ export function spawnScript(script: string, args: readonly string[], options: Sc
   const spawnOptions: SpawnOptions = {
     cwd: root,
     ...(options.env ? { env: options.env } : {}),
-    ...(options.user ?? {}),
     // Advanced serialization so that Buffers cross the IPC channel as Buffers.
     ...(options.ipc ? { serialization: 'advanced' } : {}),
   };
@@ -87,14 +90,24 @@ export function spawnScript(script: string, args: readonly string[], options: Sc
   };
 }
 
+/** Capabilities by which root reads and lists what a file's mode forbids (capabilities(7)). */
+const FILE_PERMISSION_OVERRIDES = '-dac_override,-dac_read_search';
+
+/** Node, or node under util-linux's `setpriv` without the file-permission capabilities when `obeyFilePermissions` asks for it as root. */
+function command(nodeArgs: string[], options: ScriptOptions): [string, string[]] {
+  if (!options.obeyFilePermissions || process.getuid?.() !== 0) return [process.execPath, nodeArgs];
+  return ['setpriv', [`--bounding-set=${FILE_PERMISSION_OVERRIDES}`, `--inh-caps=${FILE_PERMISSION_OVERRIDES}`, '--', process.execPath, ...nodeArgs]];
+}
+
 function spawnWithOutput(nodeArgs: string[], spawnOptions: SpawnOptions, options: ScriptOptions): ChildProcess {
   const ipc = options.ipc ? ['ipc' as const] : [];
-  if (options.logFile === undefined) return spawn(process.execPath, nodeArgs, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe', ...ipc] });
+  const [program, args] = command(nodeArgs, options);
+  if (options.logFile === undefined) return spawn(program, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe', ...ipc] });
   mkdirSync(path.dirname(options.logFile), { recursive: true });
   // A file descriptor rather than a pipe: nothing in this process has to drain it under load.
   const log = openSync(options.logFile, 'w');
   try {
-    return spawn(process.execPath, nodeArgs, { ...spawnOptions, stdio: ['ignore', log, log, ...ipc] });
+    return spawn(program, args, { ...spawnOptions, stdio: ['ignore', log, log, ...ipc] });
   } finally {
     closeSync(log);
   }

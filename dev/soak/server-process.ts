@@ -21,8 +21,8 @@ export interface ServerProcessOptions {
   args?: readonly string[];
   /** Variables for the child, on top of this process's environment minus the server's own variables. */
   env?: Readonly<Record<string, string>>;
-  /** Run as another user (needs root): a permission fault is only a fault for someone other than root. */
-  user?: { uid: number; gid: number };
+  /** Subject the server to file permissions even as root: a permission fault is otherwise no fault for root. */
+  obeyFilePermissions?: boolean;
   /** How long to wait for the "listening" line; default 60 s (a loaded CI machine compiles slowly). */
   startTimeoutMs?: number;
 }
@@ -49,7 +49,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     port: options.port,
     args: options.args,
     env: childEnvironment(options.env ?? {}),
-    user: options.user,
+    obeyFilePermissions: options.obeyFilePermissions,
   });
   const stdout = collectLines(server.child, 'stdout');
   const stderr = collectLines(server.child, 'stderr');

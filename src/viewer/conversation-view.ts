@@ -4,7 +4,7 @@
  * address, so every view can be shared as a link.
  */
 import type { ExportFormat, SearchQuery, StoredConversation } from '../contract/types';
-import type { ViewerApi } from './api';
+import { SessionKeyNeeded, type ViewerApi, ViewerRequestError } from './api';
 import { element, replaceChildren } from './dom';
 import { EVENT_KINDS, EVENT_SOURCES, KIND_PRESENTATION, isEventKind, isEventSource } from './kinds';
 import { usageText } from './usage-format';
@@ -90,34 +90,88 @@ export async function showConversation(container: HTMLElement, options: Conversa
     }
   };
 
+  const breadcrumbs = () => element('nav', { className: 'breadcrumbs', attributes: { 'aria-label': 'Breadcrumbs' } }, [options.backLink()]);
+  const form = filterForm(filters, (next) => options.navigate({ conversation: conversationId, filters: next }));
+  const withheld = element('p', { className: 'withheld-note', attributes: { hidden: '' } });
   replaceChildren(container, [
-    element('nav', { className: 'breadcrumbs', attributes: { 'aria-label': 'Breadcrumbs' } }, [options.backLink()]),
+    breadcrumbs(),
     heading,
     facts,
+    withheld,
     downloads(api, conversationId, options.onError),
-    filterForm(filters, (next) => options.navigate({ conversation: conversationId, filters: next })),
+    form,
     status,
     element('h2', { className: 'visually-hidden', text: 'Events' }),
     timeline.element,
   ]);
 
-  void describeConversation(api, conversationId).then((conversation) => {
-    if (!conversation) return;
-    heading.textContent = conversation.title ?? 'Untitled conversation';
-    facts.append(
-      ` · ${conversation.event_count} events stored`,
-      conversation.last_event_at ? ` · last event ${displayTimestamp(conversation.last_event_at)}` : '',
-      conversation.usage ? ` · ${usageText(conversation.usage)}` : '',
-    );
-  }, options.onError);
+  const described = describeConversation(api, conversationId).then(
+    (conversation) => {
+      if (!conversation) return undefined;
+      heading.textContent = conversation.title ?? 'Untitled conversation';
+      facts.append(
+        ` · ${conversation.event_count} events stored`,
+        conversation.last_event_at ? ` · last event ${displayTimestamp(conversation.last_event_at)}` : '',
+      );
+      return conversation;
+    },
+    (error: unknown) => {
+      options.onError(error);
+      return undefined;
+    },
+  );
 
   await timeline.start();
+  const failure = timeline.failedToStart;
+  if (failure !== undefined) {
+    timeline.dispose();
+    // The key prompt has taken the page's place; anything else is the error alone and what to do about it.
+    if (!(failure instanceof SessionKeyNeeded)) {
+      const badFilter = failure instanceof ViewerRequestError && failure.status === 422;
+      replaceChildren(container, [
+        breadcrumbs(),
+        heading,
+        facts,
+        badFilter ? form : null,
+        element('p', { className: 'next-step', text: nextStep(failure) }),
+      ]);
+    }
+    return { dispose: () => undefined };
+  }
   updateStatus();
   void refreshCount();
+  void described.then((conversation) => (conversation ? explainWithheld(api, conversation, withheld) : undefined)).catch(options.onError);
   if (state.event !== undefined && !(await timeline.reveal(state.event))) {
     options.onError(new Error(`The linked event ${state.event} is not in this view of the conversation.`));
   }
   return { dispose: () => timeline.dispose() };
+}
+
+/** What a reader can do about a conversation that could not be shown. */
+function nextStep(failure: unknown): string {
+  const status = failure instanceof ViewerRequestError ? failure.status : undefined;
+  if (status === 404) return 'Go back to all conversations and open one from the list.';
+  if (status === 422) return 'Correct the filter named above, or clear the filters.';
+  if (status === 0) return 'Start the server again, then reload this page.';
+  return "Reload the page to try again; the server's log names the cause.";
+}
+
+/**
+ * The list counts every stored event; the conversation serves only the events the contract
+ * describes. When the two differ, the difference is said, with why and where it is counted,
+ * so the two screens never disagree without a word.
+ */
+async function explainWithheld(api: ViewerApi, conversation: StoredConversation, note: HTMLElement): Promise<void> {
+  // Counted after the list was read: events written meanwhile can only raise the served count, never invent a gap.
+  const served = await api.countEvents(conversation.id, {});
+  const withheld = conversation.event_count - served;
+  if (withheld <= 0) return;
+  note.textContent =
+    `${withheld} of the ${conversation.event_count} stored events ${withheld === 1 ? 'is' : 'are'} not shown: ` +
+    `${withheld === 1 ? 'its kind, or a value in it, is' : 'their kinds, or values in them, are'} not in the contract, and the server serves only what the contract describes. ` +
+    'Starting it with --serve-stored-events-unchanged keeps properties the contract does not list, not unknown kinds or values; ' +
+    "the server's /health counts what it withholds under stored_events (not_served_by_kind, not_served_by_value).";
+  note.hidden = false;
 }
 
 const EXPORTS: readonly [ExportFormat, string][] = [
@@ -185,8 +239,9 @@ function filterForm(filters: ViewFilters, apply: (filters: ViewFilters) => void)
   ]);
   order.value = filters.sort_order ?? 'TIMESTAMP';
   const body = textInput('filter-body', 'body', filters.body, 'text in messages', 'search');
-  const from = textInput('filter-from', 'timestamp__gte', filters.timestamp__gte, '2026-06-16T05:40:00');
-  const until = textInput('filter-until', 'timestamp__lt', filters.timestamp__lt, '2026-06-16T06:00:00');
+  // Examples, not values: a bare date in the box reads as a filter already set.
+  const from = textInput('filter-from', 'timestamp__gte', filters.timestamp__gte, 'e.g. 2026-06-16T05:40');
+  const until = textInput('filter-until', 'timestamp__lt', filters.timestamp__lt, 'e.g. 2026-06-16T06:00');
 
   const form = element('form', { className: 'filters', attributes: { role: 'search', 'aria-label': 'Filter events' } }, [
     field('Kind', kind),

@@ -155,7 +155,7 @@ function actionContent(event: EventOfKind<'ActionEvent'>): Content {
     .join('\n')
     .trim();
   return {
-    title: event.summary ? `${event.tool_name} · ${event.summary}` : event.tool_name,
+    title: actionTitle(event.tool_name, event.summary, event.tool_call.arguments),
     body: [
       thought ? richText(thought) : null,
       ...reasoning(event.reasoning_content, event.thinking_blocks, event.responses_reasoning_item),
@@ -206,6 +206,50 @@ function condensationContent(event: EventOfKind<'Condensation'>): Content {
       forgotten.length > 0 ? folded('Forgotten event ids', () => [element('pre', { className: 'id-list', text: forgotten.join('\n') })]) : null,
     ],
   };
+}
+
+/** Characters of a heading's summary; the whole text is in the card's body. */
+const TITLE_LENGTH = 120;
+
+/**
+ * The heading of an action: its tool and what it does, in one line. The reference writes
+ * `summary` as `<tool>: <the arguments' JSON>` when the model gave none, which would repeat
+ * the arguments shown below; the heading then names the argument that says what the call does.
+ */
+function actionTitle(toolName: string, summary: string | null | undefined, argumentsJson: string): string {
+  const written = summary?.trim();
+  const echoesArguments = written?.startsWith(`${toolName}: `) === true && /^[[{]/.test(written.slice(toolName.length + 2));
+  const what = written && !echoesArguments ? written : argumentSummary(toolName, argumentsJson);
+  return what ? `${toolName} · ${oneLine(what)}` : toolName;
+}
+
+/** Tools whose `command` argument is a shell command line. */
+const SHELL_TOOLS = new Set(['terminal', 'bash', 'execute_bash']);
+
+/** What a tool call does, from its arguments: the command and path, a task count, the shell command, or the first text argument. */
+function argumentSummary(toolName: string, argumentsJson: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(argumentsJson);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const values = parsed as Record<string, unknown>;
+  const text = (name: string) => (typeof values[name] === 'string' && values[name] !== '' ? (values[name] as string) : undefined);
+  const command = text('command');
+  const path = text('path');
+  if (path) return command ? `${command} ${path}` : path;
+  if (Array.isArray(values['task_list']))
+    return `${command ?? 'tasks'}: ${values['task_list'].length} ${values['task_list'].length === 1 ? 'task' : 'tasks'}`;
+  if (command) return SHELL_TOOLS.has(toolName) ? `$ ${command}` : command;
+  for (const value of Object.values(values)) if (typeof value === 'string' && value.trim() !== '') return value;
+  return undefined;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > TITLE_LENGTH ? `${flat.slice(0, TITLE_LENGTH - 1)}…` : flat;
 }
 
 /** The line that names the action a result answers; the timeline turns it into a link once the action is on the page. */

@@ -33,10 +33,39 @@ export function codeBlock(code: string, language = ''): HTMLElement {
 
 function prose(text: string): HTMLElement {
   const paragraph = element('p', { className: 'prose' });
-  const parts = text.split(/(`[^`\n]+`)/);
-  for (const part of parts) {
-    if (part.length > 2 && part.startsWith('`') && part.endsWith('`')) paragraph.appendChild(element('code', { text: part.slice(1, -1) }));
-    else if (part) paragraph.appendChild(document.createTextNode(part));
-  }
+  for (const run of inlineRuns(text)) paragraph.appendChild(run.code ? element('code', { text: run.text }) : document.createTextNode(run.text));
   return paragraph;
+}
+
+/** A stretch of message text, and whether the timeline shows it as code. */
+export interface TextRun {
+  readonly text: string;
+  readonly code: boolean;
+}
+
+/** `inline code` as a code run without its backticks, the rest as text: the same rule the timeline's prose follows. */
+function inlineRuns(text: string): TextRun[] {
+  return text
+    .split(/(`[^`\n]+`)/)
+    .filter((part) => part !== '')
+    .map((part) =>
+      part.length > 2 && part.startsWith('`') && part.endsWith('`') ? { text: part.slice(1, -1), code: true } : { text: part, code: false },
+    );
+}
+
+/** Message text as runs of code and text, fenced blocks and inline code alike, without the markers the timeline does not show. */
+export function textRuns(text: string): TextRun[] {
+  const runs: TextRun[] = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const match = FENCE.exec(rest);
+    if (!match) {
+      runs.push(...inlineRuns(rest));
+      break;
+    }
+    runs.push(...inlineRuns(rest.slice(0, match.index)));
+    if (match[2]) runs.push({ text: match[2], code: true });
+    rest = rest.slice(match.index + match[0].length);
+  }
+  return runs;
 }

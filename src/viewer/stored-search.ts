@@ -11,6 +11,7 @@ import { readableTexts } from '../search/message-text';
 import type { ViewerApi } from './api';
 import { element, replaceChildren } from './dom';
 import { KIND_PRESENTATION } from './kinds';
+import { textRuns } from './rich-text';
 import { displayTimestamp } from './time-format';
 
 const PAGE_SIZE = 20;
@@ -107,18 +108,35 @@ function foundIn(event: Event, search: string): HTMLElement[] {
   return [element('span', { className: 'hit-field', text: found.path }), snippet(found.text, search)];
 }
 
-/** The text around the first match, the match marked; built from text nodes only. */
+/**
+ * The text around the first match, the match marked, and code shown as code the way the
+ * timeline shows it (no backticks or fences); built from text nodes only.
+ */
 function snippet(text: string, search: string): HTMLElement {
-  const flat = text.replace(/\s+/g, ' ');
+  // One character per position with whether it is code, whitespace folded, so the match and the window are found in what is shown.
+  let flat = '';
+  const code: boolean[] = [];
+  for (const run of textRuns(text)) {
+    const piece = run.text.replace(/\s+/g, ' ');
+    const joined = flat.endsWith(' ') && piece.startsWith(' ') ? piece.slice(1) : piece;
+    flat += joined;
+    for (let i = 0; i < joined.length; i++) code.push(run.code);
+  }
   const at = flat.toLowerCase().indexOf(search.toLowerCase());
-  if (at < 0) return element('span', { className: 'hit-snippet', text: flat.slice(0, SNIPPET_CONTEXT * 2) });
-  const start = Math.max(0, at - SNIPPET_CONTEXT);
-  const end = Math.min(flat.length, at + search.length + SNIPPET_CONTEXT);
-  return element('span', { className: 'hit-snippet' }, [
-    start > 0 ? '…' : '',
-    flat.slice(start, at),
-    element('mark', { text: flat.slice(at, at + search.length) }),
-    flat.slice(at + search.length, end),
-    end < flat.length ? '…' : '',
-  ]);
+  const [start, end] =
+    at < 0
+      ? [0, Math.min(flat.length, SNIPPET_CONTEXT * 2)]
+      : [Math.max(0, at - SNIPPET_CONTEXT), Math.min(flat.length, at + search.length + SNIPPET_CONTEXT)];
+  const marked = (i: number) => at >= 0 && i >= at && i < at + search.length;
+  const parts: (HTMLElement | string)[] = [start > 0 ? '…' : ''];
+  for (let i = start; i < end; ) {
+    let j = i + 1;
+    while (j < end && code[j] === code[i] && marked(j) === marked(i)) j++;
+    const piece = flat.slice(i, j);
+    const shown: HTMLElement | string = code[i] ? element('code', { text: piece }) : piece;
+    parts.push(marked(i) ? element('mark', {}, [shown]) : shown);
+    i = j;
+  }
+  parts.push(end < flat.length ? '…' : '');
+  return element('span', { className: 'hit-snippet' }, parts);
 }

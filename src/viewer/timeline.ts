@@ -54,6 +54,7 @@ export class Timeline {
   private live: { close(): void } | undefined;
   private pollRunning = false;
   private pollAgain = false;
+  private firstPageError: unknown;
 
   constructor(private readonly options: TimelineOptions) {
     this.list = element('div', { className: 'timeline', attributes: { role: 'feed', 'aria-busy': 'true', 'aria-label': 'Events' } });
@@ -75,8 +76,8 @@ export class Timeline {
   /** Loads the first page, then follows the reader's scrolling, and new events over the socket (or by polling when it fails). */
   async start(): Promise<void> {
     await this.loadMore();
+    if (this.disposed || this.failedToStart !== undefined) return;
     this.observer.observe(this.footer);
-    if (this.disposed) return;
     if (!this.options.follow) {
       this.schedulePoll();
       return;
@@ -116,6 +117,11 @@ export class Timeline {
           this.pollNow();
         }
       });
+  }
+
+  /** Why the first page could not be read, when it could not: the view then has nothing to show or follow. */
+  get failedToStart(): unknown {
+    return this.firstPageError;
   }
 
   get renderedCount(): number {
@@ -164,7 +170,8 @@ export class Timeline {
       this.updateFooter();
     } catch (error) {
       if (!this.disposed) {
-        this.footer.textContent = 'Could not load more events.';
+        if (this.started) this.footer.textContent = 'Could not load more events.';
+        else this.firstPageError = error ?? new Error('The first page of events could not be read.');
         this.options.onError(error);
       }
       return;

@@ -35,7 +35,7 @@ beforeAll(async () => {
     startServerProcess({ conversationsPath: root, env: KEYS, args: FLAG_KEYS.flatMap((key) => ['--session-api-key', key]) }),
     startServerProcess({ conversationsPath: root, host: '0.0.0.0' }),
   ]);
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all([keyed?.stop(), open?.stop()]);
   rmSync(root, { recursive: true, force: true });

@@ -2,8 +2,9 @@
  * Storage faults while the server runs, over HTTP: a file caught half-written is retried
  * and served once complete, a conversation deleted mid-traffic is a 404 (never a 500), and
  * a directory the server may not read is a logged 500 with a correlation id that the next
- * request recovers from. Permission faults need a user other than root, so that part runs
- * the real CLI as `nobody` when the tests run as root.
+ * request recovers from. Root reads whatever a mode forbids, so that part runs the real CLI
+ * without root's file-permission capabilities (as root still, so it can enter the checkout
+ * wherever the clone lives, a private folder included).
  */
 import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -109,7 +110,7 @@ describe('an events/ path that is a regular file', () => {
   });
 });
 
-describe('a directory the server may not read (the real CLI, as nobody when the tests run as root)', () => {
+describe('a directory the server may not read (the real CLI, subject to file permissions even when the tests run as root)', () => {
   const OTHER = conversationId(101);
   let root: string;
   let server: ServerProcess;
@@ -121,12 +122,10 @@ describe('a directory the server may not read (the real CLI, as nobody when the 
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'hardening-faults-'));
-    chmodSync(root, 0o755);
     writeConversation(root, CONVERSATION, EVENTS);
     writeConversation(root, OTHER, EVENTS);
-    const asRoot = process.getuid?.() === 0;
-    server = await startServerProcess({ conversationsPath: root, ...(asRoot ? { user: { uid: 65534, gid: 65534 } } : {}) });
-  }, 120_000);
+    server = await startServerProcess({ conversationsPath: root, obeyFilePermissions: true });
+  });
   afterAll(async () => {
     await server?.stop();
     rmSync(root, { recursive: true, force: true });

@@ -18,7 +18,6 @@ const LONG = conversationId(1);
 const SHORT = conversationId(2);
 const KNOWN_IDS = [LONG, SHORT];
 const KNOWN_HEX = new Set(KNOWN_IDS.map((id) => id.replaceAll('-', '')));
-const REQUEST_TIMEOUT_MS = 5000;
 
 let server: LiveServer;
 beforeAll(async () => {
@@ -29,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const send = (target: string): Promise<RawResponse> => rawGet(server.url, target, { timeoutMs: REQUEST_TIMEOUT_MS });
+const send = (target: string): Promise<RawResponse> => rawGet(server.url, target);
 const headBytes = (target: string) => target.length + 64;
 
 function expectNoProblems(target: string, response: RawResponse): void {
@@ -155,7 +154,7 @@ describe('with session keys', () => {
           async (target, key) => {
             fc.pre(target.startsWith('/api/') && isWellFormedTarget(target) && target.length < 15_000);
             const headers = key === undefined ? [] : [['X-Session-API-Key', key] as const];
-            const response = await rawGet(keyed.url, target, { headers, timeoutMs: REQUEST_TIMEOUT_MS });
+            const response = await rawGet(keyed.url, target, { headers });
             expect({ status: response.status, body: response.body }).toEqual({ status: 401, body: '{"detail":"Unauthorized"}' });
           },
         ),

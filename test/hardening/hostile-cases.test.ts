@@ -199,7 +199,7 @@ describe("requests HTTP itself forbids: Node's parser answers a bare 400 before 
       `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
     ],
   ])('%s', async (_name, request) => {
-    const answer = (await exchange(server.url, Buffer.from(request, 'latin1'), 5000)).toString('latin1');
+    const answer = (await exchange(server.url, Buffer.from(request, 'latin1'))).toString('latin1');
     expect(answer).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
   });
 });
@@ -207,21 +207,21 @@ describe("requests HTTP itself forbids: Node's parser answers a bare 400 before 
 describe('other methods', () => {
   it.each(['POST', 'PUT', 'DELETE', 'OPTIONS', 'TRACE'])('%s on the search path is 405', async (method) => {
     const answer = (
-      await exchange(server.url, Buffer.from(`${method} ${SEARCH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`), 5000)
+      await exchange(server.url, Buffer.from(`${method} ${SEARCH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`))
     ).toString();
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
     expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe('{"detail":"Method Not Allowed"}');
   });
 
   it('HEAD on the search path is 405 without a body, as FastAPI answers it', async () => {
-    const answer = (await exchange(server.url, Buffer.from(`HEAD ${SEARCH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 5000)).toString();
+    const answer = (await exchange(server.url, Buffer.from(`HEAD ${SEARCH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`))).toString();
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
     expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe('');
   });
 
   it('a GET with a body that is not JSON is answered as if it had none', async () => {
     const request = `GET ${SEARCH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 1\r\n\r\n{`;
-    const answer = (await exchange(server.url, Buffer.from(request), 5000)).toString();
+    const answer = (await exchange(server.url, Buffer.from(request))).toString();
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual(WHOLE_PAGE);
   });
 });

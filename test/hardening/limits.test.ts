@@ -49,7 +49,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const request = (head: string) => exchange(running.url, Buffer.from(head, 'latin1'), 5000).then((bytes) => bytes.toString('latin1'));
+const request = (head: string) => exchange(running.url, Buffer.from(head, 'latin1')).then((bytes) => bytes.toString('latin1'));
 
 describe(`request line plus headers over ${SERVER_LIMITS.maxHeaderSize} bytes: 431 and the connection closed`, () => {
   it.each([

@@ -36,7 +36,7 @@ let referencePython: string;
 
 beforeAll(async () => {
   referencePython = (await pythonEnvironment(REFERENCE_SERVER)).python;
-}, 900_000);
+});
 
 /** pydantic's verdict on each value: null when valid, else the first error's type and message. */
 function pydanticVerdicts(values: Array<['limit' | 'uuid', string]>): Array<{ type: string; msg: string } | null> {

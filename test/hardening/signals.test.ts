@@ -30,7 +30,7 @@ beforeAll(async () => {
   // Both processes start together: starting is most of this file's time.
   const started = await Promise.all(SIGNALS.map(() => startServerProcess({ conversationsPath: root })));
   for (const [i, signal] of SIGNALS.entries()) servers.set(signal, started[i]!);
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all([...servers.values()].map((server) => server.stop()));
   rmSync(root, { recursive: true, force: true });
@@ -117,7 +117,7 @@ describe.each(SIGNALS)('%s', (signal) => {
     expect(server.stderr.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(
       expect.objectContaining({ level: 'info', message: 'shutting down', signal }),
     );
-  }, 30_000);
+  });
 });
 
 it('on a loopback host without keys, no warning about open access is printed', () => {

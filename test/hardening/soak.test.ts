@@ -22,7 +22,7 @@ it('5 s of 8 readers and 100 appends a second: no failed request, every append s
   expect(report.appends.walkedEvents).toBe(2 * 150 + report.appends.appended);
   expect(report.serverExit).toEqual({ code: 0, signal: null });
   if (process.platform === 'linux') expect(report.rssKb.end).toBeGreaterThan(0);
-}, 90_000);
+});
 
 describe('summarizeLatency: nearest-rank percentiles', () => {
   const hundred = Array.from({ length: 100 }, (_, i) => 100 - i);

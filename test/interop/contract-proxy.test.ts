@@ -19,7 +19,6 @@ import { planFor, runPublishedClient } from './support/run-published-client';
  * every injected fault reported, exit 1 and the JUnit file holding it in front of a faulty one.
  */
 const REPO = path.resolve(__dirname, '../..');
-jest.setTimeout(180_000);
 
 interface RunningProxy {
   url: string;

@@ -15,8 +15,6 @@ import { conversationId, eventId, message } from '../support/events';
 import { writeConversationState } from '../support/conversation-state';
 import { type LiveServer, startLiveServer } from '../support/live-server';
 
-jest.setTimeout(180_000);
-
 const ID = conversationId(1);
 const stamp = (second: number) => `2026-11-25T10:00:${String(second).padStart(2, '0')}.000001`;
 const EVENTS = [1, 2, 3].map((n) => message({ id: eventId(n), timestamp: stamp(n), source: n % 2 ? 'user' : 'agent' }, { text: [`message ${n}`] }));

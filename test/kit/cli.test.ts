@@ -14,7 +14,6 @@ import { elementsNamed, parseXml } from './support/xml';
  */
 const REPO = path.resolve(__dirname, '../..');
 const CLI_TIMEOUT_MS = 90_000;
-jest.setTimeout(CLI_TIMEOUT_MS);
 
 interface Outcome {
   code: number;

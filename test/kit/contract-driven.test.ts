@@ -19,7 +19,7 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'contract-driven-'));
 
 beforeAll(async () => {
   ours = await startOurServer({ events: 120, seed: 'contract-driven' });
-}, 60_000);
+});
 
 afterAll(async () => {
   await ours?.stop();
@@ -44,7 +44,7 @@ it('every operation of the document is exercised, valid and invalid requests ali
   expect(search?.details).toContain('limit "0" (one below the exclusiveMinimum 0)');
   expect(search?.details).toContain('sort_order "not-one-of-the-enum"');
   expect(result.coverage?.operations.every((operation) => operation.requests > 0)).toBe(true);
-}, 60_000);
+});
 
 it('an operation the server does not have is reported as not implemented, and fails only with --require-implemented', async () => {
   const proxy = await startFaultInjector(ours.url, FAULTS.withoutCountAndGetEvent);
@@ -67,7 +67,7 @@ it('an operation the server does not have is reported as not implemented, and fa
   } finally {
     await proxy.stop();
   }
-}, 60_000);
+});
 
 it('--changed-since runs only the checks of the operations the diff reports changed', async () => {
   const old = loadOpenApiDocument();
@@ -88,7 +88,7 @@ it('--changed-since runs only the checks of the operations the diff reports chan
     checks: [],
     notes: ['no operation changed since the old contract (--changed-since): nothing to run'],
   });
-}, 60_000);
+});
 
 it('--require-coverage fails a run that left declared statuses unexercised, naming them', async () => {
   // The valid requests alone: the unknown ids of `.unknown` would exercise the 404.
@@ -102,7 +102,7 @@ it('--require-coverage fails a run that left declared statuses unexercised, nami
   );
   // 5xx are never required, nor 401 without a session key.
   expect(gate.findings.map((finding) => finding.message).join('\n')).not.toMatch(/statuses [^;]*(401|500|503)/);
-}, 60_000);
+});
 
 it('a contract without count: the checks written for it say so, and the run notes it', async () => {
   const document = loadOpenApiDocument();
@@ -114,7 +114,7 @@ it('a contract without count: the checks written for it say so, and the run note
     checks.map(() => ['skipped', 'the contract declares no countConversationEvents: its checks do not apply']),
   );
   expect(result.notes).toContain('the contract declares no countConversationEvents (count equals the walk): its checks are skipped');
-}, 60_000);
+});
 
 describe('--contract', () => {
   it('reads YAML and JSON files, and says what is wrong with one that is not a contract', async () => {

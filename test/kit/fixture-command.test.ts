@@ -14,7 +14,6 @@ import { type ServerProcess, startServerProcess } from '../../dev/soak/server-pr
  */
 const REPO = path.resolve(__dirname, '../..');
 const CLI_TIMEOUT_MS = 90_000;
-jest.setTimeout(2 * CLI_TIMEOUT_MS);
 
 interface Outcome {
   code: number;

@@ -9,25 +9,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
+import { packedProject } from './packed-project';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLE = path.join(ROOT, 'docs/examples/walk-events.ts');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const MINUTES = 60_000;
-// Each step starts node, tsc or npm on a machine that may be busy: minutes, not jest's default seconds.
-jest.setTimeout(4 * MINUTES);
 
 /** npm run by `npm test` hands its own settings down in npm_* variables; the consumer's npm must not inherit them. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
   return { ...env, ...extra };
-}
-
-interface PackedFile {
-  path: string;
 }
 
 let work: string;
@@ -44,37 +38,26 @@ beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'installed-package-'));
   consumer = path.join(work, 'consumer');
   mkdirSync(consumer);
-  // `npm pack` runs `prepare`, so the tarball holds a build of the current sources.
-  const packed = await run(NPM, ['pack', '--json', '--pack-destination', work], { cwd: ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
-  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; files: PackedFile[] }];
-  packedFiles = report.files.map((file) => file.path);
-
+  // The tarball holds a build of the current sources (`npm pack` runs `prepare`), shared with the Node LTS test.
+  const packed = await packedProject();
+  packedFiles = [...packed.files];
+  clientTarball = packed.clientTarball;
   writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
-  await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(work, report.filename), '@types/node@20'], {
-    cwd: consumer,
-    env: cleanEnv(),
-    maxBuffer: 64 * 1024 * 1024,
-  });
-
-  // The client package is built by the same build (`prepare` above); packed on its own, it
-  // goes into a second project that has nothing else, not even @types/node.
-  const clientPacked = await run(NPM, ['pack', '--json', '--pack-destination', work, path.join(ROOT, 'packages/client')], {
-    cwd: ROOT,
-    env: cleanEnv(),
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  clientTarball = path.join(work, (JSON.parse(clientPacked.stdout.slice(clientPacked.stdout.indexOf('['))) as [{ filename: string }])[0].filename);
+  // The client package is built by the same build; installed on its own, it goes into a
+  // second project that has nothing else, not even @types/node.
   clientConsumer = path.join(work, 'client-consumer');
   mkdirSync(clientConsumer);
   writeFileSync(
     path.join(clientConsumer, 'package.json'),
     JSON.stringify({ name: 'client-consumer', version: '1.0.0', private: true, type: 'module' }),
   );
-  await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', clientTarball], {
-    cwd: clientConsumer,
-    env: cleanEnv(),
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const install = (cwd: string, packages: string[]) =>
+    run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...packages], {
+      cwd,
+      env: cleanEnv(),
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  await Promise.all([install(consumer, [packed.tarball, '@types/node@20']), install(clientConsumer, [clientTarball])]);
 
   // Installed and given no path, the server serves ./workspace/conversations, as the reference does.
   const sample = path.join(ROOT, 'sample-data/conversations');
@@ -82,7 +65,7 @@ beforeAll(async () => {
   conversationId = largestConversation(sample);
   eventFiles = readdirSync(path.join(sample, conversationId, 'events')).length;
   ({ server, url: serverUrl } = await startInstalledServer(consumer));
-}, 6 * MINUTES);
+});
 
 afterAll(async () => {
   if (server && server.exitCode === null) {

@@ -25,8 +25,6 @@ import { listen } from '../../src/server/listen';
 import { openDirectoryStore, type StoredEventMode } from '../../src/store';
 import { allChecksOf, notPassed, runKit } from '../kit/support/run-kit';
 
-jest.setTimeout(300_000);
-
 const ROOT = path.resolve(__dirname, '../..');
 const ALLOW_FILE = path.join(ROOT, 'docs/examples/reference.allow.yaml');
 const LABEL: RecordedSampleLabel = JSON.parse(readFileSync(path.join(ROOT, 'sample-data', RECORDED_SAMPLE.labelFile), 'utf8'));

@@ -19,8 +19,6 @@ import { STORED_SECRETS, writeConversationState } from '../support/conversation-
 import { type LiveServer, startLiveServer } from '../support/live-server';
 import { openTestSocket, socketUrl } from '../support/socket-client';
 
-jest.setTimeout(300_000);
-
 const IDS = [1, 2, 3].map((n) => conversationId(n));
 let source: string;
 let referenceRoot: string;

@@ -4,8 +4,6 @@ import path from 'node:path';
 import { REFERENCE_VERSION } from '../../dev/python/toolsets';
 import { startReferenceServer } from '../../dev/reference/reference-server';
 
-jest.setTimeout(300_000);
-
 test('the pinned reference starts on loopback, says its version, and is gone after stop', async () => {
   const conversations = mkdtempSync(path.join(os.tmpdir(), 'reference-conversations-'));
   const reference = await startReferenceServer({ conversationsPath: conversations });

@@ -13,7 +13,6 @@ import { codesIn, documentedCells, documentedCodes, schemathesisCodes } from '..
  * table cannot go stale. The new operation's four rows are measured where that operation is
  * built, in test/contract/spec-edit-loop.test.ts.
  */
-jest.setTimeout(600_000);
 
 /** Runs at once: each is a Python process that takes a core while it starts. */
 const CONCURRENT_RUNS = 4;

@@ -13,7 +13,6 @@ import { loadOpenApiDocument } from '../../src/contract';
  * phase, positive and negative data, every default check, a fixed seed. Bounded here to keep the
  * run short; `npm run schemathesis` runs the configuration's full count.
  */
-jest.setTimeout(600_000);
 
 const EXAMPLES_PER_PHASE = 25;
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];

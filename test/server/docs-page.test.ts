@@ -102,5 +102,5 @@ describe('/docs in a browser behind a path prefix', () => {
     const hexId = CONVERSATION.replaceAll('-', '');
     const sent = await fetch(`${servers[0]}/api/conversations/${hexId}/events/search?limit=1`, { headers: { 'X-Session-API-Key': KEY } });
     expect(sent.status).toBe(200);
-  }, 150_000);
+  });
 });

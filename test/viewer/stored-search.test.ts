@@ -13,6 +13,7 @@ import { startViewerHarness, type ViewerHarness } from './viewer-harness';
 
 const LONG_ID = conversationId(1);
 const SHORT_ID = conversationId(2);
+const CODE_ID = conversationId(3);
 const NEEDLE = 'quarterly ledger';
 /** Deep in the long conversation, so reaching it takes several pages and a scroll. */
 const DEEP = eventId(1249);
@@ -37,6 +38,15 @@ beforeAll(async () => {
     conversations: [
       { id: LONG_ID, events: longConversation() },
       {
+        id: CODE_ID,
+        events: [
+          message(
+            { id: eventId(3), timestamp: '2026-03-02T09:02:00', source: 'agent' },
+            { text: ['Ran `npm run audit` on the ledger.\n```sh\ncat totals.csv\n```'] },
+          ),
+        ],
+      },
+      {
         id: SHORT_ID,
         events: [
           message({ id: eventId(1), timestamp: '2026-03-02T09:00:00', source: 'user' }, { text: [`Please reconcile the ${NEEDLE}.`] }),
@@ -45,7 +55,7 @@ beforeAll(async () => {
       },
     ],
   });
-}, 60_000);
+});
 afterAll(async () => {
   await harness?.stop();
 });
@@ -88,6 +98,17 @@ it('searches every conversation from the list, newest first, each hit naming its
   ]);
   await expect(page.locator('.search-hits mark').allTextContents()).resolves.toEqual([NEEDLE, NEEDLE.toUpperCase()]);
   await expect(page.locator('.search-status').textContent()).resolves.toContain('2 events contain');
+});
+
+it('a hit renders its text the way the timeline does: code as code, no backticks or fences', async () => {
+  const { page } = await harness.open(`/?search=${encodeURIComponent('audit')}`);
+  const hit = page.locator(`.search-hits li[data-event-id="${eventId(3)}"]`);
+  await hit.waitFor();
+  const snippet = hit.locator('.hit-snippet');
+  await expect(snippet.textContent()).resolves.toBe('Ran npm run audit on the ledger. cat totals.csv');
+  await expect(snippet.locator('code').allTextContents()).resolves.toEqual(['npm run ', 'audit', 'cat totals.csv']);
+  await expect(snippet.locator('mark').allTextContents()).resolves.toEqual(['audit']);
+  await expect(snippet.locator('mark code').count()).resolves.toBe(1);
 });
 
 it('a search that matches nothing says so; the search is a link', async () => {
@@ -153,7 +174,7 @@ describe('with session keys', () => {
   let keyed: ViewerHarness;
   beforeAll(async () => {
     keyed = await startViewerHarness({ sessionApiKeys: [KEY], withSampleData: false, conversations: [{ id: SHORT_ID, events: [] }] });
-  }, 60_000);
+  });
   afterAll(async () => {
     await keyed?.stop();
   });

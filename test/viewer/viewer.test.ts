@@ -49,7 +49,7 @@ beforeAll(async () => {
       },
     ],
   });
-}, 60_000);
+});
 afterAll(async () => {
   await harness?.stop();
 });
@@ -289,18 +289,86 @@ describe('filters', () => {
     await page.waitForURL((url) => url.search === `?conversation=${SAMPLE_ID}`);
   });
 
-  it('says what is wrong with a bad filter in a link, naming the parameter', async () => {
+  it('says what is wrong with a bad filter in a link, naming the parameter, and nothing an empty view would say', async () => {
     const { page } = await harness.open(`/?conversation=${SAMPLE_ID}&timestamp__gte=yesterday`, { expectedFailures: [422] });
     const alert = page.getByRole('alert');
     await alert.waitFor();
     await expect(alert.textContent()).resolves.toMatch(/timestamp__gte: .+/);
+    await page.locator('.next-step').waitFor();
+    await expect(page.locator('.next-step').textContent()).resolves.toBe('Correct the filter named above, or clear the filters.');
+    // The form stays, filled in, so the reader can correct it; no count, timeline or downloads beside the error.
+    await expect(page.locator('#filter-from').inputValue()).resolves.toBe('yesterday');
+    expect(await page.locator('.view-status, .timeline-section, .downloads').count()).toBe(0);
+    expect(await page.locator('main').textContent()).not.toMatch(/matching event|events? · |Could not load|No events match/);
   });
 
-  it('says so when the conversation does not exist', async () => {
+  it('says so when the conversation does not exist, with what to do, and nothing an empty conversation would say', async () => {
     const { page } = await harness.open('/?conversation=00000000-0000-4000-8000-0000000000ff', { expectedFailures: [404] });
     const alert = page.getByRole('alert');
     await alert.waitFor();
     await expect(alert.textContent()).resolves.toContain('Conversation not found: 00000000-0000-4000-8000-0000000000ff');
+    await page.locator('.next-step').waitFor();
+    await expect(page.locator('.next-step').textContent()).resolves.toBe('Go back to all conversations and open one from the list.');
+    expect(await page.locator('.view-status, .timeline-section, .downloads, form.filters').count()).toBe(0);
+    expect(await page.locator('main').textContent()).not.toMatch(/0 events|live: new events|Could not load more events|Download/);
+    await expect(page.getByRole('link', { name: '← All conversations' }).count()).resolves.toBe(1);
+  });
+
+  it('shows From and Until examples that read as examples, not as a set value', async () => {
+    const page = await openSample();
+    for (const id of ['#filter-from', '#filter-until']) {
+      await expect(page.locator(id).inputValue()).resolves.toBe('');
+      await expect(page.locator(id).getAttribute('placeholder')).resolves.toMatch(/^e\.g\. /);
+    }
+  });
+});
+
+describe('what the list counts and the conversation shows', () => {
+  it('a conversation with stored events the contract does not describe says how many are withheld, why and where they are counted', async () => {
+    const { page } = await harness.open('/');
+    const row = page.locator(`.conversation-list li[data-conversation-id="${TODAYS_SAMPLE_ID}"]`);
+    await row.waitFor();
+    const stored = Number(/(\d+) events/.exec((await row.textContent()) ?? '')?.[1]);
+    const counted = await harness.client.countEvents(TODAYS_SAMPLE_ID, {});
+    if (!counted.ok) throw counted.error;
+    // The sample holds events of kinds the contract does not list, so the two numbers differ.
+    expect(stored).toBeGreaterThan(counted.count);
+
+    await row.locator('a').click();
+    const note = page.locator('.withheld-note:not([hidden])');
+    await note.waitFor();
+    await expect(note.textContent()).resolves.toContain(`${stored - counted.count} of the ${stored} stored events are not shown`);
+    await expect(note.textContent()).resolves.toContain('--serve-stored-events-unchanged');
+    await expect(note.textContent()).resolves.toContain('/health');
+    await page.locator('.view-status', { hasText: new RegExp(`^${counted.count} events · `) }).waitFor();
+  });
+
+  it('a conversation whose stored events are all served has no such note', async () => {
+    const page = await openSample();
+    await page.locator('.view-status', { hasText: /^320 events · / }).waitFor();
+    await expect(page.locator('.conversation-facts').textContent()).resolves.toContain('320 events stored');
+    expect(await page.locator('.withheld-note:not([hidden])').count()).toBe(0);
+  });
+});
+
+describe('recorded tool calls', () => {
+  it('head each action with what it does, not with its arguments repeated as JSON', async () => {
+    const { page } = await harness.open(`/?conversation=${RECORDED_SAMPLE_ID}&kind=ActionEvent`);
+    await page.locator('article.event').first().waitFor();
+    await scrollToEnd(page);
+    const headings = await page.locator('article.event .event-summary').allTextContents();
+    expect(headings.length).toBeGreaterThan(0);
+    for (const heading of headings) expect(heading).not.toMatch(/[{}]|\\"/);
+    expect(headings).toEqual(
+      expect.arrayContaining([
+        'terminal · $ echo hello from the terminal > greeting.txt && cat greeting.txt',
+        'task_tracker · plan: 2 tasks',
+        expect.stringMatching(/^file_editor · create \/.+\/notes\.md$/),
+        'think · Both files exist; the search index should find the word greeting.',
+      ]),
+    );
+    // The arguments themselves are still there, in the card's body.
+    await expect(page.locator('article.event .labelled-block').first().textContent()).resolves.toContain('"command"');
   });
 });
 
@@ -367,7 +435,7 @@ describe('session keys', () => {
   let keyed: ViewerHarness;
   beforeAll(async () => {
     keyed = await startViewerHarness({ sessionApiKeys: [KEY], withSampleData: true });
-  }, 60_000);
+  });
   afterAll(async () => {
     await keyed?.stop();
   });
