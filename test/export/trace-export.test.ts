@@ -202,7 +202,7 @@ describe('atif', () => {
         2,
         'agent',
         [{ tool_call_id: 'call_000002', function_name: 'think', arguments: { thought: 'I will print the key.' } }],
-        { results: [{ source_call_id: 'call_000002', content: 'OPENAI_API_KEY=[redacted]' }] },
+        { results: [{ source_call_id: 'call_000002', content: 'OPENAI_API_KEY=**********' }] },
       ],
       [
         3,

@@ -5,12 +5,12 @@
  */
 import type { Event, EventOfKind } from '../../contract';
 import { storedTimestampMicros } from '../../search';
-import { redactSecrets } from '../redact';
+import { maskCredentialText } from '../../secrets';
 import { observationText } from '../observation-text';
 
 /** The secret policy the other exports apply to what a person reads. */
 export function masked(text: string): string {
-  return redactSecrets(text);
+  return maskCredentialText(text);
 }
 
 /**
