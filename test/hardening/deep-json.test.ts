@@ -100,7 +100,7 @@ test('events nested 6,000 and 10,000 deep are served, exported in both formats a
     expect(zip.status).toBe(200);
     const entries = unzipWithPython(Buffer.from(await zip.arrayBuffer()));
     // A database holds no saved state it refused (docs/reference-behaviour.md, the trajectory download); a directory zips the file as it is.
-    const stateKept = id === DEEP_EVENTS || liveServerStoreKind() === 'directory';
+    const stateKept = id === DEEP_EVENTS || liveServerStoreKind() === 'sqlite';
     expect(entries.has(`${hexOf(id)}/base_state.json`)).toBe(stateKept);
     for (const [, bytes] of entries) expect(bytes.toString('utf8')).not.toContain('sk-deep-key-0001');
   }

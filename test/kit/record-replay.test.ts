@@ -186,6 +186,12 @@ describe('--replay', () => {
     expect(result.problem).toMatch(problem);
   });
 
+  it('a server that does not answer: cannot run, naming it', async () => {
+    const result = await runReplay({ file: harFile, baseUrl: 'http://127.0.0.1:9', document, timeoutMs: 2000 });
+    expect(result.outcome).toBe('cannot-run');
+    expect(result.problem).toMatch(/^Cannot reach the server \(.*\) at http:\/\/127\.0\.0\.1:9\/api\/.*\. Is it running\? Check --base-url\.$/);
+  });
+
   it('an entry without what replay needs is skipped, naming it; the others are replayed', async () => {
     const har = JSON.parse(readFileSync(harFile, 'utf8')) as { log: { entries: unknown[] } };
     har.log.entries.splice(1, 0, { request: { method: 'GET' }, response: { status: 200 } });

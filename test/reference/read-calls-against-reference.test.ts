@@ -20,7 +20,7 @@ import { RECORDED_SAMPLE } from '../../src/fixture';
 import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
-import { createDirectoryStore, type StoredEventMode } from '../../src/store';
+import { openDirectoryStore, type StoredEventMode } from '../../src/store';
 import { openTestSocket } from '../support/socket-client';
 
 jest.setTimeout(300_000);
@@ -50,7 +50,7 @@ function copyOfRecording(prefix: string): string {
 async function serveOurs(mode: StoredEventMode): Promise<Served> {
   const root = copyOfRecording(`ours-${mode}-`);
   const logger = createMemoryLogger();
-  const store = createDirectoryStore(root, { logger, storedEvents: mode });
+  const store = openDirectoryStore(root, { logger, storedEvents: mode });
   const app = createApp({ store, catalog: createDirectoryCatalog(root, logger), logger, validateResponses: mode === 'contract', sessionApiKeys: [] });
   const running = await listen(app, '127.0.0.1', 0);
   return {

@@ -88,6 +88,12 @@ export async function runReplay(options: ReplayOptions): Promise<RunResult> {
     const sentAt = Date.now();
     const sent = entry.method === 'GET' ? await transport.get(entry.target) : await transport.request(entry.method, entry.target);
     const title = `${entry.method} ${entry.target} (${operationId}) answers as recorded (${entry.status}) and as the contract says`;
+    if (!sent.ok && checks.length === 0) {
+      // Nothing answered the first request: the server, not the recording, is the problem.
+      result.outcome = 'cannot-run';
+      result.problem = `Cannot reach the server (${sent.failure.message}) at ${sent.failure.url}. Is it running? Check --base-url.`;
+      return finish();
+    }
     if (!sent.ok) {
       checks.push(
         toResult(
