@@ -5,6 +5,7 @@
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import { packageVersion } from '../package-info';
+import { MASKED_SECRET, isCredentialHeader, isCredentialQueryParameter } from '../secrets';
 
 export interface HarHeader {
   name: string;
@@ -45,17 +46,11 @@ export interface HarLog {
   log: { version: '1.2'; creator: { name: string; version: string }; entries: HarEntry[] };
 }
 
-/**
- * Headers whose value is a credential. Written as `[masked]`: a recording is shared and
- * committed, a key in it would leak. (A local rule for now; the project's secret policy is
- * where it belongs once there is one.)
- */
-const SECRET_HEADERS = new Set(['x-session-api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
-const SECRET_QUERY = /^(session_api_key|api_key|access_token|token)$/i;
-export const MASKED = '[masked]';
+/** What stands for a credential's value in a recording: the secret policy's mask (src/secrets). */
+export const MASKED = MASKED_SECRET;
 
 export function maskHeaders(headers: readonly HarHeader[]): HarHeader[] {
-  return headers.map((header) => (SECRET_HEADERS.has(header.name.toLowerCase()) ? { name: header.name, value: MASKED } : header));
+  return headers.map((header) => (isCredentialHeader(header.name) ? { name: header.name, value: MASKED } : header));
 }
 
 /** A path and query with the secret query values masked. */
@@ -63,7 +58,7 @@ export function maskTarget(target: string): string {
   const url = new URL(target, 'http://har.invalid');
   let masked = false;
   for (const name of [...url.searchParams.keys()])
-    if (SECRET_QUERY.test(name)) {
+    if (isCredentialQueryParameter(name)) {
       url.searchParams.set(name, MASKED);
       masked = true;
     }

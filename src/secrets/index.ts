@@ -4,3 +4,4 @@ export { KnownSecrets, MASKED_SECRET, knownSecretsOf, mayHoldSecrets, maskSecret
 export { maskCredentialText, maskSecretText } from './credential-text';
 export type { CopyOptions } from './secret-policy';
 export { RECENT_KNOWN_SECRETS, type RecentKnownSecretsOptions, recentKnownSecrets } from './recent-known-secrets';
+export { isCredentialHeader, isCredentialQueryParameter } from './request-credentials';

@@ -1,12 +1,13 @@
 import { parseUuid } from '../request-value';
 /**
  * From the contract's query parameters, already validated, to the search's criteria, with
- * the seed's defaults (section 4.1: limit 100, ascending). Ids and timestamps are not parsed
+ * the contract's defaults. Ids and timestamps are not parsed
  * here again: they come as the request path read them once (parsed-values.ts).
  */
 import type { CountQuery, SearchPath, SearchQuery } from '../contract';
 import { type EventFilters, type SearchCriteria, kindOfFilterValue } from '../search';
 import type { ParsedValues } from './parsed-values';
+import { queryDefault } from './query-defaults';
 
 const GTE = 'timestamp__gte' satisfies keyof CountQuery;
 const LT = 'timestamp__lt' satisfies keyof CountQuery;
@@ -27,7 +28,11 @@ export function eventFiltersOf(query: CountQuery & { text?: string | null }, par
 }
 
 export function searchCriteriaOf(query: SearchQuery, parsed: ParsedValues): SearchCriteria {
-  const criteria: SearchCriteria = { ...eventFiltersOf(query, parsed), limit: query.limit ?? 100, sortOrder: query.sort_order ?? 'TIMESTAMP' };
+  const criteria: SearchCriteria = {
+    ...eventFiltersOf(query, parsed),
+    limit: query.limit ?? queryDefault('searchConversationEvents', 'limit'),
+    sortOrder: query.sort_order ?? queryDefault('searchConversationEvents', 'sort_order'),
+  };
   if (typeof query.page_id === 'string') criteria.pageId = query.page_id;
   return criteria;
 }

@@ -15,6 +15,7 @@ import type { EventStore } from '../store/event-store';
 import { conversationHex, eventFiltersOf, searchCriteriaOf, validatedUuidHex } from './criteria';
 import { agentFinalResponse } from './agent-final-response';
 import { eventPageBody } from './event-page';
+import { queryDefault } from './query-defaults';
 import { type OperationHandlers, SerializedJson, StreamedFile } from './operations';
 import { storedEventPageBody } from './stored-event-page';
 import { decodeCursor, encodeCursor } from './stored-events-cursor';
@@ -92,8 +93,12 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
     },
 
     async searchStoredEvents({ query, parsed }) {
-      const order = query.sort_order ?? 'TIMESTAMP';
-      const criteria: CrossSearchCriteria = { ...eventFiltersOf(query, parsed), sortOrder: order, limit: query.limit ?? 100 };
+      const order = query.sort_order ?? queryDefault('searchStoredEvents', 'sort_order');
+      const criteria: CrossSearchCriteria = {
+        ...eventFiltersOf(query, parsed),
+        sortOrder: order,
+        limit: query.limit ?? queryDefault('searchStoredEvents', 'limit'),
+      };
       // As in the search of one conversation, a page_id that names nothing starts the walk again.
       const cursor = typeof query.page_id === 'string' ? decodeCursor(order, query.page_id) : undefined;
       if (cursor?.ok) criteria.after = cursor.key;
@@ -114,7 +119,7 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const events = await store.exportEvents(hex);
       if (!events) return conversationNotFound(hex);
       const title = (await store.listConversations()).find((summary) => summary.hex === hex)?.title ?? null;
-      const format = query.format ?? 'jsonl';
+      const format = query.format ?? queryDefault('exportStoredConversation', 'format');
       const info = format === 'otlp' || format === 'atif' ? await catalog.get(hex, false) : undefined;
       const file = conversationExport(format, { conversationId: hyphenate(hex), title, info }, events, await knownSecrets(hex));
       const whole = async () => (await store.count(hex, {})) !== undefined;
@@ -124,9 +129,9 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
     async searchConversations({ query }) {
       const page = await catalog.search({
         status: query.status,
-        sortOrder: query.sort_order ?? 'CREATED_AT_DESC',
+        sortOrder: query.sort_order ?? queryDefault('searchConversations', 'sort_order'),
         pageId: typeof query.page_id === 'string' ? query.page_id : undefined,
-        limit: query.limit ?? 100,
+        limit: query.limit ?? queryDefault('searchConversations', 'limit'),
         includeSkills: query.include_skills === true,
       });
       return { status: 200, body: { items: page.items, next_page_id: page.nextPageId } };
