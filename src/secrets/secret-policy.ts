@@ -66,6 +66,8 @@ enum Scope {
   Open,
   /** Every non-empty string masked. */
   Secret,
+  /** As Secret, under a map of secrets (`env`, `headers`), which also holds ordinary values (`Accept: application/json`). */
+  Holder,
   /** Under the secret registry's sources: every string but a source's `kind` and `description`. */
   Sources,
 }
@@ -92,13 +94,16 @@ export class KnownSecrets {
 }
 
 /**
- * The secrets a saved state (`base_state.json`) holds in clear: every string the policy
- * masks in it, except ciphertext (its clear value is unknown without the server's key).
+ * The secrets a saved state (`base_state.json`) holds in clear: the strings of its secret
+ * fields and the registry's secret values. Not ciphertext (its clear value is unknown without
+ * the server's key), nor the values of an `env` or `headers` map, nor a lookup's URL: those
+ * are masked where they are, but they also hold ordinary text that masking everywhere would garble.
  */
 export function knownSecretsOf(state: unknown): KnownSecrets {
   const found: string[] = [];
   walk(state, undefined, (text, scope, field) => {
-    if (isMasked(text, scope, field) && !text.startsWith(ENCRYPTED_VALUE_PREFIX)) found.push(text);
+    const secret = scope === Scope.Secret || (scope === Scope.Sources && field === CREDENTIAL_VALUE);
+    if (secret && isMasked(text, scope, field) && !text.startsWith(ENCRYPTED_VALUE_PREFIX)) found.push(text);
     return text;
   });
   return new KnownSecrets(found);
@@ -142,13 +147,14 @@ export const ENCRYPTED_RUN = /gAAAAA[A-Za-z0-9_=-]{10,}/g;
 
 function isMasked(text: string, scope: Scope, field: string | undefined): boolean {
   if (text === '' || text === MASKED_SECRET) return false;
-  if (scope === Scope.Secret) return true;
+  if (scope === Scope.Secret || scope === Scope.Holder) return true;
   if (scope === Scope.Sources) return field === undefined || !SOURCE_NAMES.has(field);
   return text.startsWith(ENCRYPTED_VALUE_PREFIX);
 }
 
 function scopeOf(parent: Scope, field: string, credential: boolean): Scope {
   if (parent !== Scope.Open) return parent;
+  if (HOLDER_FIELDS.has(field)) return Scope.Holder;
   if (SECRET_FIELDS.has(field) || (credential && field === CREDENTIAL_VALUE)) return Scope.Secret;
   if (field === SECRET_SOURCES) return Scope.Sources;
   return Scope.Open;
