@@ -1,3 +1,4 @@
+import { looksSecret } from '../secrets';
 import type { ValidationError } from '../contract';
 import { parseFilterTimestamp } from '../search/timestamps';
 import { parseUuid } from '../search/uuid';
@@ -117,12 +118,4 @@ function describeInvalidInteger(parameter: ParameterSpec, raw: string, loc: (str
 
 function listInWords(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
-}
-
-const SECRET_NAME = /key|token|secret|password|passwd|auth|credential|session/i;
-const SECRET_VALUE = /^(sk|pk|rk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{8,}|^Bearer\s/;
-
-/** The reference strips secrets from `input`; we do not echo a value that looks like one. */
-export function looksSecret(name: string, value: string): boolean {
-  return SECRET_NAME.test(name) || SECRET_VALUE.test(value);
 }
