@@ -115,14 +115,19 @@ test('an event with nothing to mask is served byte for byte as stored', async ()
   expect(single.text).toBe(readFileSync(path.join(eventsDirectory, file), 'utf8'));
 });
 
-test('the socket masks its full state and every resent event', async () => {
+test('the socket masks its full state, every resent event and every live one', async () => {
   const socket = openTestSocket(socketUrl(server.url, ID, 'resend_mode=all'));
-  const frames = await socket.framesArrived(4);
+  await socket.framesArrived(4);
+  // Appended while the socket is open: the agent echoes the registry's token once more.
+  const live = observation({ id: eventId(4), timestamp: '2026-11-01T10:00:04.000000' }, `token is ${STATE_SECRETS.registryValue}`);
+  writeFileSync(path.join(server.root, HEX, 'events', `event-00003-${eventId(4)}.json`), JSON.stringify(live));
+  const frames = await socket.framesArrived(5);
   socket.ws.close();
   for (const frame of frames) expectNoSecret('socket frame', frame);
   const fullState = JSON.parse(frames[0]!);
   expect(fullState.value.agent.llm.api_key).toBe(MASK);
   expect(JSON.parse(frames[2]!)).toMatchObject({ value: { llm: { api_key: MASK } } });
+  expect(JSON.parse(frames[4]!)).toMatchObject({ id: eventId(4), observation: { content: [{ text: `token is ${MASK}` }] } });
 });
 
 test('the catalog masks every secret field of the saved state, keeping what names the registry entries', async () => {
