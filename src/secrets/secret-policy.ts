@@ -85,6 +85,26 @@ export class KnownSecrets {
     );
   }
 
+  private readonly patterns: (RegExp | undefined)[] = [undefined, undefined];
+
+  /**
+   * What in stored JSON bytes, read as latin1 (one character a byte), may be something the
+   * policy masks: one expression, so the bytes are scanned once (see mayHoldSecrets).
+   */
+  bytePattern(includingProviderCiphertext: boolean): RegExp {
+    const slot = includingProviderCiphertext ? 1 : 0;
+    this.patterns[slot] ??= new RegExp(
+      [
+        `"(?:${[...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK].join('|')})"`,
+        // An escape could spell any name or value.
+        '\\\\u',
+        includingProviderCiphertext ? ENCRYPTED_VALUE_PREFIX : `(?<!"${PROVIDER_CIPHERTEXT}":")${ENCRYPTED_VALUE_PREFIX}`,
+        ...this.values.map((value) => escapeRegExp(Buffer.from(jsonEscaped(value), 'utf8').toString('latin1'))),
+      ].join('|'),
+    );
+    return this.patterns[slot]!;
+  }
+
   /** `text` with every known value masked. */
   maskIn(text: string): string {
     let result = text;
@@ -215,25 +235,13 @@ function setMember(into: Record<string, unknown> | unknown[], key: string | numb
  * of them. When not, the bytes are served as stored, without being parsed.
  */
 export function mayHoldSecrets(json: Buffer, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): boolean {
-  for (const needle of FIELD_NEEDLES) if (json.includes(needle)) return true;
-  for (const value of known.values) if (json.includes(jsonEscaped(value))) return true;
-  return holdsCiphertext(json, options.maskProviderCiphertext === true);
+  // A latin1 view is a plain copy of the bytes, and one expression scans it once: many searches of the buffer cost more than a parse.
+  return known.bytePattern(options.maskProviderCiphertext === true).test(json.toString('latin1'));
 }
 
-/** Whether a Fernet token appears anywhere but as a provider's ciphertext (when that is kept). */
-function holdsCiphertext(json: Buffer, includingProviders: boolean): boolean {
-  for (let at = json.indexOf(ENCRYPTED_NEEDLE); at !== -1; at = json.indexOf(ENCRYPTED_NEEDLE, at + 1)) {
-    if (includingProviders || at < PROVIDER_NEEDLE.length || !json.subarray(at - PROVIDER_NEEDLE.length, at).equals(PROVIDER_NEEDLE)) return true;
-  }
-  return false;
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-
-const FIELD_NEEDLES: readonly Buffer[] = [...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK]
-  .map((field) => Buffer.from(`"${field}"`))
-  .concat([Buffer.from('\\u')]);
-const ENCRYPTED_NEEDLE = Buffer.from(ENCRYPTED_VALUE_PREFIX);
-/** A provider's ciphertext as the agent SDK stores it (compact JSON). */
-const PROVIDER_NEEDLE = Buffer.from(`"${PROVIDER_CIPHERTEXT}":"`);
 
 function jsonEscaped(value: string): string {
   return JSON.stringify(value).slice(1, -1);
