@@ -34,11 +34,13 @@ export function servedState(baseState: JsonObject): JsonObject {
 }
 
 export function composeConversationInfo(baseState: JsonObject, meta: JsonObject, options: CompositionOptions): ConversationInfo {
-  const info: JsonObject = servedState(baseState);
+  const known = knownSecretsOf(baseState);
+  const info: JsonObject = maskSecrets(baseState, known);
   for (const [field, absent] of META_FIELDS) {
     const value = meta[field];
     // The times are datetimes to the reference, never null: a meta.json holding null for one has no time to give.
-    if (value !== undefined && !(absent === undefined && typeof value !== 'string')) info[field] = value;
+    // The metadata passes through the policy too: an agent profile it names may carry a key.
+    if (value !== undefined && !(absent === undefined && typeof value !== 'string')) info[field] = maskSecrets(value, known);
     else if (absent !== undefined) info[field] = structuredClone(absent);
   }
   info['sub_conversation_ids'] = options.subConversationIds;

@@ -191,6 +191,8 @@ async function serveSocket(
     closeSocket(ws, CLOSE.internalError, "Live events are not available from this server's store");
     return;
   }
+  // Looked up before the feed, so that nothing waits between finding the feed and subscribing to it.
+  const known = await options.catalog.knownSecrets(parsed.hex);
   const feed = await feeds.feedFor(parsed.hex);
   if (!feed) {
     closeSocket(ws, CLOSE.conversationNotFound, 'Conversation not found');
@@ -200,7 +202,7 @@ async function serveSocket(
     closeSocket(ws, CLOSE.tryAgainLater, 'Too many connections for this conversation');
     return;
   }
-  const subscriber = new SocketSubscriber(ws, options.logger, parsed.hex, limits, await options.catalog.knownSecrets(parsed.hex));
+  const subscriber = new SocketSubscriber(ws, options.logger, parsed.hex, limits, known);
   const subscribedAt = feed.subscribe(subscriber);
   // The client may have gone while the conversation was looked up: then no close event is to come.
   if (ws.readyState !== WebSocket.OPEN) {

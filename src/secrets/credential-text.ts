@@ -49,3 +49,15 @@ const SECRET_MEMBER = new RegExp(
 );
 const SECRET_HOLDER = new RegExp(String.raw`"(?:${[...HOLDER_FIELDS].join('|')})"\s*:\s*\{[^{}]*\}`, 'g');
 const STRING_MEMBER = new RegExp(String.raw`(:\s*)${JSON_STRING}`, 'g');
+
+const SECRET_NAME = /key|token|secret|password|passwd|auth|credential|session/i;
+const SECRET_VALUE = /^(sk|pk|rk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{8,}|^Bearer\s/;
+
+/**
+ * Whether a request value must not be echoed in an error (a 422's `input`): its parameter's
+ * name says it holds a secret, or it starts like a key. The reference strips secrets from
+ * `input`; this errs on the side of leaving a value out.
+ */
+export function looksSecret(name: string, value: string): boolean {
+  return SECRET_NAME.test(name) || SECRET_VALUE.test(value);
+}

@@ -1,7 +1,12 @@
-/** The one secret policy (secret-policy.ts) and its application to stored JSON bytes (masked-json.ts). */
+/**
+ * The one secret policy: what is masked (secret-policy.ts), applied to stored JSON bytes
+ * (masked-json.ts), to text that is not parsed and to text shaped like a credential
+ * (credential-text.ts), and the known secrets of a conversation as the server looks them up
+ * per request (recent-known-secrets.ts).
+ */
 export { maskedJson, maskedJsonItems } from './masked-json';
 export { KnownSecrets, MASKED_SECRET, knownSecretsOf, mayHoldSecrets, maskSecrets, maskedCopy } from './secret-policy';
-export { maskCredentialText, maskSecretText } from './credential-text';
+export { looksSecret, maskCredentialText, maskSecretText } from './credential-text';
 export type { CopyOptions } from './secret-policy';
 export { RECENT_KNOWN_SECRETS, type RecentKnownSecretsOptions, recentKnownSecrets } from './recent-known-secrets';
 export { isCredentialHeader, isCredentialQueryParameter } from './request-credentials';

@@ -66,6 +66,8 @@ enum Scope {
   Open,
   /** Every non-empty string masked. */
   Secret,
+  /** As Secret, under a map of secrets (`env`, `headers`), which also holds ordinary values (`Accept: application/json`). */
+  Holder,
   /** Under the secret registry's sources: every string but a source's `kind` and `description`. */
   Sources,
 }
@@ -83,6 +85,26 @@ export class KnownSecrets {
     );
   }
 
+  private readonly patterns: (RegExp | undefined)[] = [undefined, undefined];
+
+  /**
+   * What in stored JSON bytes, read as latin1 (one character a byte), may be something the
+   * policy masks: one expression, so the bytes are scanned once (see mayHoldSecrets).
+   */
+  bytePattern(includingProviderCiphertext: boolean): RegExp {
+    const slot = includingProviderCiphertext ? 1 : 0;
+    this.patterns[slot] ??= new RegExp(
+      [
+        `"(?:${[...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK].join('|')})"`,
+        // An escape could spell any name or value.
+        '\\\\u',
+        includingProviderCiphertext ? ENCRYPTED_VALUE_PREFIX : `(?<!"${PROVIDER_CIPHERTEXT}":")${ENCRYPTED_VALUE_PREFIX}`,
+        ...this.values.map((value) => escapeRegExp(Buffer.from(jsonEscaped(value), 'utf8').toString('latin1'))),
+      ].join('|'),
+    );
+    return this.patterns[slot]!;
+  }
+
   /** `text` with every known value masked. */
   maskIn(text: string): string {
     let result = text;
@@ -92,13 +114,16 @@ export class KnownSecrets {
 }
 
 /**
- * The secrets a saved state (`base_state.json`) holds in clear: every string the policy
- * masks in it, except ciphertext (its clear value is unknown without the server's key).
+ * The secrets a saved state (`base_state.json`) holds in clear: the strings of its secret
+ * fields and the registry's secret values. Not ciphertext (its clear value is unknown without
+ * the server's key), nor the values of an `env` or `headers` map, nor a lookup's URL: those
+ * are masked where they are, but they also hold ordinary text that masking everywhere would garble.
  */
 export function knownSecretsOf(state: unknown): KnownSecrets {
   const found: string[] = [];
   walk(state, undefined, (text, scope, field) => {
-    if (isMasked(text, scope, field) && !text.startsWith(ENCRYPTED_VALUE_PREFIX)) found.push(text);
+    const secret = scope === Scope.Secret || (scope === Scope.Sources && field === CREDENTIAL_VALUE);
+    if (secret && isMasked(text, scope, field) && !text.startsWith(ENCRYPTED_VALUE_PREFIX)) found.push(text);
     return text;
   });
   return new KnownSecrets(found);
@@ -142,13 +167,14 @@ export const ENCRYPTED_RUN = /gAAAAA[A-Za-z0-9_=-]{10,}/g;
 
 function isMasked(text: string, scope: Scope, field: string | undefined): boolean {
   if (text === '' || text === MASKED_SECRET) return false;
-  if (scope === Scope.Secret) return true;
+  if (scope === Scope.Secret || scope === Scope.Holder) return true;
   if (scope === Scope.Sources) return field === undefined || !SOURCE_NAMES.has(field);
   return text.startsWith(ENCRYPTED_VALUE_PREFIX);
 }
 
 function scopeOf(parent: Scope, field: string, credential: boolean): Scope {
   if (parent !== Scope.Open) return parent;
+  if (HOLDER_FIELDS.has(field)) return Scope.Holder;
   if (SECRET_FIELDS.has(field) || (credential && field === CREDENTIAL_VALUE)) return Scope.Secret;
   if (field === SECRET_SOURCES) return Scope.Sources;
   return Scope.Open;
@@ -209,25 +235,13 @@ function setMember(into: Record<string, unknown> | unknown[], key: string | numb
  * of them. When not, the bytes are served as stored, without being parsed.
  */
 export function mayHoldSecrets(json: Buffer, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): boolean {
-  for (const needle of FIELD_NEEDLES) if (json.includes(needle)) return true;
-  for (const value of known.values) if (json.includes(jsonEscaped(value))) return true;
-  return holdsCiphertext(json, options.maskProviderCiphertext === true);
+  // A latin1 view is a plain copy of the bytes, and one expression scans it once: many searches of the buffer cost more than a parse.
+  return known.bytePattern(options.maskProviderCiphertext === true).test(json.toString('latin1'));
 }
 
-/** Whether a Fernet token appears anywhere but as a provider's ciphertext (when that is kept). */
-function holdsCiphertext(json: Buffer, includingProviders: boolean): boolean {
-  for (let at = json.indexOf(ENCRYPTED_NEEDLE); at !== -1; at = json.indexOf(ENCRYPTED_NEEDLE, at + 1)) {
-    if (includingProviders || at < PROVIDER_NEEDLE.length || !json.subarray(at - PROVIDER_NEEDLE.length, at).equals(PROVIDER_NEEDLE)) return true;
-  }
-  return false;
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-
-const FIELD_NEEDLES: readonly Buffer[] = [...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK]
-  .map((field) => Buffer.from(`"${field}"`))
-  .concat([Buffer.from('\\u')]);
-const ENCRYPTED_NEEDLE = Buffer.from(ENCRYPTED_VALUE_PREFIX);
-/** A provider's ciphertext as the agent SDK stores it (compact JSON). */
-const PROVIDER_NEEDLE = Buffer.from(`"${PROVIDER_CIPHERTEXT}":"`);
 
 function jsonEscaped(value: string): string {
   return JSON.stringify(value).slice(1, -1);

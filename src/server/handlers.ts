@@ -22,6 +22,8 @@ import { decodeCursor, encodeCursor } from './stored-events-cursor';
 
 export function operationHandlers(store: EventStore, catalog: ConversationCatalog): OperationHandlers {
   const knownSecrets = recentKnownSecrets((hex) => catalog.knownSecrets(hex));
+  // Asked once a download has been read to its end: cheap for a store that holds the conversation.
+  const stillStored = async (hex: string) => (await store.count(hex, {})) !== undefined;
   return {
     async searchConversationEvents({ query, parsed }) {
       const hex = conversationHex(parsed);
@@ -122,8 +124,7 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const format = query.format ?? queryDefault('exportStoredConversation', 'format');
       const info = format === 'otlp' || format === 'atif' ? await catalog.get(hex, false) : undefined;
       const file = conversationExport(format, { conversationId: hyphenate(hex), title, info }, events, await knownSecrets(hex));
-      const whole = async () => (await store.count(hex, {})) !== undefined;
-      return { status: 200, body: new StreamedFile(file.contentType, file.fileName, endingWhole(file.chunks, hex, whole)) };
+      return { status: 200, body: new StreamedFile(file.contentType, file.fileName, endingWhole(file.chunks, hex, stillStored)) };
     },
 
     async searchConversations({ query }) {
@@ -159,8 +160,9 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const files = await catalog.files(hex);
       if (!files) return { status: 404, body: { detail: 'Conversation not found' } };
       const archive = trajectoryArchive(hex, files, await knownSecrets(hex));
-      const whole = async () => (await catalog.files(hex)) !== undefined;
-      return { status: 200, body: new StreamedFile('application/octet-stream', `${hex}.zip`, endingWhole(archive, hex, whole)) };
+      // The catalog's own look, as the archive is of what it lists (a conversation may have files and no events).
+      const stillListed = async () => (await catalog.files(hex)) !== undefined;
+      return { status: 200, body: new StreamedFile('application/octet-stream', `${hex}.zip`, endingWhole(archive, hex, stillListed)) };
     },
   };
 }
@@ -169,11 +171,11 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
  * A file's chunks, and at their end a look that the conversation is still there: a store
  * whose conversation is removed while it is read may simply run out of events, and a file
  * that ends then would look whole. When it is gone the stream fails instead, and the
- * response is cut (send-result.ts), so the client sees an incomplete transfer.
+ * response is cut (the error path, errors.ts), so the client sees an incomplete transfer.
  */
-async function* endingWhole(chunks: AsyncIterable<Buffer>, hex: string, stillThere: () => Promise<boolean>): AsyncGenerator<Buffer> {
+async function* endingWhole(chunks: AsyncIterable<Buffer>, hex: string, stillThere: (hex: string) => Promise<boolean>): AsyncGenerator<Buffer> {
   yield* chunks;
-  if (!(await stillThere())) throw new Error(`The conversation ${hyphenate(hex)} was removed while it was being downloaded`);
+  if (!(await stillThere(hex))) throw new Error(`The conversation ${hyphenate(hex)} was removed while it was being downloaded`);
 }
 
 const OPEN = Buffer.from('[');

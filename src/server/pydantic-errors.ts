@@ -1,3 +1,4 @@
+import { looksSecret } from '../secrets';
 import type { ValidationError } from '../contract';
 import { BOOLEAN_PARSING_MESSAGE, parseFilterTimestamp, parseEnum, parseInteger, parseUuid } from '../request-value';
 import type { ParameterSpec } from './parameters';
@@ -85,12 +86,4 @@ function describeInvalidInteger(parameter: ParameterSpec, raw: string, loc: (str
     return { type: 'less_than_equal', loc, msg: `Input should be less than or equal to ${maximum}`, ...input, ctx: { le: maximum } };
   }
   return { type: 'int_parsing', loc, msg: 'Input should be a valid integer', ...input };
-}
-
-const SECRET_NAME = /key|token|secret|password|passwd|auth|credential|session/i;
-const SECRET_VALUE = /^(sk|pk|rk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{8,}|^Bearer\s/;
-
-/** The reference strips secrets from `input`; we do not echo a value that looks like one. */
-export function looksSecret(name: string, value: string): boolean {
-  return SECRET_NAME.test(name) || SECRET_VALUE.test(value);
 }

@@ -1,7 +1,7 @@
 /**
- * Memory per download does not grow with the largest event: eight concurrent Markdown
- * exports of a conversation holding one 50 MB event, against the real server process,
- * measured by its peak resident memory (VmHWM). They used to peak at 1.9 GB.
+ * Memory per download does not grow with the largest event: concurrent Markdown exports of
+ * a conversation holding one very large event, against the real server process, measured by
+ * its peak resident memory (VmHWM). docs/hardening.md has what they peaked at before.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

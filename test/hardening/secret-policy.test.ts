@@ -35,7 +35,9 @@ const STATE_SECRETS = {
 /** Held only by events: a key in a stored state update, and a Fernet token in a tool's output. */
 const EVENT_KEY = 'sk-event-state-key-0003';
 const EVENT_CIPHERTEXT = 'gAAAAABevent-ciphertext-0004';
-const ALL_SECRETS = [...Object.values(STATE_SECRETS), EVENT_KEY, EVENT_CIPHERTEXT];
+/** Held by meta.json, which the catalog lays over the state: a client tool's headers. */
+const META_SECRET = 'meta-tool-token-0005';
+const ALL_SECRETS = [...Object.values(STATE_SECRETS), EVENT_KEY, EVENT_CIPHERTEXT, META_SECRET];
 
 const PLAIN_EVENT = message({ id: eventId(1), timestamp: '2026-11-01T10:00:01.000000', source: 'user' }, { text: ['Deploy it.'] });
 const KEY_UPDATE = stateUpdate({ id: eventId(2), timestamp: '2026-11-01T10:00:02.000000' }, 'agent', {
@@ -72,6 +74,10 @@ beforeAll(async () => {
     LOOKUP: { kind: 'LookupSecret', url: 'https://secrets.example/v1', headers: { Authorization: STATE_SECRETS.lookupHeader } },
   };
   writeFileSync(stateFile, JSON.stringify(state, null, 2));
+  const metaFile = path.join(server.root, HEX, 'meta.json');
+  const meta = JSON.parse(readFileSync(metaFile, 'utf8'));
+  meta.client_tools = [{ name: 'deploy', url: 'https://deploy.example', headers: { Authorization: META_SECRET } }];
+  writeFileSync(metaFile, JSON.stringify(meta));
 });
 
 afterAll(() => server.stop());
@@ -109,14 +115,19 @@ test('an event with nothing to mask is served byte for byte as stored', async ()
   expect(single.text).toBe(readFileSync(path.join(eventsDirectory, file), 'utf8'));
 });
 
-test('the socket masks its full state and every resent event', async () => {
+test('the socket masks its full state, every resent event and every live one', async () => {
   const socket = openTestSocket(socketUrl(server.url, ID, 'resend_mode=all'));
-  const frames = await socket.framesArrived(4);
+  await socket.framesArrived(4);
+  // Appended while the socket is open: the agent echoes the registry's token once more.
+  const live = observation({ id: eventId(4), timestamp: '2026-11-01T10:00:04.000000' }, `token is ${STATE_SECRETS.registryValue}`);
+  writeFileSync(path.join(server.root, HEX, 'events', `event-00003-${eventId(4)}.json`), JSON.stringify(live));
+  const frames = await socket.framesArrived(5);
   socket.ws.close();
   for (const frame of frames) expectNoSecret('socket frame', frame);
   const fullState = JSON.parse(frames[0]!);
   expect(fullState.value.agent.llm.api_key).toBe(MASK);
   expect(JSON.parse(frames[2]!)).toMatchObject({ value: { llm: { api_key: MASK } } });
+  expect(JSON.parse(frames[4]!)).toMatchObject({ id: eventId(4), observation: { content: [{ text: `token is ${MASK}` }] } });
 });
 
 test('the catalog masks every secret field of the saved state, keeping what names the registry entries', async () => {
@@ -137,6 +148,7 @@ test('the catalog masks every secret field of the saved state, keeping what name
         oauth: { auth: { client_id: 'app', client_secret: MASK, access_token: MASK } },
       },
     },
+    client_tools: [{ name: 'deploy', headers: { Authorization: MASK } }],
     secret_registry: {
       secret_sources: {
         GITHUB_TOKEN: { kind: 'StaticSecret', value: MASK, description: 'GitHub' },

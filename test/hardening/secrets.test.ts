@@ -2,7 +2,7 @@
  * What must never be written out (seed section 2.3; docs/reference-behaviour.md, "Search"): the
  * `encrypted_content` of a reasoning item never reaches a log line, whether its event is
  * served, skipped as invalid or unreadable, or a request around it fails; and a 422 never
- * echoes a value that looks like a key (`looksSecret` in src/server/pydantic-errors.ts).
+ * echoes a value that looks like a key (`looksSecret` in src/secrets/credential-text.ts).
  * Session keys in logs and bodies are covered over the real CLI in cli-session-keys.test.ts.
  */
 import { rmSync, symlinkSync, writeFileSync } from 'node:fs';

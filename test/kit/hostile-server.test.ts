@@ -1,5 +1,5 @@
 /**
- * The kit pointed at a hostile server, as the command line runs it: a page nested 5,000 deep,
+ * The kit pointed at a hostile server, as the command line runs it: a page nested thousands deep,
  * an endless 200, a socket frame larger than the kit reads. Each ends as a report with the
  * cap or the depth as a finding (exit 1), never as "a bug in the kit" (exit 2), and the kit's
  * memory stays bounded by its caps.
