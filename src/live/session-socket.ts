@@ -102,8 +102,8 @@ export async function serveSessionSocket(
   ws.once('close', () => feed.unsubscribe(subscriber));
   inbound.answerWith((frame) => subscriber.answerInbound(frame));
   const fullState = fullStateFrame(await options.catalog.state(asked.hex));
-  const stored = await options.feed.appendedAfter(asked.hex, Number.POSITIVE_INFINITY, 0);
-  const throughSeq = stored && stored.lastPosition >= 0 ? stored.lastPosition : undefined;
+  const stored = await options.feed.storedAfter(asked.hex, Number.POSITIVE_INFINITY, 0);
+  const throughSeq = stored && stored.lastStorageIndex >= 0 ? stored.lastStorageIndex : undefined;
   await subscriber.send({ type: 'sync', fromSeq: asked.afterSeq?.digits, throughSeq });
   const replayed = asked.afterSeq !== undefined && throughSeq !== undefined;
   if (replayed) await subscriber.replay(options.feed, asked.hex, Math.max(asked.afterSeq!.value, -1), throughSeq!);
@@ -136,7 +136,7 @@ class SessionSubscriber implements FeedSubscriber {
       if (this.bufferedBytes > this.limits.maxQueuedBytes) this.cutOff();
       return;
     }
-    void this.send({ type: 'durable', seq: event.position, event: event.json });
+    void this.send({ type: 'durable', seq: event.storageIndex, event: event.json });
   }
 
   /** Resolves once the frame has left for the network (or the socket closed). */
@@ -152,13 +152,13 @@ class SessionSubscriber implements FeedSubscriber {
   async replay(feed: EventFeed, hex: string, after: number, through: number): Promise<void> {
     let position = after;
     while (position < through && this.ws.readyState === WebSocket.OPEN) {
-      const page = await feed.appendedAfter(hex, position, REPLAY_PAGE);
-      const events = (page?.events ?? []).filter((event) => event.position <= through);
+      const page = await feed.storedAfter(hex, position, REPLAY_PAGE);
+      const events = (page?.events ?? []).filter((event) => event.storageIndex <= through);
       if (events.length === 0) return;
       let last: Promise<void> = Promise.resolve();
-      for (const event of events) last = this.send({ type: 'durable', seq: event.position, event: event.json });
+      for (const event of events) last = this.send({ type: 'durable', seq: event.storageIndex, event: event.json });
       await this.flushedWithin(last, this.limits.resendPageTimeoutMs);
-      position = events[events.length - 1]!.position;
+      position = events[events.length - 1]!.storageIndex;
     }
   }
 
@@ -169,8 +169,8 @@ class SessionSubscriber implements FeedSubscriber {
     this.bufferedBytes = 0;
     void this.send({ type: 'transient', event: fullState });
     for (const event of waiting) {
-      if (replayedThrough !== undefined && event.position <= replayedThrough) continue;
-      void this.send({ type: 'durable', seq: event.position, event: event.json });
+      if (replayedThrough !== undefined && event.storageIndex <= replayedThrough) continue;
+      void this.send({ type: 'durable', seq: event.storageIndex, event: event.json });
     }
   }
 

@@ -66,6 +66,8 @@ export interface StoredHitPage {
 /** One stored event as the event socket sends it: its own bytes, and where it stands in append order. */
 export interface FeedEvent {
   position: number;
+  /** Its 0-based place among the conversation's stored events, the number in its file name: the session socket's `seq`. */
+  storageIndex: number;
   id: string;
   json: Buffer;
 }
@@ -79,6 +81,8 @@ export interface EventFeed {
   searchEach(conversationHex: string, criteria: SearchCriteria): Promise<{ events: FeedEvent[]; nextPageId: string | null } | undefined>;
   /** Up to `limit` events at positions after `position`, in append order, and the highest position stored. */
   appendedAfter(conversationHex: string, position: number, limit: number): Promise<{ events: FeedEvent[]; lastPosition: number } | undefined>;
+  /** Up to `limit` events at storage indexes after `storageIndex`, in storage order, and the highest storage index (-1: none). */
+  storedAfter(conversationHex: string, storageIndex: number, limit: number): Promise<{ events: FeedEvent[]; lastStorageIndex: number } | undefined>;
 }
 
 /**

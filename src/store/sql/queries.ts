@@ -77,7 +77,7 @@ export function pageStatement(
     const comparison = order === 'DESC' ? '<=' : '>=';
     conditions.push(`(e.sort_micros, e.position) ${comparison} (${parameters.bigint(cursor.sortMicros)}, ${parameters.bigint(cursor.position)})`);
   }
-  const text = `SELECT e.event_id, e.ingest_seq, ${dialect.payload('e.payload', form)} FROM events e WHERE ${conditions.join(' AND ')}
+  const text = `SELECT e.event_id, e.ingest_seq, e.position, ${dialect.payload('e.payload', form)} FROM events e WHERE ${conditions.join(' AND ')}
     ORDER BY e.sort_micros ${order}, e.position ${order} LIMIT ${parameters.add(criteria.limit + 1)}`;
   return { text, values: parameters.values };
 }
@@ -116,9 +116,27 @@ export function lastAppendStatement(dialect: SqlDialect, conversationId: number)
  */
 export function appendedStatement(dialect: SqlDialect, conversationId: number, after: string, limit: number, form: PayloadForm): Statement {
   const parameters = new Parameters(dialect);
-  const text = `SELECT e.event_id, e.ingest_seq, ${dialect.payload('e.payload', form)} FROM events e
+  const text = `SELECT e.event_id, e.ingest_seq, e.position, ${dialect.payload('e.payload', form)} FROM events e
     WHERE e.conversation_id = ${parameters.add(conversationId)} AND e.ingest_seq > ${parameters.bigint(after)}
     ORDER BY e.ingest_seq LIMIT ${parameters.add(limit)}`;
+  return { text, values: parameters.values };
+}
+
+/** The conversation's highest storage index (null: no events), where the session socket's replay ends. */
+export function lastStorageIndexStatement(dialect: SqlDialect, conversationId: number): Statement {
+  const parameters = new Parameters(dialect);
+  return {
+    text: `SELECT max(position) AS last_position FROM events WHERE conversation_id = ${parameters.add(conversationId)}`,
+    values: parameters.values,
+  };
+}
+
+/** Up to `limit` events at storage indexes after `after`, in storage order: the session socket's replay. */
+export function storedAfterStatement(dialect: SqlDialect, conversationId: number, after: string, limit: number, form: PayloadForm): Statement {
+  const parameters = new Parameters(dialect);
+  const text = `SELECT e.event_id, e.ingest_seq, e.position, ${dialect.payload('e.payload', form)} FROM events e
+    WHERE e.conversation_id = ${parameters.add(conversationId)} AND e.position > ${parameters.bigint(after)}
+    ORDER BY e.position LIMIT ${parameters.add(limit)}`;
   return { text, values: parameters.values };
 }
 

@@ -27,6 +27,8 @@ import {
   acrossCountStatement,
   acrossPageStatement,
   appendedStatement,
+  lastStorageIndexStatement,
+  storedAfterStatement,
   conversationIdStatement,
   conversationListStatement,
   countStatement,
@@ -57,6 +59,7 @@ const MAX_BIGINT = (2n ** 63n - 1n).toString();
 interface PageRow {
   event_id: string;
   ingest_seq: number | string;
+  position: number | string;
   payload: Buffer;
 }
 
@@ -98,6 +101,15 @@ export class SqlStore implements EventStore {
         const last = (await this.database.rows<{ last_seq: number | string | null }>(lastAppendStatement(this.database.dialect, id)))[0];
         const rows = await this.payloadRows<PageRow>((form) => appendedStatement(this.database.dialect, id, after, limit, form));
         return { events: rows.map(feedEventOf), lastPosition: Number(last?.last_seq ?? 0) };
+      }),
+    storedAfter: (hex, storageIndex, limit) =>
+      this.guard('read stored events', async () => {
+        const id = await this.conversationId(hex);
+        if (id === undefined) return undefined;
+        const after = Number.isFinite(storageIndex) ? String(Math.max(-1, Math.trunc(storageIndex))) : MAX_BIGINT;
+        const last = (await this.database.rows<{ last_position: number | string | null }>(lastStorageIndexStatement(this.database.dialect, id)))[0];
+        const rows = await this.payloadRows<PageRow>((form) => storedAfterStatement(this.database.dialect, id, after, limit, form));
+        return { events: rows.map(feedEventOf), lastStorageIndex: Number(last?.last_position ?? -1) };
       }),
   };
 
@@ -280,7 +292,7 @@ export class SqlStore implements EventStore {
 }
 
 function feedEventOf(row: PageRow): FeedEvent {
-  return { position: Number(row.ingest_seq), id: row.event_id, json: row.payload };
+  return { position: Number(row.ingest_seq), storageIndex: Number(row.position), id: row.event_id, json: row.payload };
 }
 
 /** The `timestamp` of a stored event's JSON, or null. */

@@ -188,6 +188,10 @@ export class IndexedDirectoryStore implements EventStore {
       await this.current(hex);
       return this.sql.feed.appendedAfter(hex, position, limit);
     },
+    storedAfter: async (hex, storageIndex, limit) => {
+      await this.current(hex);
+      return this.sql.feed.storedAfter(hex, storageIndex, limit);
+    },
   };
 
   /** The database's counters, the index's size as the bytes it holds, and the budget that bounds its cache. */

@@ -129,6 +129,7 @@ function caughtUp(store: PostgresStore, passNow: () => Promise<void>): EventStor
     feed: {
       searchEach: (hex, criteria) => passNow().then(() => store.feed.searchEach(hex, criteria)),
       appendedAfter: (hex, position, limit) => passNow().then(() => store.feed.appendedAfter(hex, position, limit)),
+      storedAfter: (hex, storageIndex, limit) => passNow().then(() => store.feed.storedAfter(hex, storageIndex, limit)),
     },
     health: () => store.health(),
     close: () => store.close(),
