@@ -59,7 +59,7 @@ export function createExchangeJudge(
     if (contentTypeProblem) violations.push(contentTypeProblem);
     if (!declaresStatus(operation, exchange.status)) {
       violations.push(`status ${exchange.status} is not declared for ${operation.operationId} (declared: ${operation.statuses.join(', ')})`);
-    } else if (parsed && validator.statusesOf(operation.operationId).includes(exchange.status)) {
+    } else if (parsed && !cameAsOtherThanJson(exchange.contentType) && validator.statusesOf(operation.operationId).includes(exchange.status)) {
       if (!parsed.ok) violations.push(`the ${exchange.status} body is not JSON: ${parsed.error}`);
       else {
         const verdict = validator.validate(operation.operationId, exchange.status, parsed.value);
@@ -89,6 +89,16 @@ export function contentTypeViolation(operation: ContractOperation, exchange: Pic
   if (declared.some((mediaType) => mediaTypeCovers(mediaType.toLowerCase(), received))) return undefined;
   const shown = exchange.contentType === null ? 'no Content-Type' : `Content-Type ${JSON.stringify(exchange.contentType)}`;
   return `the ${exchange.status} answer has ${shown}; ${operation.operationId} declares ${declared.join(', ')} for it`;
+}
+
+/**
+ * Whether a body came as another media type than JSON (JSON lines or Markdown from an
+ * operation that also offers JSON files): the JSON schema declared beside it does not judge it.
+ */
+export function cameAsOtherThanJson(contentType: string | null | undefined): boolean {
+  if (contentType === undefined || contentType === null) return false;
+  const received = contentType.split(';')[0]!.trim().toLowerCase();
+  return received !== 'application/json' && !received.endsWith('+json');
 }
 
 /** `application/json` covers itself; `application/*` and `*\/*` cover a family. */

@@ -53,17 +53,17 @@ interface Diagnostic {
 const copies: string[] = [];
 // Others edit src/ while this runs: every case copies one snapshot, whose errors before any
 // edit are the baseline. The cases run concurrently, and Jest starts concurrent tests before
-// beforeAll hooks, so each awaits the one preparation itself. The baseline's compiler runs
-// while the cases edit, generate and build; only comparing errors waits for it.
+// beforeAll hooks, so each awaits the one preparation itself.
 let snapshot = ROOT;
-let baseline: Promise<Diagnostic[]> | undefined;
+let baseline: Diagnostic[] = [];
+let preparation: Promise<void> | undefined;
 
 function prepare(): Promise<void> {
-  if (baseline === undefined) {
+  preparation ??= (async () => {
     snapshot = copyProject(ROOT);
-    baseline = typecheck(snapshot).then((result) => result.diagnostics);
-  }
-  return Promise.resolve();
+    baseline = (await typecheck(snapshot)).diagnostics;
+  })();
+  return preparation;
 }
 
 afterAll(() => {
@@ -95,7 +95,7 @@ test.concurrent(
     expect(await generate(project)).toEqual(WROTE_GENERATED);
     expect(await generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
 
-    const introduced = await introducedBy((await typecheck(project)).diagnostics);
+    const introduced = introducedBy((await typecheck(project)).diagnostics);
     expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'total'"))).toEqual([]);
     expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
       {
@@ -127,7 +127,7 @@ test.concurrent(
 
     expect(await generate(project)).toEqual(WROTE_GENERATED);
 
-    const introduced = await introducedBy((await typecheck(project)).diagnostics);
+    const introduced = introducedBy((await typecheck(project)).diagnostics);
     expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'page_id'"))).toEqual([]);
     expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
       {
@@ -168,7 +168,7 @@ test.concurrent(
 
     expect(await generate(project)).toEqual(WROTE_GENERATED);
 
-    expect(await introducedBy((await typecheck(project)).diagnostics)).toEqual([
+    expect(introducedBy((await typecheck(project)).diagnostics)).toEqual([
       {
         file: 'src/server/handlers.ts',
         line: lineOf(project, 'src/server/handlers.ts', '  return {'),
@@ -194,7 +194,7 @@ test.concurrent(
 
     expect(await generate(project)).toEqual(WROTE_GENERATED);
 
-    const introduced = await introducedBy((await typecheck(project)).diagnostics);
+    const introduced = introducedBy((await typecheck(project)).diagnostics);
     expect(introduced).toContainEqual(
       expect.objectContaining({
         file: 'src/server/handlers.ts',
@@ -374,30 +374,27 @@ async function expectFaultsCaught(project: string, upstream: string, conversatio
   const document = parse(readFileSync(path.join(project, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
   const caught: Record<string, string[]> = {};
   const bySchemathesis: Record<string, string[]> = {};
-  // Each fault has its own injector, so the four run side by side.
-  await Promise.all(
-    Object.entries(faults).map(async ([name, fault]) => {
-      const injector = await startFaultInjector(upstream, fault);
-      try {
-        const result = await runKit({
-          baseUrl: injector.url,
-          conversationId,
-          document,
-          only: ['operations.getLatestConversationEvents'],
-          levels: ['seed'],
-        });
-        caught[name] = failedIds(result);
-        bySchemathesis[FAULT_ROWS[name as keyof typeof FAULT_ROWS]] = await schemathesisCodes({
-          baseUrl: injector.url,
-          operationIds: ['getLatestConversationEvents'],
-          workDirectory: path.join(workDirectory, `schemathesis-${name}`),
-          schema: path.join(project, 'openapi.yaml'),
-        });
-      } finally {
-        await injector.stop();
-      }
-    }),
-  );
+  for (const [name, fault] of Object.entries(faults)) {
+    const injector = await startFaultInjector(upstream, fault);
+    try {
+      const result = await runKit({
+        baseUrl: injector.url,
+        conversationId,
+        document,
+        only: ['operations.getLatestConversationEvents'],
+        levels: ['seed'],
+      });
+      caught[name] = failedIds(result);
+      bySchemathesis[FAULT_ROWS[name as keyof typeof FAULT_ROWS]] = await schemathesisCodes({
+        baseUrl: injector.url,
+        operationIds: ['getLatestConversationEvents'],
+        workDirectory: path.join(workDirectory, `schemathesis-${name}`),
+        schema: path.join(project, 'openapi.yaml'),
+      });
+    } finally {
+      await injector.stop();
+    }
+  }
   expect(caught).toEqual({
     serverErrorOnBadParameter: ['operations.getLatestConversationEvents.invalid'],
     undeclaredStatus: ['operations.getLatestConversationEvents.valid'],
@@ -471,9 +468,9 @@ async function typecheck(project: string): Promise<Run & { diagnostics: Diagnost
 }
 
 /** The errors that the unedited copy did not have: others' unfinished work is not counted. */
-async function introducedBy(diagnostics: Diagnostic[]): Promise<Diagnostic[]> {
+function introducedBy(diagnostics: Diagnostic[]): Diagnostic[] {
   const key = (diagnostic: Diagnostic) => `${diagnostic.file}:${diagnostic.line}:${diagnostic.code}:${diagnostic.message}`;
-  const before = new Set((await (baseline ?? Promise.resolve([]))).map(key));
+  const before = new Set(baseline.map(key));
   return diagnostics.filter((diagnostic) => !before.has(key(diagnostic)));
 }
 

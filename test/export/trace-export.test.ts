@@ -292,6 +292,39 @@ describe('push', () => {
     expect(received).toBe(3);
   });
 
+  test('a slow collector slows the reading: nothing is read far ahead of what it accepted', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => void held.then(() => response.writeHead(200).end()));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    let read = 0;
+    async function* manyCalls() {
+      for (let n = 1; n <= 500; n += 1) {
+        read += 1;
+        yield action({ id: eventId(n), timestamp: '2026-06-01T10:00:00' }, `step ${n}`);
+      }
+    }
+    const push = pushConversationTrace(
+      new URL(`http://127.0.0.1:${(slow.address() as AddressInfo).port}/v1/traces`),
+      { conversationId: QUIET, title: null, info: undefined },
+      manyCalls(),
+      { policy: { spansPerRequest: 10 } },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const readWhileHeld = read;
+    release();
+    // Each action is a response of its own: a chat span and a tool span, and the root.
+    await expect(push).resolves.toEqual({ spans: 1001, requests: 101 });
+    await new Promise<void>((resolve) => slow.close(() => resolve()));
+    // While the collector held its first answer, the reading waited just past the first batch.
+    expect(readWhileHeld).toBeLessThan(30);
+  });
+
   test('an endpoint where nothing listens is reported as not answering', async () => {
     const port = await findFreePort('127.0.0.1');
     const result = await run(['--otlp-endpoint', `http://127.0.0.1:${port}`, '--base-url', server.url, '--conversation', QUIET]);

@@ -4,7 +4,8 @@
  * second one reuses it instead of building the project again. `npm pack` runs `prepare`,
  * which builds the current sources, and the client package is packed from that build. They
  * are kept under `.cache/packed/<hash of the packed sources>` (ignored by git): an edit
- * anywhere in what is packed gives a new hash, so a stale build is never installed.
+ * anywhere in what is packed gives a new hash, so a stale build is never installed; packing
+ * anew removes the builds of earlier sources.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -88,6 +89,10 @@ export async function packedProject(): Promise<PackedProject> {
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
+    // Builds of earlier sources are never installed again; only scratch folders still being packed are left alone.
+    const packed = path.dirname(folder);
+    for (const name of readdirSync(packed))
+      if (name !== path.basename(folder) && !name.includes('.packing-')) rmSync(path.join(packed, name), { recursive: true, force: true });
   }
   const names = JSON.parse(readFileSync(manifest, 'utf8')) as { tarball: string; clientTarball: string; files: string[] };
   return { tarball: path.join(folder, names.tarball), clientTarball: path.join(folder, names.clientTarball), files: names.files };

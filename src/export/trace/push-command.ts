@@ -184,7 +184,8 @@ function progressLine(io: ExportIo, total: number) {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
+  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
+  if (error instanceof Error) return cause?.code ? `${error.message} (${cause.code})` : error.message;
   if (typeof error === 'object' && error !== null && 'message' in error) return String((error as { message: unknown }).message);
   return String(error);
 }

@@ -5,7 +5,7 @@
  * contract. The audit checks report what it saw.
  */
 import { declaresStatus, type OperationTable } from '../../contract';
-import { answersUnknownRoute, contentTypeViolation } from '../exchange-judge';
+import { answersUnknownRoute, cameAsOtherThanJson, contentTypeViolation } from '../exchange-judge';
 import { createCoverageRecorder, type CoverageRecorder } from '../coverage';
 import { slim, type Exchange } from '../http';
 import type { ResponseValidator } from '../schema-validator';
@@ -54,7 +54,7 @@ export function createTrafficAudit(validator: ResponseValidator, table: Operatio
         ];
         if (problems.length > 0 && undeclaredAnswers.length < KEPT_PER_KIND) undeclaredAnswers.push({ exchange: slim(exchange), errors: problems });
       }
-      if (!match || !validator.statusesOf(match.operation.operationId).includes(exchange.status)) return;
+      if (!match || cameAsOtherThanJson(exchange.contentType) || !validator.statusesOf(match.operation.operationId).includes(exchange.status)) return;
       validatedByStatus.set(exchange.status, (validatedByStatus.get(exchange.status) ?? 0) + 1);
       const verdict = exchange.json.ok
         ? validator.validate(match.operation.operationId, exchange.status, exchange.json.value)
