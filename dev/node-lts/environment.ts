@@ -11,6 +11,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { toolsCacheFolder } from '../tools-cache';
 
 const run = promisify(execFile);
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
@@ -18,9 +19,9 @@ const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 export const NODE_LTS_MAJOR = 26;
 export const SQLITE_PACKAGE = 'better-sqlite3@12';
 
-/** `NODE_LTS_CACHE`, else `.cache/node-lts` in the checkout (ignored by git). */
+/** `NODE_LTS_CACHE`, else the user's cache of test tools (dev/tools-cache.ts). */
 export function nodeLtsCacheFolder(): string {
-  return process.env['NODE_LTS_CACHE'] || path.join(PROJECT_ROOT, '.cache', 'node-lts');
+  return process.env['NODE_LTS_CACHE'] || toolsCacheFolder('node-lts');
 }
 
 export interface NodeLts {

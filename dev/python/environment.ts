@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { toolsCacheFolder } from '../tools-cache';
 
 const run = promisify(execFile);
 
@@ -37,9 +38,9 @@ export interface PythonEnvironment {
   executable(name: string): string;
 }
 
-/** Where environments live: `PYTHON_TOOLS_CACHE`, else `.cache/python` in the checkout (ignored by git). */
+/** Where environments live: `PYTHON_TOOLS_CACHE`, else the user's cache of test tools (dev/tools-cache.ts). */
 export function pythonCacheFolder(): string {
-  return process.env.PYTHON_TOOLS_CACHE || path.join(PROJECT_ROOT, '.cache', 'python');
+  return process.env.PYTHON_TOOLS_CACHE || toolsCacheFolder('python');
 }
 
 interface Interpreter {
