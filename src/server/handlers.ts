@@ -70,10 +70,12 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
     },
 
     async getAgentFinalResponse({ parsed }) {
-      const response = await agentFinalResponse(store, conversationHex(parsed));
+      const hex = conversationHex(parsed);
+      const response = await agentFinalResponse(store, hex);
       // The reference answers FastAPI's bare 404 here, not the events' "Conversation not found".
       if (response === undefined) return { status: 404, body: { detail: 'Not Found' } };
-      return { status: 200, body: { response } };
+      // The text comes from stored events, so the conversation's known secrets are masked in it as in the events themselves.
+      return { status: 200, body: { response: (await knownSecrets(hex)).maskIn(response) } };
     },
 
     async getReadiness() {
