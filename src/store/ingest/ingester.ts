@@ -507,7 +507,7 @@ class Ingester implements DirectoryIngester {
       await writer.run({ text: `DELETE FROM events WHERE conversation_id = ${id}`, values: p.values });
       await writer.run({ text: `DELETE FROM skipped_files WHERE conversation_id = ${id}`, values: p.values });
       await writer.run({
-        text: `UPDATE conversations SET event_count = 0, skipped_count = 0, events_stamp = NULL, directory_identity = NULL WHERE id = ${id}`,
+        text: `UPDATE conversations SET event_count = 0, skipped_count = 0, events_stamp = NULL WHERE id = ${id}`,
         values: p.values,
       });
     });

@@ -87,6 +87,7 @@ const MOST_TRIGRAMS = 32;
 export function trigramQuery(column: 'body_text' | 'search_text', needle: string): string {
   const characters = [...needle];
   const trigrams = new Set<string>();
-  for (let start = 0; start + 3 <= characters.length && trigrams.size < MOST_TRIGRAMS; start++) trigrams.add(characters.slice(start, start + 3).join(''));
+  for (let start = 0; start + 3 <= characters.length && trigrams.size < MOST_TRIGRAMS; start++)
+    trigrams.add(characters.slice(start, start + 3).join(''));
   return `${column} : (${[...trigrams].map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ')})`;
 }
