@@ -57,7 +57,11 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     env: childEnvironment(options.env ?? {}),
     user: options.user,
   });
-  if (ownIndex) void server.exited.then(() => ['', '-wal', '-shm', '.lock'].forEach((suffix) => rmSync(`${ownIndex}${suffix}`, { force: true })));
+  if (ownIndex) {
+    void server.exited.then(() => {
+      for (const suffix of ['', '-wal', '-shm', '.lock']) rmSync(`${ownIndex}${suffix}`, { force: true });
+    });
+  }
   const stdout = collectLines(server.child, 'stdout');
   const stderr = collectLines(server.child, 'stderr');
   const url = await listeningUrl(server.child, stdout, stderr, server.exited, options.startTimeoutMs ?? 60_000);
