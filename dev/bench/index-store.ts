@@ -26,6 +26,8 @@ interface Started {
   process: ScriptProcess;
   url: string;
   readyMs: number;
+  /** What the server wrote to stderr so far. */
+  errors(): string;
 }
 
 async function start(root: string, indexPath: string): Promise<Started> {
@@ -35,11 +37,12 @@ async function start(root: string, indexPath: string): Promise<Started> {
     label: 'index-store bench',
   });
   let output = '';
+  let errors = '';
   child.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.child.stderr?.on('data', () => undefined);
+  child.child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   for (;;) {
     const match = /listening on (http:\/\/\S+?),/.exec(output);
-    if (match) return { process: child, url: match[1]!, readyMs: performance.now() - started };
+    if (match) return { process: child, url: match[1]!, readyMs: performance.now() - started, errors: () => errors };
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -81,7 +84,7 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
 
     let server = await start(root, indexPath);
     const firstStart = performance.now();
-    const across = `${server.url}/api/stored-conversations/events/search?limit=20`;
+    let across = `${server.url}/api/stored-conversations/events/search?limit=20`;
     let found = false;
     while (!found) {
       const answer = await timed(`${across}&body=the`);
@@ -93,7 +96,12 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
     options.progress(`index-store: first start to a search across conversations ${firstSearchSeconds.toFixed(1)} s`);
 
     server = await start(root, indexPath);
-    const firstPage = await timed(`${server.url}/api/conversations/${hexes[hexes.length - 1]}/events/search?limit=100`);
+    const restarted = server;
+    const firstPage = await timed(`${server.url}/api/conversations/${hexes[hexes.length - 1]}/events/search?limit=100`).catch((error: unknown) => {
+      throw new Error(`the restarted server did not answer: ${String(error)}\n${restarted.errors().slice(-2000)}`);
+    });
+
+    across = `${server.url}/api/stored-conversations/events/search?limit=20`;
     const firstAcross = await timed(`${across}&body=the`);
     const samples: Record<string, number[]> = { body: [], text: [], newest: [] };
     const words = ['test', 'error', 'the', 'file', 'fix', 'rounding', 'migration', 'zzzz-no-match'];

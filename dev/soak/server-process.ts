@@ -5,6 +5,10 @@
  * "listening" line, so a caller gets a server that is ready.
  */
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type ProcessExit, processMemory, spawnServer } from '../process/server-process';
 
 const LISTENING = /listening on (http:\/\/\S+), serving/;
@@ -43,14 +47,21 @@ export interface ServerProcess {
 
 /** Starts src/cli/start.ts and resolves once it says it is listening; rejects with its stderr if it exits or stays silent. */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  // One index per server process (two servers may read one directory at once), removed when it exits.
+  const ownIndex = options.args?.includes('--index-path') ? undefined : path.join(os.tmpdir(), `agent-server-index-${randomUUID()}.sqlite`);
   const server = await spawnServer({
     conversationsPath: options.conversationsPath,
     host: options.host,
     port: options.port,
-    args: options.args,
+    args: [...(options.args ?? []), ...(ownIndex ? ['--index-path', ownIndex] : [])],
     env: childEnvironment(options.env ?? {}),
     obeyFilePermissions: options.obeyFilePermissions,
   });
+  if (ownIndex) {
+    void server.exited.then(() => {
+      for (const suffix of ['', '-wal', '-shm', '.lock']) rmSync(`${ownIndex}${suffix}`, { force: true });
+    });
+  }
   const stdout = collectLines(server.child, 'stdout');
   const stderr = collectLines(server.child, 'stderr');
   const url = await listeningUrl(server.child, stdout, stderr, server.exited, options.startTimeoutMs ?? 60_000);

@@ -82,6 +82,8 @@ const DEFAULT_POLL_MS = 250;
 /** The first key of the per-conversation lock a PostgreSQL batch is written under (the second is the conversation's row id). */
 const APPEND_LOCK = 0x61707064;
 const DEFAULT_BATCH_SIZE = 500;
+/** Files whose size and time are compared with the database at once (a group of system calls in flight). */
+const COMPARED_AT_ONCE = 64;
 /** Conversations whose stored-file lists are kept between looks: the few being appended to at once. */
 const STORED_LISTS_KEPT = 8;
 const DEFAULT_PROGRESS_MS = 2000;
@@ -392,18 +394,24 @@ class Ingester implements DirectoryIngester {
     const listing = eventsDirectory === undefined ? [] : ((await listDirectory(eventsDirectory)) ?? []);
     const files = await eventFilesOf(listing, new TimeSlice(NAMES_PER_SLICE_MS));
     const listed = new Set(files.map((file) => file.name));
+    // Which files to read; the size-and-time comparisons run a group at a time, so a
+    // conversation's files are compared in parallel rather than one system call after another.
+    const decisions: Promise<EventFileName | undefined>[] = [];
     const toRead: EventFileName[] = [];
-    const slice = new TimeSlice(DECODE_SLICE_MS);
-    for (const file of files) {
-      if (slice.isOver()) await slice.yield();
+    const decide = async (file: EventFileName): Promise<EventFileName | undefined> => {
       const storedFile = stored.get(file.position);
       if (storedFile?.name === file.name && !rewritten.has(file.name)) {
-        if (!verify || !(await changedSince(path.join(directory, file.name), storedFile))) continue;
+        if (!verify || !(await changedSince(path.join(directory, file.name), storedFile))) return undefined;
       }
       const skippedFile = skipped.get(file.name);
-      if (skippedFile && !rewritten.has(file.name) && !(await changedSince(path.join(directory, file.name), skippedFile))) continue;
-      toRead.push(file);
+      if (skippedFile && !rewritten.has(file.name) && !(await changedSince(path.join(directory, file.name), skippedFile))) return undefined;
+      return file;
+    };
+    for (const file of files) {
+      decisions.push(decide(file));
+      if (decisions.length === COMPARED_AT_ONCE) for (const decided of await Promise.all(decisions.splice(0))) if (decided) toRead.push(decided);
     }
+    for (const decided of await Promise.all(decisions)) if (decided) toRead.push(decided);
     return { row, eventsDirectory: directory, identity, stamp, files: toRead, listed, stored, skipped };
   }
 
@@ -507,7 +515,7 @@ class Ingester implements DirectoryIngester {
       await writer.run({ text: `DELETE FROM events WHERE conversation_id = ${id}`, values: p.values });
       await writer.run({ text: `DELETE FROM skipped_files WHERE conversation_id = ${id}`, values: p.values });
       await writer.run({
-        text: `UPDATE conversations SET event_count = 0, skipped_count = 0, events_stamp = NULL, directory_identity = NULL WHERE id = ${id}`,
+        text: `UPDATE conversations SET event_count = 0, skipped_count = 0, events_stamp = NULL WHERE id = ${id}`,
         values: p.values,
       });
     });

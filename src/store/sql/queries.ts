@@ -35,10 +35,14 @@ function orderOf(sortOrder: SearchCriteria['sortOrder']): 'ASC' | 'DESC' {
   return sortOrder === 'TIMESTAMP_DESC' ? 'DESC' : 'ASC';
 }
 
-/** The conversation's row id; no row when there is no such conversation. */
+/**
+ * The conversation's row id; no row when there is no such conversation, or while its first
+ * reading is under way (the ingester records the directory it read once it has read it all),
+ * so a conversation is never served half-read, nor its appends announced before its start.
+ */
 export function conversationIdStatement(dialect: SqlDialect, hex: string): Statement {
   const parameters = new Parameters(dialect);
-  return { text: `SELECT id FROM conversations WHERE hex = ${parameters.add(hex)}`, values: parameters.values };
+  return { text: `SELECT id FROM conversations WHERE hex = ${parameters.add(hex)} AND directory_identity IS NOT NULL`, values: parameters.values };
 }
 
 /** The key a page after a cursor starts at; null keys mean the cursor did not count (the page starts over). */
@@ -210,6 +214,7 @@ export function conversationListStatement(form: PayloadForm, dialect: SqlDialect
       (SELECT ${dialect.payload('l.payload', form)} FROM events l WHERE l.conversation_id = c.id ORDER BY l.position DESC LIMIT 1) AS last_payload,
       (SELECT l.sort_micros FROM events l WHERE l.conversation_id = c.id ORDER BY l.position DESC LIMIT 1) AS last_micros
     FROM conversations c
+    WHERE c.directory_identity IS NOT NULL
     ORDER BY last_micros DESC NULLS LAST, c.hex`;
   return { text, values: [] };
 }

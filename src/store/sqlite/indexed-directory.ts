@@ -48,6 +48,9 @@ export class IndexedDirectoryStore implements EventStore {
   private passing: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
   private readonly firstPass: Promise<void>;
+  private firstPassDone = false;
+  /** Whether the index was whole when opened (an earlier run finished its first pass). */
+  private readonly completeAtOpen: boolean;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   /** The ingester's count of writes when /health's counters were last read. */
@@ -62,7 +65,9 @@ export class IndexedDirectoryStore implements EventStore {
     this.sql = new SqlStore(sqliteDatabase(index.reader), { logger: options.logger, storedEvents: mode });
     this.ingester = createIngester({ root, database: sqliteDatabase(index.writer), logger: options.logger, storedEvents: mode, follow: true });
     const started = performance.now();
+    this.completeAtOpen = index.complete;
     this.firstPass = this.pass().then(() => {
+      this.firstPassDone = true;
       if (!index.complete) options.logger.info('conversations index built', { file: options.indexPath, ms: Math.round(performance.now() - started) });
       index.markComplete();
     });
@@ -137,7 +142,12 @@ export class IndexedDirectoryStore implements EventStore {
 
   /** Brings the whole index up to date before an answer that spans it. */
   private async whole(): Promise<void> {
-    await this.firstPass;
+    // A complete index from an earlier run answers at once while this run's first pass
+    // compares it with the directory; a new one answers only once it is whole.
+    if (!this.firstPassDone) {
+      if (this.completeAtOpen) return;
+      await this.firstPass;
+    }
     // Lets the watches deliver what the kernel has queued, so a change made before this request is seen.
     await afterNextPoll();
     if (this.ingester.mayHaveChanged()) await this.pass();
