@@ -24,7 +24,12 @@ export interface ConversationExport {
 }
 
 /** `info` is the conversation's catalog entry, read by the trace and the trajectory for the model and the recorded usage. */
-export function conversationExport(format: ExportFormat, conversation: TracedConversation, events: AsyncIterable<Buffer>, known: KnownSecrets): ConversationExport {
+export function conversationExport(
+  format: ExportFormat,
+  conversation: TracedConversation,
+  events: AsyncIterable<Buffer>,
+  known: KnownSecrets,
+): ConversationExport {
   if (format === 'otlp' || format === 'atif') {
     const masked = parsedEvents(maskedEvents(events, known));
     const pieces = format === 'otlp' ? otlpJsonPieces(conversation, masked) : atifJsonPieces(conversation, masked);
