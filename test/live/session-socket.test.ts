@@ -100,6 +100,9 @@ test('session keys as on the events socket: header, query, auth frame; a wrong o
   await expect(openTestSocket(sessionUrl(keyed.url, 'after_seq=x')).opened).rejects.toThrow('handshake answered 403');
   await expect(openTestSocket(sessionUrl(keyed.url, '', 'not-a-uuid')).opened).rejects.toThrow('handshake answered 403');
   expect(await openTestSocket(sessionUrl(server.url, '', conversationId(9))).closed).toEqual({ code: 4004, reason: 'Conversation not found' });
+  // Over HTTP, as in the reference: the readiness probe needs no key, the final response does.
+  expect(await keyed.get('/ready')).toMatchObject({ status: 200, body: { status: 'ready' } });
+  expect(await keyed.get(`/api/conversations/${ID}/agent_final_response`)).toMatchObject({ status: 401, body: { detail: 'Unauthorized' } });
 });
 
 test('the batch get answers stored events in the order asked, null for an unknown id', async () => {

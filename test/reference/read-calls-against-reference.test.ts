@@ -21,6 +21,7 @@ import { createMemoryLogger } from '../../src/log';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
 import { openDirectoryStore, type StoredEventMode } from '../../src/store';
+import { eventually } from '../support/eventually';
 import { openTestSocket } from '../support/socket-client';
 
 jest.setTimeout(300_000);
@@ -260,6 +261,10 @@ test('ours follows appends live and a client reconnecting with after_seq misses 
   expect(JSON.parse(live!)).toEqual({ type: 'durable', seq: last + 1, event: appended });
   socket.ws.terminate();
   const later = appendMessage(served.root, last + 2, 'appended-2');
+  // The server has the file once its count says so; the reconnect then finds it stored.
+  await eventually(async () => expect(await (await fetch(`${served.url}/api/conversations/${ID}/events/count`)).json()).toBe(last + 3), {
+    withinMs: 5000,
+  });
   const again = await framesUntilState(sessionUrl(served.url, ID, `after_seq=${last + 1}`));
   expect(again.slice(0, -1)).toEqual([
     { type: 'sync', from_seq: last + 1, through_seq: last + 2 },
