@@ -218,7 +218,7 @@ describe('the installed package', () => {
     const script = [
       "const main = require('agent-server-contract');",
       "const server = require('agent-server-contract/server');",
-      'console.log(JSON.stringify({ client: typeof main.createAgentServerClient, error: typeof main.AgentServerError, app: typeof server.createApp, store: typeof server.createDirectoryStore }));',
+      'console.log(JSON.stringify({ client: typeof main.createAgentServerClient, error: typeof main.AgentServerError, app: typeof server.createApp, store: typeof server.openDirectoryStore }));',
     ].join('\n');
     writeFileSync(path.join(consumer, 'require.cjs'), script);
     const { stdout } = await run(process.execPath, ['require.cjs'], { cwd: consumer });
