@@ -17,6 +17,7 @@ import type { SearchCriteria } from '../search';
 import { type KnownSecrets, maskedJson } from '../secrets';
 import type { EventFeed, FeedEvent } from '../store/event-store';
 import { SESSION_KEY_HEADER, sessionKeyMatches } from '../server/session-keys';
+import { cutOffStalled, sentWithin } from './stalled-consumer';
 import { ConversationFeeds, type FeedSubscriber } from './conversation-feeds';
 import { serveSessionSocket, sessionSocketRequest } from './session-socket';
 
@@ -385,22 +386,11 @@ class SocketSubscriber implements FeedSubscriber {
 
   /** Waits for `sent`; a consumer that has not taken a page within `timeoutMs` has stopped reading, and is cut off. */
   private async flushedWithin(sent: Promise<void>, timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), timeoutMs);
-    });
-    const outcome = await Promise.race([sent, late]);
-    clearTimeout(timer);
-    if (outcome === 'late') this.cutOff();
+    if (!(await sentWithin(sent, timeoutMs))) this.cutOff();
   }
 
   private cutOff(): void {
-    if (this.ws.readyState === WebSocket.CLOSED) return;
-    this.logger.warn('event socket closed: its consumer stopped reading and its buffer filled', {
-      conversation: this.hex,
-      bytes_queued: this.ws.bufferedAmount,
-    });
-    this.ws.terminate();
+    cutOffStalled(this.ws, this.logger, 'event socket', this.hex);
   }
 }
 

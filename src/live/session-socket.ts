@@ -29,6 +29,7 @@ import {
   fullStateFrame,
   isAuthFrame,
 } from './event-sockets';
+import { cutOffStalled, sentWithin } from './stalled-consumer';
 import { type SessionFrame, sessionFrame } from './session-frames';
 
 const SESSION_PATH = /^\/sockets\/session\/([^/]+)\/?$/;
@@ -186,21 +187,10 @@ class SessionSubscriber implements FeedSubscriber {
   }
 
   private async flushedWithin(sent: Promise<void>, timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), timeoutMs);
-    });
-    const outcome = await Promise.race([sent, late]);
-    clearTimeout(timer);
-    if (outcome === 'late') this.cutOff();
+    if (!(await sentWithin(sent, timeoutMs))) this.cutOff();
   }
 
   private cutOff(): void {
-    if (this.ws.readyState === WebSocket.CLOSED) return;
-    this.logger.warn('session socket closed: its consumer stopped reading and its buffer filled', {
-      conversation: this.hex,
-      bytes_queued: this.ws.bufferedAmount,
-    });
-    this.ws.terminate();
+    cutOffStalled(this.ws, this.logger, 'session socket', this.hex);
   }
 }

@@ -12,7 +12,7 @@ import { POSTGRES } from '../../src/store/sql/dialect';
 import {
   acrossCountStatement,
   acrossPageStatement,
-  appendedStatement,
+  feedStatement,
   countStatement,
   cursorStatement,
   eventByIdStatement,
@@ -187,7 +187,7 @@ describe('query plans over 100k events', () => {
 
   it("the socket's appended events and the highest append number are read from the append-order index", async () => {
     for (const after of ['0', String(EVENTS - 10)]) {
-      const plan = await planOf(appendedStatement(POSTGRES, large, after, 500, 'text'));
+      const plan = await planOf(feedStatement(POSTGRES, large, 'appended', after, 500, 'text'));
       expect({ plan: plan.text, sequential: plan.text.includes('Seq Scan on events') }).toEqual({
         plan: expect.stringContaining('on events using events_appended'),
         sequential: false,

@@ -102,45 +102,39 @@ export function eventByIdStatement(dialect: SqlDialect, conversationId: number, 
 }
 
 /**
- * The conversation's highest append number (null: no events), for the socket: it asks next
- * for what was stored after the last one it sent.
+ * The two orders the sockets follow a conversation in: `appended`, the order the ingester
+ * stored events (the events socket asks next for what came after the last it sent; a
+ * conversation's events are written one transaction at a time, so a number below one
+ * already seen is never committed later), and `storage`, the storage index in the file
+ * names (the session socket's `seq`).
  */
-export function lastAppendStatement(dialect: SqlDialect, conversationId: number): Statement {
+export type FeedOrder = 'appended' | 'storage';
+
+const FEED_COLUMN: Record<FeedOrder, string> = { appended: 'ingest_seq', storage: 'position' };
+
+/** The conversation's highest number in that order (`last`; null: no events). */
+export function feedLastStatement(dialect: SqlDialect, conversationId: number, order: FeedOrder): Statement {
   const parameters = new Parameters(dialect);
   return {
-    text: `SELECT max(ingest_seq) AS last_seq FROM events WHERE conversation_id = ${parameters.add(conversationId)}`,
+    text: `SELECT max(${FEED_COLUMN[order]}) AS last FROM events WHERE conversation_id = ${parameters.add(conversationId)}`,
     values: parameters.values,
   };
 }
 
-/**
- * Up to `limit` events stored after append number `after`, in the order they were stored.
- * A conversation's events are written one transaction at a time (the ingester), so a number
- * below one already seen is never committed later.
- */
-export function appendedStatement(dialect: SqlDialect, conversationId: number, after: string, limit: number, form: PayloadForm): Statement {
+/** Up to `limit` events numbered after `after` in that order, in that order. */
+export function feedStatement(
+  dialect: SqlDialect,
+  conversationId: number,
+  order: FeedOrder,
+  after: string,
+  limit: number,
+  form: PayloadForm,
+): Statement {
   const parameters = new Parameters(dialect);
+  const column = `e.${FEED_COLUMN[order]}`;
   const text = `SELECT e.event_id, e.ingest_seq, e.position, ${dialect.payload('e.payload', form)} FROM events e
-    WHERE e.conversation_id = ${parameters.add(conversationId)} AND e.ingest_seq > ${parameters.bigint(after)}
-    ORDER BY e.ingest_seq LIMIT ${parameters.add(limit)}`;
-  return { text, values: parameters.values };
-}
-
-/** The conversation's highest storage index (null: no events), where the session socket's replay ends. */
-export function lastStorageIndexStatement(dialect: SqlDialect, conversationId: number): Statement {
-  const parameters = new Parameters(dialect);
-  return {
-    text: `SELECT max(position) AS last_position FROM events WHERE conversation_id = ${parameters.add(conversationId)}`,
-    values: parameters.values,
-  };
-}
-
-/** Up to `limit` events at storage indexes after `after`, in storage order: the session socket's replay. */
-export function storedAfterStatement(dialect: SqlDialect, conversationId: number, after: string, limit: number, form: PayloadForm): Statement {
-  const parameters = new Parameters(dialect);
-  const text = `SELECT e.event_id, e.ingest_seq, e.position, ${dialect.payload('e.payload', form)} FROM events e
-    WHERE e.conversation_id = ${parameters.add(conversationId)} AND e.position > ${parameters.bigint(after)}
-    ORDER BY e.position LIMIT ${parameters.add(limit)}`;
+    WHERE e.conversation_id = ${parameters.add(conversationId)} AND ${column} > ${parameters.bigint(after)}
+    ORDER BY ${column} LIMIT ${parameters.add(limit)}`;
   return { text, values: parameters.values };
 }
 

@@ -26,9 +26,9 @@ import {
   type KeyedRow,
   acrossCountStatement,
   acrossPageStatement,
-  appendedStatement,
-  lastStorageIndexStatement,
-  storedAfterStatement,
+  type FeedOrder,
+  feedLastStatement,
+  feedStatement,
   conversationIdStatement,
   conversationListStatement,
   countStatement,
@@ -36,7 +36,6 @@ import {
   eventByIdStatement,
   exportBatchStatement,
   keyOfRow,
-  lastAppendStatement,
   pageStatement,
 } from './queries';
 import type { Statement } from './statement';
@@ -93,25 +92,27 @@ export class SqlStore implements EventStore {
         const page = await this.pageRows(hex, criteria);
         return page && { events: page.rows.map(feedEventOf), nextPageId: page.nextPageId };
       }),
-    appendedAfter: (hex, position, limit) =>
-      this.guard('read appended events', async () => {
-        const id = await this.conversationId(hex);
-        if (id === undefined) return undefined;
-        const after = Number.isFinite(position) ? String(Math.max(0, Math.trunc(position))) : MAX_BIGINT;
-        const last = (await this.database.rows<{ last_seq: number | string | null }>(lastAppendStatement(this.database.dialect, id)))[0];
-        const rows = await this.payloadRows<PageRow>((form) => appendedStatement(this.database.dialect, id, after, limit, form));
-        return { events: rows.map(feedEventOf), lastPosition: Number(last?.last_seq ?? 0) };
-      }),
-    storedAfter: (hex, storageIndex, limit) =>
-      this.guard('read stored events', async () => {
-        const id = await this.conversationId(hex);
-        if (id === undefined) return undefined;
-        const after = Number.isFinite(storageIndex) ? String(Math.max(-1, Math.trunc(storageIndex))) : MAX_BIGINT;
-        const last = (await this.database.rows<{ last_position: number | string | null }>(lastStorageIndexStatement(this.database.dialect, id)))[0];
-        const rows = await this.payloadRows<PageRow>((form) => storedAfterStatement(this.database.dialect, id, after, limit, form));
-        return { events: rows.map(feedEventOf), lastStorageIndex: Number(last?.last_position ?? -1) };
-      }),
+    appendedAfter: async (hex, position, limit) => {
+      const page = await this.feedPage(hex, 'appended', position, limit);
+      return page && { events: page.events, lastPosition: page.last ?? 0 };
+    },
+    storedAfter: async (hex, storageIndex, limit) => {
+      const page = await this.feedPage(hex, 'storage', storageIndex, limit);
+      return page && { events: page.events, lastStorageIndex: page.last ?? -1 };
+    },
   };
+
+  /** Up to `limit` events numbered after `after` in one of the feed's orders, and the highest number (null: none); undefined for an unknown conversation. */
+  private feedPage(hex: string, order: FeedOrder, after: number, limit: number): Promise<{ events: FeedEvent[]; last: number | null } | undefined> {
+    return this.guard('read appended events', async () => {
+      const id = await this.conversationId(hex);
+      if (id === undefined) return undefined;
+      const from = Number.isFinite(after) ? String(Math.max(-1, Math.trunc(after))) : MAX_BIGINT;
+      const last = (await this.database.rows<{ last: number | string | null }>(feedLastStatement(this.database.dialect, id, order)))[0]?.last;
+      const rows = await this.payloadRows<PageRow>((form) => feedStatement(this.database.dialect, id, order, from, limit, form));
+      return { events: rows.map(feedEventOf), last: last === null || last === undefined ? null : Number(last) };
+    });
+  }
 
   private async conversationId(hex: string): Promise<number | undefined> {
     const row = (await this.database.rows<{ id: number }>(conversationIdStatement(this.database.dialect, hex)))[0];
