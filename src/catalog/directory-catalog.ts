@@ -5,6 +5,7 @@ import type { Logger } from '../log';
 import { hyphenate } from '../search';
 import { conversationNames, locateConversation, realRootOf } from '../store/files/conversation-location';
 import { errorCode } from '../store/error-code';
+import { readDocument } from '../store/files/document-file';
 import { statIfPresent, versionOf } from '../store/files/file-version';
 import {
   type CatalogEntry,
@@ -78,7 +79,7 @@ class DirectoryCatalog implements ConversationCatalog {
   async state(hex: string): Promise<JsonObject | undefined> {
     const location = await locateConversation(await this.realRoot(), hex);
     if (!location.found) return undefined;
-    const state = await readJsonObject(path.join(location.directory, STATE_FILE));
+    const state = await this.readJsonObject(path.join(location.directory, STATE_FILE));
     return state && servedState(state);
   }
 
@@ -88,7 +89,7 @@ class DirectoryCatalog implements ConversationCatalog {
     // A conversation out of the catalog (no meta.json) may still have a saved state and events to serve.
     const location = await locateConversation(await this.realRoot(), hex);
     if (!location.found) return KnownSecrets.NONE;
-    return knownSecretsOf(await readJsonObject(path.join(location.directory, STATE_FILE)));
+    return knownSecretsOf(await this.readJsonObject(path.join(location.directory, STATE_FILE)));
   }
 
   /** Read once per version of the state: every page of the conversation asks. */
@@ -107,6 +108,21 @@ class DirectoryCatalog implements ConversationCatalog {
     const files: ConversationFile[] = [];
     await collectFiles(location.directory, '', files);
     return files.sort((a, b) => comparePaths(a.relativePath, b.relativePath));
+  }
+
+  /**
+   * A document as an untrusted agent server may have left it: read only when it is a regular
+   * file inside the root (a FIFO under its name would hold a thread forever); undefined when
+   * it is not, or does not parse.
+   */
+  private async readJsonObject(file: string): Promise<JsonObject | undefined> {
+    const read = await readDocument(await this.realRoot(), file);
+    if (read.kind !== 'text') return undefined;
+    try {
+      return parseJsonObject(read.text);
+    } catch {
+      return undefined;
+    }
   }
 
   private async realRoot(): Promise<string> {
@@ -144,8 +160,8 @@ class DirectoryCatalog implements ConversationCatalog {
   }
 
   private async readEntry(hex: string, metaFile: string, stateFile: string | undefined): Promise<CatalogEntry | undefined> {
-    const meta = await readJsonObject(metaFile);
-    const state = stateFile === undefined ? undefined : await readJsonObject(stateFile);
+    const meta = await this.readJsonObject(metaFile);
+    const state = stateFile === undefined ? undefined : await this.readJsonObject(stateFile);
     const entry = entryOfFiles(hex, meta, state, stateFile !== undefined);
     if (!entry) this.logger.warn(LEFT_OUT_OF_CATALOG, { conversation: hex });
     return entry;
@@ -206,13 +222,5 @@ async function readIfPresent(file: string): Promise<Buffer | undefined> {
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return undefined;
     throw new Error(`Cannot read ${file} (${errorCode(error) ?? String(error)})`, { cause: error });
-  }
-}
-
-async function readJsonObject(file: string): Promise<JsonObject | undefined> {
-  try {
-    return parseJsonObject(await readFile(file, 'utf8'));
-  } catch {
-    return undefined;
   }
 }

@@ -111,7 +111,8 @@ function notFoundProblems(body: { detail: string }, { knownHex }: AnswerContext)
 }
 
 function validationProblems(body: { detail: { loc: (string | number)[] }[] }): string[] {
-  const names = body.detail.map((item) => String(item.loc[1]));
+  // Items about a request body (the batch get of events declares one) name places in it, not parameters.
+  const names = body.detail.filter((item) => item.loc[0] !== 'body').map((item) => String(item.loc[1]));
   if (names.some((name) => !DECLARED.has(name))) return [`422 names undeclared parameters: ${names.join(', ')}`];
   return new Set(names).size === names.length ? [] : [`422 names a parameter twice: ${names.join(', ')}`];
 }
