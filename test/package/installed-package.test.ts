@@ -178,7 +178,11 @@ describe('the installed package', () => {
         "process.on('SIGUSR2', () => process.stderr.write('regexps compiled: ' + compiled + '\\n'));",
       ].join('\n'),
     );
-    const counted = await startInstalledServer(consumer, { NODE_OPTIONS: `--require ${counter}` });
+    // A second server on the sample data beside the first: each server keeps its own index.
+    const counted = await startInstalledServer(consumer, { NODE_OPTIONS: `--require ${counter}` }, [
+      '--index-path',
+      path.join(consumer, 'counted-server.sqlite'),
+    ]);
     let output = '';
     counted.server.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
