@@ -92,7 +92,7 @@ const oursOnly = (checkId: string): boolean =>
  * unknown conversation), while ours has no such method on the path (405); docs/reference-behaviour.md.
  */
 const WRITE_ON_READ_PATH = ({ check, message }: { check: string; message: string }): boolean =>
-  check === 'compare.operations.getConversationEventsByIds.undeclared-methods' && /^status 405 here, 404 on the second server/.test(message);
+  check === 'compare.operations.getConversationEventsByIds.undeclared-methods' && /^status 405 from the server under test \(\S+\), 404 from the --compare server/.test(message);
 
 /** Get-by-id on the reference goes through its response model: a key the stored event leaves out comes back as null. */
 const GET_BY_ID_CHECKS = [
@@ -211,7 +211,8 @@ describe(`our server beside the reference ${REFERENCE_VERSION} on a conversation
         'operations.searchConversationEvents.valid: failed',
         // A page_id nobody handed out starts the walk again: a page of events served as stored.
         'operations.searchConversationEvents.unknown: failed',
-        'operations.searchStoredEvents.valid: failed',
+        // The valid layer's seeded requests to the search across conversations each carry a filter (`text`, `body`, a kind)
+        // that leaves only events the contract describes whole; the unknown layer's restarted walk serves them as stored.
         'operations.searchStoredEvents.unknown: failed',
         'schema.responses: failed',
       ].sort(),
