@@ -112,6 +112,9 @@ const CONVERSATION_COUNT = 'countConversations';
 const BY_IDS = 'getConversationsById';
 const CONVERSATION = 'getConversation';
 const TRAJECTORY = 'downloadTrajectory';
+const EVENTS_BY_IDS = 'getConversationEventsByIds';
+const FINAL_RESPONSE = 'getAgentFinalResponse';
+const READINESS = 'getReadiness';
 
 /** The kit's checks about one operation: the contract-driven ones, and those written for it. */
 const checksOf = (operationId: string, ...written: string[]) => [`operations.${operationId}.`, ...written];
@@ -278,5 +281,26 @@ export const FAULT_ROWS: readonly FaultRow[] = [
     description: 'an unknown conversation answered 500',
     fault: onNotFound(TRAJECTORY, { status: 500, body: { detail: 'Internal Server Error' } }),
     kitChecks: checksOf(TRAJECTORY),
+  },
+  {
+    name: 'events-by-ids-400-unknown-conversation',
+    operationId: EVENTS_BY_IDS,
+    description: 'an unknown conversation answered with an undeclared 400',
+    fault: onNotFound(EVENTS_BY_IDS, { status: 400, body: { detail: 'Bad conversation' } }),
+    kitChecks: checksOf(EVENTS_BY_IDS),
+  },
+  {
+    name: 'final-response-breaks-schema',
+    operationId: FINAL_RESPONSE,
+    description: 'a final response that breaks its schema',
+    fault: generic(FINAL_RESPONSE).bodyBreaksSchema,
+    kitChecks: checksOf(FINAL_RESPONSE),
+  },
+  {
+    name: 'readiness-text-plain',
+    operationId: READINESS,
+    description: 'readiness answered as text/plain',
+    fault: generic(READINESS).wrongContentType,
+    kitChecks: checksOf(READINESS),
   },
 ];
