@@ -92,7 +92,8 @@ const oursOnly = (checkId: string): boolean =>
  * unknown conversation), while ours has no such method on the path (405); docs/reference-behaviour.md.
  */
 const WRITE_ON_READ_PATH = ({ check, message }: { check: string; message: string }): boolean =>
-  check === 'compare.operations.getConversationEventsByIds.undeclared-methods' && /^status 405 from the server under test \(\S+\), 404 from the --compare server/.test(message);
+  check === 'compare.operations.getConversationEventsByIds.undeclared-methods' &&
+  /^status 405 from the server under test \(\S+\), 404 from the --compare server/.test(message);
 
 /** Get-by-id on the reference goes through its response model: a key the stored event leaves out comes back as null. */
 const GET_BY_ID_CHECKS = [
