@@ -89,16 +89,35 @@ async function listenWith(upstream: string, route: Route): Promise<FaultInjector
 async function forward(upstream: string, fault: Fault, req: http.IncomingMessage, incoming: URL): Promise<UpstreamResponse> {
   const rewritten = fault.request ? fault.request(incoming) : incoming;
   if (!(rewritten instanceof URL)) return rewritten;
-  const headers = new Headers();
-  const key = req.headers['x-session-api-key'];
-  if (typeof key === 'string') headers.set('X-Session-API-Key', key);
-  const response = await fetch(upstream + rewritten.pathname + rewritten.search, { headers });
+  const headers: http.OutgoingHttpHeaders = {};
+  for (const name of ['x-session-api-key', 'content-type']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
+  // A GET may carry a JSON body (the batch get of events); fetch refuses to send one, node:http does not.
+  const requestBody = await bodyOf(req);
+  const { status, contentType, bytes } = await getUpstream(upstream + rewritten.pathname + rewritten.search, headers, requestBody);
   // A download (a zip, an export) passes as its bytes and its own Content-Type; JSON is parsed for the faults to change.
-  const bytes = Buffer.from(await response.arrayBuffer());
-  const contentType = response.headers.get('content-type') ?? undefined;
   const body = contentType === undefined || contentType.includes('json') ? parseOrText(bytes.toString('utf8')) : bytes;
-  const received: UpstreamResponse = { status: response.status, body, ...(contentType === undefined ? {} : { contentType }) };
+  const received: UpstreamResponse = { status, body, ...(contentType === undefined ? {} : { contentType }) };
   return fault.response ? fault.response(incoming, received) : received;
+}
+
+async function bodyOf(stream: http.IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function getUpstream(url: string, headers: http.OutgoingHttpHeaders, body: Buffer): Promise<{ status: number; contentType?: string; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      { method: 'GET', headers: body.length > 0 ? { ...headers, 'content-length': body.length } : headers },
+      (response) => {
+        bodyOf(response).then((bytes) => resolve({ status: response.statusCode ?? 0, contentType: response.headers['content-type'], bytes }), reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body.length > 0 ? body : undefined);
+  });
 }
 
 function parseOrText(text: string): unknown {
