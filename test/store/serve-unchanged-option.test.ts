@@ -56,7 +56,7 @@ describe('--serve-stored-events-unchanged', () => {
     [
       'with an unclear environment value',
       { env: { SERVE_STORED_EVENTS_UNCHANGED: 'maybe' } },
-      /SERVE_STORED_EVENTS_UNCHANGED must be 1\/true\/yes\/on or 0\/false\/no\/off, got "maybe"/,
+      /SERVE_STORED_EVENTS_UNCHANGED must be 1\/true\/yes\/on\/t\/y or 0\/false\/no\/off\/f\/n, got "maybe"/,
     ],
   ])(
     'refuses to start %s, naming the problem',
