@@ -112,6 +112,7 @@ export async function showConversation(container: HTMLElement, options: Conversa
       facts.append(
         ` · ${conversation.event_count} events stored`,
         conversation.last_event_at ? ` · last event ${displayTimestamp(conversation.last_event_at)}` : '',
+        conversation.usage ? ` · ${usageText(conversation.usage)}` : '',
       );
       return conversation;
     },
