@@ -14,7 +14,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../log';
 import { type ConversationCatalog, createDirectoryCatalog } from '../catalog';
-import { SOCKET_LIMITS } from '../live/event-sockets';
+import { SOCKET_LIMITS } from '../live/socket-subscription';
 import { createApp } from '../server/app';
 import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';

@@ -13,24 +13,23 @@
 import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import type { Logger } from '../log';
-import { type KnownSecrets, maskedJson } from '../secrets';
 import { type IntegerParse, jsonDecodeErrorText, parseInteger, parseJsonText, parseUuid } from '../request-value';
+import { type KnownSecrets, maskedJson } from '../secrets';
 import type { EventFeed, FeedEvent } from '../store/event-store';
-import type { ConversationFeeds, FeedSubscriber } from './conversation-feeds';
+import { type SessionFrame, sessionFrame } from './session-frames';
 import {
-  CLOSE,
   type EventSocketsOptions,
-  InboundFrames,
   READ_ONLY,
   SOCKET_LIMITS,
   type SocketLimits,
-  authenticate,
-  closeSocket,
+  type SocketSubscriber,
+  decodedSegment,
   fullStateFrame,
   isAuthFrame,
-} from './event-sockets';
+  openSubscription,
+} from './socket-subscription';
 import { cutOffStalled, sentWithin } from './stalled-consumer';
-import { type SessionFrame, sessionFrame } from './session-frames';
+import type { ConversationFeeds } from './conversation-feeds';
 
 const SESSION_PATH = /^\/sockets\/session\/([^/]+)\/?$/;
 /** Events read from the store per step of the replay, as the reference reads them. */
@@ -44,26 +43,19 @@ export interface SessionSocketRequest {
 
 /**
  * The session socket a request asks for: undefined when the path is not the session
- * socket's, `refused` when its id or `after_seq` does not validate.
+ * socket's, `refused` with a message naming the parameter when its id or `after_seq` does
+ * not validate.
  */
-export function sessionSocketRequest(url: URL): SessionSocketRequest | 'refused' | undefined {
+export function sessionSocketRequest(url: URL): { request?: SessionSocketRequest; refused?: string } | undefined {
   const match = SESSION_PATH.exec(url.pathname);
   if (!match) return undefined;
   const id = parseUuid(decodedSegment(match[1]!));
-  if (!id.ok) return 'refused';
+  if (!id.ok) return { refused: `conversation_id: Input should be a valid UUID, ${id.message}` };
   // Starlette reads the last of repeated values.
   const afterSeqText = url.searchParams.getAll('after_seq').at(-1);
-  if (afterSeqText === undefined) return { hex: id.hex, afterSeq: undefined };
+  if (afterSeqText === undefined) return { request: { hex: id.hex, afterSeq: undefined } };
   const afterSeq = parseInteger(afterSeqText);
-  return afterSeq.ok ? { hex: id.hex, afterSeq } : 'refused';
-}
-
-function decodedSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+  return afterSeq.ok ? { request: { hex: id.hex, afterSeq } } : { refused: `after_seq: ${afterSeq.message}` };
 }
 
 export async function serveSessionSocket(
@@ -74,40 +66,25 @@ export async function serveSessionSocket(
   options: EventSocketsOptions,
   feeds: ConversationFeeds | undefined,
 ): Promise<void> {
-  const inbound = new InboundFrames(ws);
   const limits = options.limits ?? SOCKET_LIMITS;
-  if (!(await authenticate(ws, request, query, options.sessionApiKeys, inbound, limits.authFrameTimeoutMs))) {
-    closeSocket(ws, CLOSE.authenticationFailed, 'Authentication failed');
-    return;
-  }
-  if (!feeds || !options.feed) {
-    closeSocket(ws, CLOSE.internalError, "Live events are not available from this server's store");
-    return;
-  }
-  const feed = await feeds.feedFor(asked.hex);
-  if (!feed) {
-    closeSocket(ws, CLOSE.conversationNotFound, 'Conversation not found');
-    return;
-  }
-  if (feed.subscribers.size >= limits.maxSocketsPerConversation) {
-    closeSocket(ws, CLOSE.tryAgainLater, 'Too many connections for this conversation');
-    return;
-  }
+  const opened = await openSubscription(
+    ws,
+    request,
+    asked.hex,
+    query,
+    options,
+    feeds,
+    (known) => new SessionSubscriber(ws, options.logger, asked.hex, limits, known),
+  );
+  if (!opened) return;
   // Subscribed first, then the mark read, as the reference does: whatever is appended in between is in the buffer.
-  const subscriber = new SessionSubscriber(ws, options.logger, asked.hex, limits, await options.catalog.knownSecrets(asked.hex));
-  feed.subscribe(subscriber);
-  if (ws.readyState !== WebSocket.OPEN) {
-    feed.unsubscribe(subscriber);
-    return;
-  }
-  ws.once('close', () => feed.unsubscribe(subscriber));
-  inbound.answerWith((frame) => subscriber.answerInbound(frame));
+  const { subscriber } = opened;
   const fullState = fullStateFrame(await options.catalog.state(asked.hex));
-  const stored = await options.feed.storedAfter(asked.hex, Number.POSITIVE_INFINITY, 0);
+  const stored = await options.feed!.storedAfter(asked.hex, Number.POSITIVE_INFINITY, 0);
   const throughSeq = stored && stored.lastStorageIndex >= 0 ? stored.lastStorageIndex : undefined;
   await subscriber.send({ type: 'sync', fromSeq: asked.afterSeq?.digits, throughSeq });
   const replayed = asked.afterSeq !== undefined && throughSeq !== undefined;
-  if (replayed) await subscriber.replay(options.feed, asked.hex, Math.max(asked.afterSeq!.value, -1), throughSeq!);
+  if (replayed) await subscriber.replay(options.feed!, asked.hex, Math.max(asked.afterSeq!.value, -1), throughSeq!);
   subscriber.goLive(fullState, replayed ? throughSeq : undefined);
 }
 
@@ -117,7 +94,7 @@ export async function serveSessionSocket(
  * then each appended event as it comes. What is queued for it is bounded: past the bound the
  * consumer is cut off, and reconnects with `after_seq` losing nothing.
  */
-class SessionSubscriber implements FeedSubscriber {
+class SessionSubscriber implements SocketSubscriber {
   private buffer: FeedEvent[] | undefined = [];
   private bufferedBytes = 0;
 

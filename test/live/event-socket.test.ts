@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Event } from '../../src/contract';
-import { SOCKET_LIMITS } from '../../src/live/event-sockets';
+import { SOCKET_LIMITS } from '../../src/live/socket-subscription';
 import { eventFileName, serializeEvent } from '../../src/fixture/layout';
 import { conversationId, eventId, message } from '../support/events';
 import { STORED_SECRETS, writeConversationState } from '../support/conversation-state';
@@ -110,15 +110,15 @@ test('appended events reach every socket in append order, none twice, also when 
   resending.ws.close();
 });
 
-test('an unknown conversation is closed 4004; bad parameters 1008 naming the parameter', async () => {
+test('an unknown conversation is closed 4004; a bad parameter refuses the handshake (403) with a body naming it', async () => {
   expect(await openTestSocket(socketUrl(server.url, conversationId(77))).closed).toEqual({ code: 4004, reason: 'Conversation not found' });
-  const badTime = await openTestSocket(socketUrl(server.url, ID, 'resend_mode=since&after_timestamp=yesterday')).closed;
-  expect(badTime.code).toBe(1008);
-  expect(badTime.reason).toMatch(/^after_timestamp: /);
-  expect((await openTestSocket(socketUrl(server.url, 'not-a-uuid')).closed).reason).toMatch(/^conversation_id: /);
+  const refusal = (id: string, query = '') => openTestSocket(socketUrl(server.url, id, query)).opened;
+  await expect(refusal(ID, 'resend_mode=since&after_timestamp=yesterday')).rejects.toThrow(/^handshake answered 403 \{"detail":"after_timestamp: /);
+  await expect(refusal('not-a-uuid')).rejects.toThrow(/^handshake answered 403 \{"detail":"conversation_id: /);
   // An escape that does not decode is a bad id, not a crash.
-  expect((await openTestSocket(socketUrl(server.url, '%E0%A4%A')).closed).reason).toMatch(/^conversation_id: /);
-  expect((await openTestSocket(socketUrl(server.url, ID, 'resend_mode=everything')).closed).reason).toMatch(/^resend_mode: /);
+  await expect(refusal('%E0%A4%A')).rejects.toThrow(/^handshake answered 403 \{"detail":"conversation_id: /);
+  await expect(refusal(ID, 'resend_mode=everything')).rejects.toThrow(/^handshake answered 403 \{"detail":"resend_mode: /);
+  await expect(refusal(ID, 'resend_all=maybe')).rejects.toThrow(/^handshake answered 403 \{"detail":"resend_all: /);
   await expect(openTestSocket(`${server.url.replace('http', 'ws')}/sockets/elsewhere`).opened).rejects.toThrow('404');
 });
 

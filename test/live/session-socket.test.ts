@@ -97,8 +97,10 @@ test('session keys as on the events socket: header, query, auth frame; a wrong o
   byFrame.ws.close();
   expect(await openTestSocket(sessionUrl(keyed.url, 'session_api_key=wrong')).closed).toEqual({ code: 4001, reason: 'Authentication failed' });
   // A path or query that does not validate is refused before any key is looked at, as FastAPI refuses it.
-  await expect(openTestSocket(sessionUrl(keyed.url, 'after_seq=x')).opened).rejects.toThrow('handshake answered 403');
-  await expect(openTestSocket(sessionUrl(keyed.url, '', 'not-a-uuid')).opened).rejects.toThrow('handshake answered 403');
+  await expect(openTestSocket(sessionUrl(keyed.url, 'after_seq=x')).opened).rejects.toThrow(/^handshake answered 403 \{"detail":"after_seq: /);
+  await expect(openTestSocket(sessionUrl(keyed.url, '', 'not-a-uuid')).opened).rejects.toThrow(
+    /^handshake answered 403 \{"detail":"conversation_id: /,
+  );
   expect(await openTestSocket(sessionUrl(server.url, '', conversationId(9))).closed).toEqual({ code: 4004, reason: 'Conversation not found' });
   // Over HTTP, as in the reference: the readiness probe needs no key, the final response does.
   expect(await keyed.get('/ready')).toMatchObject({ status: 200, body: { status: 'ready' } });

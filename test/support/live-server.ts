@@ -6,7 +6,7 @@ import type { Event } from '../../src/contract';
 import { writeConversation } from '../../src/fixture/layout';
 import { createMemoryLogger } from '../../src/log';
 import { type ConversationCatalog, createDirectoryCatalog } from '../../src/catalog';
-import type { SocketLimits } from '../../src/live/event-sockets';
+import type { SocketLimits } from '../../src/live/socket-subscription';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
 import { openIndexedDirectory } from '../../src/store/sqlite/indexed-directory';

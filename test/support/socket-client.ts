@@ -8,7 +8,7 @@ export interface TestSocket {
   closed: Promise<{ code: number; reason: string }>;
   /** Resolves once `count` frames have arrived (rejects when the socket closes first). */
   framesArrived(count: number): Promise<string[]>;
-  /** Resolves when the socket has opened (rejects when the handshake fails). */
+  /** Resolves when the socket has opened (rejects when the handshake fails, with the answer's status and body). */
   opened: Promise<void>;
 }
 
@@ -37,7 +37,11 @@ export function openTestSocket(url: string, headers: Record<string, string> = {}
   ws.on('error', () => undefined);
   const opened = new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
-    ws.once('unexpected-response', (_request, response) => reject(new Error(`handshake answered ${response.statusCode}`)));
+    ws.once('unexpected-response', (_request, response) => {
+      const body: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => body.push(chunk));
+      response.on('end', () => reject(new Error(`handshake answered ${response.statusCode} ${Buffer.concat(body).toString()}`.trim())));
+    });
   });
   return {
     ws,
