@@ -187,7 +187,7 @@ describe.each(MODES)('ours (%s) beside the reference on its recording', (mode) =
     });
   });
 
-  test('the session socket sends the same frames for every after_seq, and refuses and closes as the reference does', async () => {
+  test('the session socket sends the same frames for every after_seq, and both sockets refuse and close as the reference does', async () => {
     const served = ours.get(mode)!;
     const last = eventIds.length - 1;
     for (const query of [
@@ -221,6 +221,16 @@ describe.each(MODES)('ours (%s) beside the reference on its recording', (mode) =
       const outcomes = await Promise.all([reference.url, served.url].map((base) => handshake(sessionUrl(base, id, query))));
       expect({ id, query, ours: outcomes[1] }).toEqual({ id, query, ours: outcomes[0] });
       expect(outcomes[0]).toBe('refused 403');
+    }
+    for (const [id, query] of [
+      ['nope', ''],
+      [ID, 'resend_mode=everything'],
+      [ID, 'resend_mode=since&after_timestamp=yesterday'],
+      [ID, 'resend_all=maybe'],
+    ] as const) {
+      const eventsUrl = (base: string) => `${base.replace(/^http/, 'ws')}/sockets/events/${id}?${query}`;
+      const outcomes = await Promise.all([reference.url, served.url].map((base) => handshake(eventsUrl(base))));
+      expect({ socket: 'events', id, query, ours: outcomes[1] }).toEqual({ socket: 'events', id, query, ours: outcomes[0] });
     }
     const closes = await Promise.all([reference.url, served.url].map((base) => openTestSocket(sessionUrl(base, UNKNOWN)).closed));
     expect(closes[1]).toEqual(closes[0]);
@@ -345,7 +355,9 @@ async function handshake(url: string): Promise<string> {
     socket.ws.close();
     return 'opened';
   } catch (error) {
-    return (error as Error).message.replace('handshake answered', 'refused');
+    // The status only: ours adds a body naming the parameter.
+    const status = /^handshake answered (\d+)/.exec((error as Error).message)?.[1];
+    return status ? `refused ${status}` : (error as Error).message;
   }
 }
 

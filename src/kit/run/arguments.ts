@@ -165,13 +165,9 @@ export function interpretContractFlags(
   const conversationId = values['conversation-id'] ?? manifest?.conversationId;
   if (!conversationId) return invalid('--conversation-id is required (or --fixture MANIFEST, which names the conversation)');
 
-  let allow: RunOptions['allow'];
-  if (values.allow !== undefined) {
-    const read = readAllowList(values.allow);
-    if (!read.ok) return invalid(read.message);
-    allow = read.entries;
-  }
-  const sessionApiKey = values['session-api-key'] ?? (env['SESSION_API_KEY'] || undefined);
+  const shared = allowAndSessionKey(values, env);
+  if ('message' in shared) return invalid(shared.message);
+  const { allow, sessionApiKey } = shared;
 
   const run: RunOptions = {
     ...DEFAULT_RUN_OPTIONS,
@@ -202,6 +198,20 @@ export function interpretContractFlags(
   };
 }
 
+/** What a run and a replay both take: the allow list (read now, so a bad file is named before anything is sent) and the session key. */
+function allowAndSessionKey(
+  values: ContractFlagValues,
+  env: Record<string, string | undefined>,
+): { allow: RunOptions['allow'] | undefined; sessionApiKey: string | undefined } | { message: string } {
+  let allow: RunOptions['allow'];
+  if (values.allow !== undefined) {
+    const read = readAllowList(values.allow);
+    if (!read.ok) return { message: read.message };
+    allow = read.entries;
+  }
+  return { allow, sessionApiKey: values['session-api-key'] ?? (env['SESSION_API_KEY'] || undefined) };
+}
+
 function interpretReplay(
   file: string,
   baseUrl: string,
@@ -216,13 +226,9 @@ function interpretReplay(
   if (file.trim() === '') return invalid('--replay needs a HAR file, e.g. --replay session.har (as `proxy --record session.har` writes)');
   const timeoutMs = wholeNumber(values['timeout-ms'], DEFAULT_RUN_OPTIONS.timeoutMs, 100);
   if (timeoutMs === undefined) return invalid(`--timeout-ms must be a whole number of at least 100, got ${JSON.stringify(values['timeout-ms'])}`);
-  let allow: RunOptions['allow'];
-  if (values.allow !== undefined) {
-    const read = readAllowList(values.allow);
-    if (!read.ok) return invalid(read.message);
-    allow = read.entries;
-  }
-  const sessionApiKey = values['session-api-key'] ?? (env['SESSION_API_KEY'] || undefined);
+  const shared = allowAndSessionKey(values, env);
+  if ('message' in shared) return invalid(shared.message);
+  const { allow, sessionApiKey } = shared;
   return {
     kind: 'replay',
     invocation: {
