@@ -256,23 +256,20 @@ export function mayHoldSecrets(json: Buffer, known: KnownSecrets = KnownSecrets.
 }
 
 /**
- * mayHoldSecrets over stored JSON bytes that come in pieces, one piece at a time: each is
- * scanned with the end of the one before, as far back as a match reaches, so what is cut
- * between two pieces is found as in the whole.
+ * mayHoldSecrets (without options) over stored JSON bytes that come in pieces, one piece at
+ * a time: each is scanned with the end of the one before, as far back as a match reaches, so
+ * what is cut between two pieces is found as in the whole.
  */
 export class PieceScan {
   /** Whether the pieces so far may hold something the policy masks. */
   found = false;
   private carried = '';
 
-  constructor(
-    private readonly known: KnownSecrets = KnownSecrets.NONE,
-    private readonly options: CopyOptions = {},
-  ) {}
+  constructor(private readonly known: KnownSecrets = KnownSecrets.NONE) {}
 
   add(piece: Buffer): void {
     if (this.found) return;
-    const { pattern, reach } = this.known.byteScan(this.options.maskProviderCiphertext === true);
+    const { pattern, reach } = this.known.byteScan(false);
     const text = this.carried + piece.toString('latin1');
     this.found = pattern.test(text);
     this.carried = text.slice(-reach);
