@@ -270,8 +270,9 @@ export class PieceScan {
   add(piece: Buffer): void {
     if (this.found) return;
     const { pattern, reach } = this.known.byteScan(false);
-    const text = this.carried + piece.toString('latin1');
-    this.found = pattern.test(text);
+    const text = piece.toString('latin1');
+    // The cut is scanned on its own, so the piece is not copied to put the end of the one before in front of it.
+    this.found = pattern.test(this.carried + text.slice(0, reach)) || pattern.test(text);
     this.carried = text.slice(-reach);
   }
 }
