@@ -38,7 +38,12 @@ beforeAll(async () => {
   server = await startLiveServer([
     {
       id: ID,
-      events: [message({ ...STAMP(1), source: 'user' }, { text: ['Show the tree.'] }), PLAIN, ...HOLDING, message({ ...STAMP(9), source: 'agent' }, { text: ['Done.'] })],
+      events: [
+        message({ ...STAMP(1), source: 'user' }, { text: ['Show the tree.'] }),
+        PLAIN,
+        ...HOLDING,
+        message({ ...STAMP(9), source: 'agent' }, { text: ['Done.'] }),
+      ],
     },
   ]);
   writeConversationState(server.root, ID, { createdAt: '2026-11-01T10:00:00.000001', updatedAt: '2026-11-01T10:00:09.000001', title: 'Large' });
