@@ -8,7 +8,7 @@
  * `processMemory` reads what such a process holds, for the bench and the soak alike.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
 import { findFreePort } from './free-port';
@@ -174,4 +174,9 @@ export function processMemory(pid: number): ProcessMemory {
     return Number(match[1]) * 1024;
   };
   return { residentBytes: kilobytes('VmRSS'), peakResidentBytes: kilobytes('VmHWM') };
+}
+
+/** Starts the process's VmHWM again from what is resident now, so a later peak is of what came after (Linux only). */
+export function resetPeakResident(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }

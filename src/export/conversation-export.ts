@@ -3,12 +3,15 @@
  * batches (EventStore.exportEvents): JSON lines are the served bytes, one event a line;
  * Markdown is written section by section (markdown.ts). Chunks are gathered to about
  * CHUNK_BYTES, so that a long conversation costs a few hundred writes, not one per event,
- * and nothing holds more than a chunk and the store's batch. Every event passes through the
- * secret policy (src/secrets) with the conversation's known secrets.
+ * and nothing holds more than a chunk and the store's batch. An event too large to be handed
+ * out whole (a LargeEvent) is streamed in pieces where the format allows, and read whole only
+ * where it must be parsed, a few at a time across exports (see jsonLines). Every event passes
+ * through the secret policy (src/secrets) with the conversation's known secrets.
  */
 import type { Event, ExportFormat } from '../contract';
 import { jsonText } from '../json/json-text';
-import { type KnownSecrets, maskSecrets, maskedJson } from '../secrets';
+import { type KnownSecrets, PieceScan, maskSecrets, maskedJson } from '../secrets';
+import type { ExportedEvent, LargeEvent } from '../store';
 import { eventSection, isUserMessage, largeEventSection, markdownHeading, taskSection } from './markdown';
 import type { TracedConversation } from './trace/otlp-trace';
 import { atifJsonPieces, otlpJsonPieces, parsedEvents } from './trace/trace-documents';
@@ -27,7 +30,7 @@ export interface ConversationExport {
 export function conversationExport(
   format: ExportFormat,
   conversation: TracedConversation,
-  events: AsyncIterable<Buffer>,
+  events: AsyncIterable<ExportedEvent>,
   known: KnownSecrets,
 ): ConversationExport {
   if (format === 'otlp' || format === 'atif') {
@@ -53,23 +56,66 @@ export function conversationExport(
   };
 }
 
-/**
- * One event a line. Stored JSON written with indentation holds line breaks between its
- * tokens (never inside a string, where JSON escapes them), so such an event is written
- * again on one line; every other is sent as stored.
- */
-async function* jsonLines(events: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
-  for await (const stored of events) {
-    const bytes = maskedJson(stored, known);
-    yield bytes.includes(NEWLINE) || bytes.includes(CARRIAGE_RETURN) ? Buffer.from(jsonText(JSON.parse(bytes.toString('utf8')))) : bytes;
+/** One event a line. */
+async function* jsonLines(events: AsyncIterable<ExportedEvent>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  for await (const event of events) {
+    if (Buffer.isBuffer(event)) yield oneLine(maskedJson(event, known));
+    else yield* largeJsonLine(event, known);
     yield LINE_END;
+  }
+}
+
+/**
+ * Stored JSON written with indentation holds line breaks between its tokens (never inside a
+ * string, where JSON escapes them), so such an event is written again on one line; every
+ * other is sent as it is.
+ */
+function oneLine(bytes: Buffer): Buffer {
+  return bytes.includes(NEWLINE) || bytes.includes(CARRIAGE_RETURN) ? Buffer.from(jsonText(JSON.parse(bytes.toString('utf8')))) : bytes;
+}
+
+/**
+ * A large event's line. A first reading of its pieces looks for what the policy masks and
+ * for line breaks; without either, the line is its stored bytes, sent piece by piece as a
+ * second reading takes them. Otherwise it must be parsed: it is read whole in its turn,
+ * masked and written as any other event, and the turn is held until the line is taken.
+ */
+async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGenerator<Buffer> {
+  const scan = new PieceScan(known);
+  let lineBreaks = false;
+  for await (const piece of event.pieces()) {
+    scan.add(piece);
+    lineBreaks = piece.includes(NEWLINE) || piece.includes(CARRIAGE_RETURN);
+    if (scan.found || lineBreaks) break;
+  }
+  if (!scan.found && !lineBreaks) {
+    yield* event.pieces();
+    return;
+  }
+  const { bytes, release } = await event.whole();
+  try {
+    yield* inChunks(oneLine(maskedJson(bytes, known)));
+  } finally {
+    release();
   }
 }
 
 const LINE_END = Buffer.from('\n');
 
-async function* maskedEvents(events: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
-  for await (const stored of events) yield maskedJson(stored, known);
+/** Events for the trace formats, which parse every one: a large event is read whole in its turn, held until the next is asked for. */
+async function* maskedEvents(events: AsyncIterable<ExportedEvent>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  for await (const event of events) {
+    if (Buffer.isBuffer(event)) {
+      yield maskedJson(event, known);
+      continue;
+    }
+    const { bytes, release } = await event.whole();
+    try {
+      yield maskedJson(bytes, known);
+    } finally {
+      release();
+    }
+  }
 }
 
 /**
@@ -79,7 +125,7 @@ async function* maskedEvents(events: AsyncIterable<Buffer>, known: KnownSecrets)
  */
 async function* markdownPieces(
   conversation: { conversationId: string; title: string | null },
-  events: AsyncIterable<Buffer>,
+  events: AsyncIterable<ExportedEvent>,
   known: KnownSecrets,
 ): AsyncGenerator<Buffer> {
   yield Buffer.from(markdownHeading(conversation));
@@ -89,17 +135,17 @@ async function* markdownPieces(
     if (task) yield Buffer.from(taskSection(task));
     for (const event of pending) if (event !== task) yield Buffer.from(eventSection(event));
   };
-  for await (const bytes of events) {
-    // An event too large to read whole is shown by its size only: what a document for people gains from it is not worth memory that grows with it.
-    if (bytes.length > MAX_RENDERED_EVENT_BYTES) {
+  for await (const exported of events) {
+    // A large event is shown by what it is and its size only: what a document for people gains from its bytes is not worth memory that grows with them.
+    if (!Buffer.isBuffer(exported)) {
       if (held) {
         yield* release(held);
         held = undefined;
       }
-      yield Buffer.from(largeEventSection(bytes));
+      yield Buffer.from(largeEventSection(exported));
       continue;
     }
-    const event = maskSecrets(JSON.parse(bytes.toString('utf8')) as Event, known);
+    const event = maskSecrets(JSON.parse(exported.toString('utf8')) as Event, known);
     if (!held) {
       yield Buffer.from(eventSection(event));
       continue;
@@ -113,14 +159,16 @@ async function* markdownPieces(
   if (held) yield* release(held);
 }
 
-/** The largest event written out in full; a larger one gets a section saying what it is and where to find it whole. */
-const MAX_RENDERED_EVENT_BYTES = 1024 * 1024;
-
 /** Events read ahead at most while looking for the task. */
 const TASK_LOOKAHEAD = 50;
 
 async function* encoded(pieces: AsyncIterable<string>): AsyncGenerator<Buffer> {
   for await (const piece of pieces) yield Buffer.from(piece, 'utf8');
+}
+
+/** A large buffer as pieces of a chunk's size, so that gathering them copies no more than a chunk at a time. */
+function* inChunks(bytes: Buffer): Generator<Buffer> {
+  for (let start = 0; start < bytes.length; start += CHUNK_BYTES) yield bytes.subarray(start, start + CHUNK_BYTES);
 }
 
 async function* gathered(pieces: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {

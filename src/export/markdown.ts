@@ -10,6 +10,7 @@ import type { Event, EventOfKind, Message, ReasoningItemModel, TextContent } fro
 import { DEFAULT_SOURCE } from '../search/kinds';
 import { INDENTED, jsonText } from '../json/json-text';
 import { maskCredentialText, maskSecrets } from '../secrets';
+import type { LargeEvent } from '../store';
 import { observationText, withoutKind } from './observation-text';
 
 /** Outputs longer than this many lines are folded. */
@@ -43,21 +44,11 @@ export function eventSection(event: Event): string {
   return `### <a id="${anchorOf(event.id)}"></a>${heading}\n\n*${source}${timeOf(event)}*\n\n${body}${body.endsWith('\n') ? '' : '\n'}\n`;
 }
 
-/**
- * The section of an event too large to render: its kind and id, read from the ends of its
- * stored bytes without parsing them, its size, and where it can be had whole.
- */
-export function largeEventSection(stored: Buffer): string {
-  const head = stored.subarray(0, STORED_END_BYTES).toString('utf8');
-  const tail = stored.subarray(Math.max(0, stored.length - STORED_END_BYTES)).toString('utf8');
-  const id = /"id"\s*:\s*"([^"\\]{1,100})"/.exec(head)?.[1];
-  const kind = /"kind"\s*:\s*"([A-Za-z]{1,100})"\s*}\s*$/.exec(tail)?.[1] ?? 'Event';
-  const megabytes = (stored.length / (1024 * 1024)).toFixed(1);
-  return `### <a id="${anchorOf(id)}"></a>${escapeInline(kind)} (${megabytes} MB, not shown)\n\nThis event is too large to show here. The JSON lines export${id ? ` and \`GET .../events/${escapeInline(id)}\`` : ''} have it whole.\n\n`;
+/** The section of an event too large to render: its kind and id as the store lists them, its size, and where it can be had whole. */
+export function largeEventSection({ id, kind, size }: Pick<LargeEvent, 'id' | 'kind' | 'size'>): string {
+  const megabytes = (size / (1024 * 1024)).toFixed(1);
+  return `### <a id="${anchorOf(id)}"></a>${escapeInline(kind)} (${megabytes} MB, not shown)\n\nThis event is too large to show here. The JSON lines export and \`GET .../events/${escapeInline(id)}\` have it whole.\n\n`;
 }
-
-/** How much of each end of a large event is read for its id and kind. */
-const STORED_END_BYTES = 512;
 
 function timeOf(event: Event): string {
   return event.timestamp ? ` · ${event.timestamp}` : '';

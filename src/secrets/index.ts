@@ -5,7 +5,7 @@
  * per request (recent-known-secrets.ts).
  */
 export { maskedJson, maskedJsonItems } from './masked-json';
-export { KnownSecrets, MASKED_SECRET, knownSecretsOf, mayHoldSecrets, maskSecrets, maskedCopy } from './secret-policy';
+export { KnownSecrets, MASKED_SECRET, PieceScan, knownSecretsOf, mayHoldSecrets, maskSecrets, maskedCopy } from './secret-policy';
 export { looksSecret, maskCredentialText, maskSecretText } from './credential-text';
 export type { CopyOptions } from './secret-policy';
 export { RECENT_KNOWN_SECRETS, type RecentKnownSecretsOptions, recentKnownSecrets } from './recent-known-secrets';

@@ -60,6 +60,11 @@ const PROVIDER_CIPHERTEXT = 'encrypted_content';
  */
 const MIN_KNOWN_SECRET_LENGTH = 6;
 
+interface ByteScan {
+  pattern: RegExp;
+  reach: number;
+}
+
 /** How a string is judged, from the fields above it. */
 enum Scope {
   /** Masked only when encrypted or holding a known secret. */
@@ -85,24 +90,35 @@ export class KnownSecrets {
     );
   }
 
-  private readonly patterns: (RegExp | undefined)[] = [undefined, undefined];
+  private readonly scans: (ByteScan | undefined)[] = [undefined, undefined];
 
   /**
    * What in stored JSON bytes, read as latin1 (one character a byte), may be something the
-   * policy masks: one expression, so the bytes are scanned once (see mayHoldSecrets).
+   * policy masks: one expression, so the bytes are scanned once (see mayHoldSecrets), and
+   * the most characters a match spans, looking behind included.
    */
-  bytePattern(includingProviderCiphertext: boolean): RegExp {
+  byteScan(includingProviderCiphertext: boolean): ByteScan {
     const slot = includingProviderCiphertext ? 1 : 0;
-    this.patterns[slot] ??= new RegExp(
+    if (this.scans[slot]) return this.scans[slot];
+    const names = [...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK];
+    const ciphertextAfter = `"${PROVIDER_CIPHERTEXT}":"`;
+    const values = this.values.map((value) => Buffer.from(jsonEscaped(value), 'utf8').toString('latin1'));
+    const pattern = new RegExp(
       [
-        `"(?:${[...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK].join('|')})"`,
+        `"(?:${names.join('|')})"`,
         // An escape could spell any name or value.
         '\\\\u',
-        includingProviderCiphertext ? ENCRYPTED_VALUE_PREFIX : `(?<!"${PROVIDER_CIPHERTEXT}":")${ENCRYPTED_VALUE_PREFIX}`,
-        ...this.values.map((value) => escapeRegExp(Buffer.from(jsonEscaped(value), 'utf8').toString('latin1'))),
+        includingProviderCiphertext ? ENCRYPTED_VALUE_PREFIX : `(?<!${ciphertextAfter})${ENCRYPTED_VALUE_PREFIX}`,
+        ...values.map(escapeRegExp),
       ].join('|'),
     );
-    return this.patterns[slot]!;
+    const spans = [
+      ...names.map((name) => name.length + 2),
+      ciphertextAfter.length + ENCRYPTED_VALUE_PREFIX.length,
+      ...values.map((value) => value.length),
+    ];
+    this.scans[slot] = { pattern, reach: Math.max(...spans) };
+    return this.scans[slot];
   }
 
   /** `text` with every known value masked. */
@@ -236,7 +252,29 @@ function setMember(into: Record<string, unknown> | unknown[], key: string | numb
  */
 export function mayHoldSecrets(json: Buffer, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): boolean {
   // A latin1 view is a plain copy of the bytes, and one expression scans it once: many searches of the buffer cost more than a parse.
-  return known.bytePattern(options.maskProviderCiphertext === true).test(json.toString('latin1'));
+  return known.byteScan(options.maskProviderCiphertext === true).pattern.test(json.toString('latin1'));
+}
+
+/**
+ * mayHoldSecrets (without options) over stored JSON bytes that come in pieces, one piece at
+ * a time: each is scanned with the end of the one before, as far back as a match reaches, so
+ * what is cut between two pieces is found as in the whole.
+ */
+export class PieceScan {
+  /** Whether the pieces so far may hold something the policy masks. */
+  found = false;
+  private carried = '';
+
+  constructor(private readonly known: KnownSecrets = KnownSecrets.NONE) {}
+
+  add(piece: Buffer): void {
+    if (this.found) return;
+    const { pattern, reach } = this.known.byteScan(false);
+    const text = piece.toString('latin1');
+    // The cut is scanned on its own, so the piece is not copied to put the end of the one before in front of it.
+    this.found = pattern.test(this.carried + text.slice(0, reach)) || pattern.test(text);
+    this.carried = text.slice(-reach);
+  }
 }
 
 function escapeRegExp(text: string): string {

@@ -86,6 +86,34 @@ export interface EventFeed {
 }
 
 /**
+ * The largest event an export is handed whole. A larger one comes as a LargeEvent: what a
+ * download holds of it is then bounded whatever its size, as only its pieces, or a few
+ * whole copies across all downloads at once, are in memory.
+ */
+export const LARGE_EVENT_BYTES = 1024 * 1024;
+
+/** An event of an export: its stored bytes, or a LargeEvent when they are over LARGE_EVENT_BYTES. */
+export type ExportedEvent = Buffer | LargeEvent;
+
+/** An event too large to hand out whole: what it is, and its stored bytes on demand. */
+export interface LargeEvent {
+  readonly id: string;
+  readonly kind: string;
+  /** The stored bytes' length. */
+  readonly size: number;
+  /**
+   * The stored bytes in order, in pieces read as they are taken. Fails, rather than ends,
+   * when the event is removed or replaced meanwhile, so no piece of another version follows.
+   */
+  pieces(): AsyncIterable<Buffer>;
+  /**
+   * The stored bytes whole, for a reader that must parse them: it waits its turn among a
+   * few such reads at once across all exports, and holds the turn until it calls `release`.
+   */
+  whole(): Promise<{ bytes: Buffer; release: () => void }>;
+}
+
+/**
  * Each operation takes the conversation id as 32 lower-case hex digits and answers
  * `undefined` when the conversation does not exist. It rejects with an Error naming what
  * failed when storage cannot be read.
@@ -108,10 +136,11 @@ export interface EventStore {
   countAll(filters: EventFilters): Promise<number>;
   /**
    * Every served event of the conversation in ascending search order, read in batches so
-   * that a conversation of any length leaves in bounded memory; undefined when the
+   * that a conversation of any length leaves in bounded memory, and an event larger than
+   * LARGE_EVENT_BYTES as a LargeEvent, so that one of any size does too; undefined when the
    * conversation does not exist.
    */
-  exportEvents(conversationHex: string): Promise<AsyncIterable<Buffer> | undefined>;
+  exportEvents(conversationHex: string): Promise<AsyncIterable<ExportedEvent> | undefined>;
   health(): StoreHealth;
   /** Events one by one for the live socket; a store without it serves no socket. */
   readonly feed?: EventFeed;

@@ -1,4 +1,5 @@
-export type { EventStore, StoreHealth, StoredConversationSummary, StoredPage } from './event-store';
+export type { EventStore, ExportedEvent, LargeEvent, StoreHealth, StoredConversationSummary, StoredPage } from './event-store';
+export { LARGE_EVENT_BYTES } from './event-store';
 export { openDirectoryStore, openIndexedDirectory, type IndexedDirectoryStore, type IndexedDirectoryOptions } from './sqlite/indexed-directory';
 export { IndexFileError, defaultIndexPath } from './sqlite/index-file';
 export { StoreRootError, checkConversationsRoot, type StoreRootProblem } from './files/store-root';

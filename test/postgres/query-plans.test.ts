@@ -7,6 +7,7 @@
 import { Client } from 'pg';
 import { createMemoryLogger } from '../../src/log';
 import type { CrossSearchCriteria, SearchCriteria } from '../../src/search';
+import { LARGE_EVENT_BYTES } from '../../src/store';
 import { createPool } from '../../src/store/postgres/connection';
 import { POSTGRES } from '../../src/store/sql/dialect';
 import {
@@ -179,7 +180,7 @@ describe('query plans over 100k events', () => {
 
   it('an export batch walks the conversation in order from a key', async () => {
     for (const after of [undefined, key]) {
-      const plan = await planWithoutSequentialScans(exportBatchStatement(POSTGRES, large, LARGE, after, 1000, 'text'));
+      const plan = await planWithoutSequentialScans(exportBatchStatement(POSTGRES, large, LARGE, after, 1000, LARGE_EVENT_BYTES, 'text'));
       expect(plan.text).not.toContain('Seq Scan on events');
       expect(plan.text).toMatch(/using events_(in_order|pkey)/);
     }

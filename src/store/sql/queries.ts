@@ -168,13 +168,30 @@ export function acrossCountStatement(dialect: SqlDialect, filters: EventFilters)
   return { text: `SELECT count(*) AS count FROM events e WHERE ${filterConditions(filters, parameters)}`, values: parameters.values };
 }
 
-/** One batch of a conversation's export: `limit` events in ascending order after `after`. */
+/** A row of an export batch: its key, what the event is, the version of the file it was read from, and its size. */
+export interface ExportRow extends Omit<KeyedRow, 'payload'> {
+  event_id: string;
+  kind: string;
+  file_size: number | string;
+  file_modified_ms: number;
+  size: number | string;
+  /** Null for an event over the batch's `wholeBytes`. */
+  payload: Buffer | null;
+}
+
+/**
+ * One batch of a conversation's export: `limit` events in ascending order after `after`,
+ * each with its size, and its bytes only when they are no more than `wholeBytes`. Both
+ * databases answer `length` of a stored value without reading it, so a larger event's
+ * bytes are not read here at all (eventPieceStatement reads them).
+ */
 export function exportBatchStatement(
   dialect: SqlDialect,
   conversationId: number,
   hex: string,
   after: EventKey | undefined,
   limit: number,
+  wholeBytes: number,
   form: PayloadForm,
 ): Statement {
   const parameters = new Parameters(dialect);
@@ -184,9 +201,33 @@ export function exportBatchStatement(
       `(e.sort_micros, e.position) > (${parameters.bigint(storedSortMicros(after.micros ?? undefined))}, ${parameters.bigint(String(after.position))})`,
     );
   }
-  const text = `SELECT ${parameters.add(hex)} AS hex, e.sort_micros, e.position, ${dialect.payload('e.payload', form)}
+  const whole = `CASE WHEN length(e.payload) <= ${parameters.add(wholeBytes)} THEN e.payload END`;
+  const text = `SELECT ${parameters.add(hex)} AS hex, e.sort_micros, e.position, e.event_id, e.kind, e.file_size, e.file_modified_ms,
+      length(e.payload) AS size, ${dialect.payload(whole, form)}
     FROM events e WHERE ${conditions.join(' AND ')}
     ORDER BY e.sort_micros, e.position LIMIT ${parameters.add(limit)}`;
+  return { text, values: parameters.values };
+}
+
+/** Which stored version of an event a piece is read from: the ingester replaces an event's row only when its file's size or time changed. */
+export interface EventVersion {
+  conversationId: number;
+  position: number;
+  fileSize: string;
+  fileModifiedMs: number;
+}
+
+/**
+ * `length` of an event's stored bytes from `offset` (from 0), as bytes: a piece may cut a
+ * character, which PostgreSQL would refuse as text. No row when that version of the event
+ * is no longer stored.
+ */
+export function eventPieceStatement(dialect: SqlDialect, version: EventVersion, offset: number, length: number): Statement {
+  const parameters = new Parameters(dialect);
+  const piece = `substr(e.payload, ${parameters.add(offset + 1)}, ${parameters.add(length)})`;
+  const text = `SELECT ${dialect.payload(piece, 'bytea')} FROM events e
+    WHERE e.conversation_id = ${parameters.add(version.conversationId)} AND e.position = ${parameters.bigint(String(version.position))}
+      AND e.file_size = ${parameters.bigint(version.fileSize)} AND e.file_modified_ms = ${parameters.add(version.fileModifiedMs)}`;
   return { text, values: parameters.values };
 }
 
@@ -198,7 +239,7 @@ function keyCondition(key: EventKey, comparison: '<' | '>', parameters: Paramete
 const NO_TIMESTAMP = storedSortMicros(undefined);
 
 /** A row's key in the order across conversations. */
-export function keyOfRow(row: KeyedRow): EventKey {
+export function keyOfRow(row: Pick<KeyedRow, 'hex' | 'sort_micros' | 'position'>): EventKey {
   return { micros: String(row.sort_micros) === NO_TIMESTAMP ? null : Number(row.sort_micros), hex: row.hex, position: Number(row.position) };
 }
 

@@ -10,7 +10,10 @@ import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from
 import {
   type EventFeed,
   type EventStore,
+  type ExportedEvent,
   type FeedEvent,
+  LARGE_EVENT_BYTES,
+  type LargeEvent,
   type StoredConversationSummary,
   type StoredHitPage,
   type StoredPage,
@@ -23,6 +26,8 @@ import { type SqlDatabase, isNotUtf8 } from './database';
 import type { PayloadForm } from './dialect';
 import {
   type CursorKey,
+  type EventVersion,
+  type ExportRow,
   type KeyedRow,
   acrossCountStatement,
   acrossPageStatement,
@@ -34,11 +39,13 @@ import {
   countStatement,
   cursorStatement,
   eventByIdStatement,
+  eventPieceStatement,
   exportBatchStatement,
   keyOfRow,
   pageStatement,
 } from './queries';
 import type { Statement } from './statement';
+import { Turns } from './turns';
 
 export interface SqlStoreOptions {
   logger: Logger;
@@ -54,6 +61,13 @@ const DEFAULT_HEALTH_REFRESH_MS = 2_000;
 /** Events an export reads from the database at a time. */
 const EXPORT_BATCH = 1000;
 const MAX_BIGINT = (2n ** 63n - 1n).toString();
+/**
+ * Bytes of a large event read at a time. SQLite reads a whole stored value for each
+ * `substr` of it (into its own memory, freed after the statement), so pieces are not small.
+ */
+const PIECE_BYTES = 4 * LARGE_EVENT_BYTES;
+/** Whole reads of large events at once, across every export of the process: memory is the process's. */
+const WHOLE_READS = new Turns(2);
 
 interface PageRow {
   event_id: string;
@@ -185,27 +199,72 @@ export class SqlStore implements EventStore {
     });
   }
 
-  exportEvents(hex: string): Promise<AsyncIterable<Buffer> | undefined> {
+  exportEvents(hex: string): Promise<AsyncIterable<ExportedEvent> | undefined> {
     return this.guard('export', async () => {
       const id = await this.conversationId(hex);
       return id === undefined ? undefined : this.exportBatches(id, hex);
     });
   }
 
-  /** The conversation in batches, each from the key after the last, so appends meanwhile neither repeat nor skip an event. */
-  private async *exportBatches(conversationId: number, hex: string): AsyncGenerator<Buffer> {
+  /**
+   * The conversation in batches, each from the key after the last, so appends meanwhile
+   * neither repeat nor skip an event. An event over LARGE_EVENT_BYTES is not read with its
+   * batch: it comes as a LargeEvent, whose bytes are read only when asked for.
+   */
+  private async *exportBatches(conversationId: number, hex: string): AsyncGenerator<ExportedEvent> {
     let after: EventKey | undefined;
     for (;;) {
       const rows = await this.guard('export', () =>
-        this.payloadRows<KeyedRow>(
-          (form) => exportBatchStatement(this.database.dialect, conversationId, hex, after, EXPORT_BATCH, form),
+        this.payloadRows<ExportRow>(
+          (form) => exportBatchStatement(this.database.dialect, conversationId, hex, after, EXPORT_BATCH, LARGE_EVENT_BYTES, form),
           'payload',
           true,
         ),
       );
-      for (const row of rows) yield row.payload;
+      for (const row of rows) yield row.payload ?? this.largeEvent(conversationId, row);
       if (rows.length < EXPORT_BATCH) return;
       after = keyOfRow(rows[rows.length - 1]!);
+    }
+  }
+
+  private largeEvent(conversationId: number, row: ExportRow): LargeEvent {
+    const version: EventVersion = {
+      conversationId,
+      position: Number(row.position),
+      fileSize: String(row.file_size),
+      fileModifiedMs: Number(row.file_modified_ms),
+    };
+    const size = Number(row.size);
+    return {
+      id: row.event_id,
+      kind: row.kind,
+      size,
+      pieces: () => this.eventPieces(version, size),
+      whole: async () => {
+        const release = await WHOLE_READS.take();
+        try {
+          const bytes = Buffer.allocUnsafe(size);
+          let offset = 0;
+          for await (const piece of this.eventPieces(version, size)) offset += piece.copy(bytes, offset);
+          return { bytes, release };
+        } catch (error) {
+          release();
+          throw error;
+        }
+      },
+    };
+  }
+
+  /** The stored bytes of that version of an event, piece by piece; fails when it is no longer stored. */
+  private async *eventPieces(version: EventVersion, size: number): AsyncGenerator<Buffer> {
+    for (let offset = 0; offset < size; offset += PIECE_BYTES) {
+      const length = Math.min(PIECE_BYTES, size - offset);
+      const row = (
+        await this.guard('export', () => this.database.rows<{ payload: Buffer }>(eventPieceStatement(this.database.dialect, version, offset, length)))
+      )[0];
+      // A piece of another version (or none) would splice two events into one, or leave part of a whole read unwritten.
+      if (row?.payload.length !== length) throw new Error(`An event of the conversation was removed or replaced while it was being exported`);
+      yield row.payload;
     }
   }
 

@@ -11,7 +11,7 @@
 import { realpathSync } from 'node:fs';
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, SearchCriteria } from '../../search';
-import type { EventFeed, EventStore, StoredConversationSummary, StoredHitPage, StoredPage, StoreHealth } from '../event-store';
+import type { EventFeed, EventStore, ExportedEvent, StoredConversationSummary, StoredHitPage, StoredPage, StoreHealth } from '../event-store';
 import { afterNextPoll } from '../files/time-slice';
 import { createIngester, type DirectoryIngester } from '../ingest/ingester';
 import { SqlStore } from '../sql/sql-store';
@@ -184,7 +184,7 @@ export class IndexedDirectoryStore implements EventStore {
     return this.sql.countAll(filters);
   }
 
-  async exportEvents(hex: string): Promise<AsyncIterable<Buffer> | undefined> {
+  async exportEvents(hex: string): Promise<AsyncIterable<ExportedEvent> | undefined> {
     await this.current(hex);
     return this.sql.exportEvents(hex);
   }

@@ -1,0 +1,93 @@
+/**
+ * Events too large to be handed out whole (over the store's LARGE_EVENT_BYTES), in every
+ * export, over HTTP: the JSON lines export has each whole, byte for byte as stored when it
+ * holds nothing to mask, and with a known secret masked wherever in its bytes the secret sits;
+ * the Markdown document shows each by its kind, id and size; the traces hold no secret.
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { serializeEvent } from '../../src/fixture';
+import { writeConversationState } from '../support/conversation-state';
+import { conversationId, eventId, message, observation } from '../support/events';
+import { type LiveServer, startLiveServer } from '../support/live-server';
+
+jest.setTimeout(180_000);
+
+const ID = conversationId(1);
+const HEX = ID.replaceAll('-', '');
+const MASK = '**********';
+const MB = 1024 * 1024;
+/** Held in clear by the saved state, so a known secret of the conversation. */
+const SECRET = 'registry-plain-token-0001';
+
+const STAMP = (n: number) => ({ id: eventId(n), timestamp: `2026-11-01T10:00:${String(n).padStart(2, '0')}.000000` });
+
+/** A large plain event: nothing in it to mask. */
+const PLAIN = observation(STAMP(2), 'drwxr-xr-x  2 agent agent 4096 Nov 26 10:00 node_modules/\n'.repeat(Math.ceil((5 * MB) / 60)));
+
+/** A large event whose stored bytes hold the secret once, starting just before `offset`, so that it is cut wherever a reading cuts there. */
+function holdingSecretAt(n: number, offset: number): ReturnType<typeof observation> {
+  const at = serializeEvent(observation(STAMP(n), SECRET)).indexOf(SECRET);
+  return observation(STAMP(n), `${'a'.repeat(offset - 3 - at)}${SECRET}${'b'.repeat(64 * 1024)}`);
+}
+const HOLDING = [1, 2, 3, 4, 5].map((megabytes, index) => holdingSecretAt(3 + index, megabytes * MB));
+
+let server: LiveServer;
+
+beforeAll(async () => {
+  server = await startLiveServer([
+    {
+      id: ID,
+      events: [
+        message({ ...STAMP(1), source: 'user' }, { text: ['Show the tree.'] }),
+        PLAIN,
+        ...HOLDING,
+        message({ ...STAMP(9), source: 'agent' }, { text: ['Done.'] }),
+      ],
+    },
+  ]);
+  writeConversationState(server.root, ID, { createdAt: '2026-11-01T10:00:00.000001', updatedAt: '2026-11-01T10:00:09.000001', title: 'Large' });
+  const stateFile = path.join(server.root, HEX, 'base_state.json');
+  const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+  state.secret_registry.secret_sources.PLAIN = { kind: 'StaticSecret', value: SECRET, description: 'Plain' };
+  writeFileSync(stateFile, JSON.stringify(state, null, 2));
+});
+
+afterAll(() => server.stop());
+
+async function exported(format: string): Promise<string> {
+  const response = await fetch(`${server.url}/api/stored-conversations/${ID}/export?format=${format}`);
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+test('the JSON lines export has every large event whole: as stored when there is nothing to mask, the known secret masked wherever it sits', async () => {
+  const lines = (await exported('jsonl')).split('\n');
+  expect(lines.pop()).toBe('');
+  expect(lines).toHaveLength(8);
+  const stored = readdirSync(path.join(server.root, HEX, 'events'))
+    .sort()
+    .map((name) => readFileSync(path.join(server.root, HEX, 'events', name), 'utf8'));
+  expect(lines[1]).toBe(stored[1]);
+  for (const [index, event] of HOLDING.entries()) {
+    const line = lines[2 + index]!;
+    expect(line.includes(SECRET)).toBe(false);
+    const text = (JSON.parse(line).observation.content[0].text as string).split(MASK);
+    expect(text).toEqual((event.observation.content as { text: string }[])[0]!.text.split(SECRET));
+  }
+});
+
+test('the Markdown document shows each large event by its kind, id and size', async () => {
+  const text = await exported('markdown');
+  expect(text).toContain('Show the tree.');
+  expect(text.match(/ObservationEvent \(\d\.\d MB, not shown\)/g)).toHaveLength(6);
+  expect(text).toContain(`\`GET .../events/${HOLDING[4]!.id}\``);
+  expect(text).toContain('Done.');
+  expect(text.includes(SECRET)).toBe(false);
+});
+
+test.each(['otlp', 'atif'])('the %s trace reads the large events and holds no secret', async (format) => {
+  const text = await exported(format);
+  expect(() => JSON.parse(text)).not.toThrow();
+  expect(text.includes(SECRET)).toBe(false);
+});
