@@ -14,7 +14,6 @@ import { promisify } from 'node:util';
 import { toolsCacheFolder } from '../tools-cache';
 
 const run = promisify(execFile);
-const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 
 export const NODE_LTS_MAJOR = 26;
 export const SQLITE_PACKAGE = 'better-sqlite3@12';
