@@ -51,9 +51,11 @@ export const SQLITE: SqlDialect = {
   payload: (column) => `${column} AS payload`,
   contains: (column, needle, bind) => {
     const like = `e.${column} LIKE ${bind(containsPattern(needle))} ESCAPE '\\'`;
-    // FTS5 answers a needle of three characters or more from its index; a shorter one is checked row by row.
+    // FTS5 answers a needle of three characters or more from its index; a shorter one is checked row by row,
+    // and so are the rows stored since the index was last filled (sqlite/text-index.ts).
     if (!hasTrigram(needle)) return like;
-    return `e.rowid IN (SELECT rowid FROM events_text WHERE events_text MATCH ${bind(trigramQuery(column, needle))}) AND ${like}`;
+    return `(e.row_id IN (SELECT rowid FROM events_text WHERE events_text MATCH ${bind(trigramQuery(column, needle))})
+      OR e.row_id > (SELECT through_row_id FROM events_text_mark)) AND ${like}`;
   },
 };
 
