@@ -9,7 +9,7 @@
  * complete, and then for a pass whenever the watches saw a change.
  */
 import { realpathSync } from 'node:fs';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, SearchCriteria } from '../../search';
 import type { EventFeed, EventStore, StoredConversationSummary, StoredHitPage, StoredPage, StoreHealth } from '../event-store';
@@ -36,7 +36,11 @@ export interface IndexedDirectoryOptions {
 }
 
 const DEFAULT_POLL_MS = 1000;
-/** Rows the trigram index takes in per step: a step holds the event loop, so requests wait at most one. */
+/**
+ * Rows the trigram index takes in per step. A step holds the event loop, and after each the
+ * filling rests as long as the step took: a request, which takes several turns of the loop,
+ * waits for one step at most per turn and has at least half the thread meanwhile.
+ */
 const TEXT_ROWS_PER_STEP = 256;
 
 /** Opens the index of `realRoot` and starts following the directory. Throws IndexFileError when the index file cannot be used. */
@@ -121,7 +125,11 @@ export class IndexedDirectoryStore implements EventStore {
   private indexText(): void {
     if (this.indexingText || this.closed) return;
     this.indexingText = (async () => {
-      while (!this.closed && (await indexTextStep(this.writer, TEXT_ROWS_PER_STEP))) await nextTurn();
+      for (;;) {
+        const started = performance.now();
+        if (this.closed || !(await indexTextStep(this.writer, TEXT_ROWS_PER_STEP))) return;
+        await sleep(performance.now() - started);
+      }
     })()
       .catch((error: unknown) => this.fail(error))
       .finally(() => {
