@@ -45,20 +45,51 @@ export interface AgainstRefResults extends RunCircumstances {
   readonly conversations: readonly { readonly dataset: Dataset; readonly figures: BuildsSideBySideFigures }[];
 }
 
-export async function runAgainstRef(options: AgainstRefOptions, progress: (line: string) => void): Promise<AgainstRefResults> {
-  const circumstances = runStarted();
-  const git = (...args: string[]) => run('git', args, { cwd: options.repoRoot, maxBuffer: 16 * 2 ** 20 }).then((result) => result.stdout.trim());
-  const hash = await git('rev-parse', '--verify', '--quiet', `${options.ref}^{commit}`).catch(() => {
-    throw new UnknownRefError(
-      `--against ${options.ref} names no commit of this repository; pass a commit, branch or tag (git log --oneline shows them)`,
-    );
+/** A commit built in a temporary worktree, while `use` runs. */
+export interface RefBuild {
+  /** The worktree, holding the compiled package (dist/src/cli/start.js). */
+  readonly tree: string;
+  /** `<short hash> <subject>`. */
+  readonly refCommit: string;
+  readonly label: string;
+  readonly nodeModules: 'linked' | 'installed';
+}
+
+/** Checks REF out into a temporary worktree, builds it, runs `use` on it, and removes the worktree. */
+export async function withRefBuild<T>(
+  repoRoot: string,
+  ref: string,
+  logs: string,
+  progress: (line: string) => void,
+  use: (build: RefBuild) => Promise<T>,
+): Promise<T> {
+  const git = (...args: string[]) => run('git', args, { cwd: repoRoot, maxBuffer: 16 * 2 ** 20 }).then((result) => result.stdout.trim());
+  const hash = await git('rev-parse', '--verify', '--quiet', `${ref}^{commit}`).catch(() => {
+    throw new UnknownRefError(`--against ${ref} names no commit of this repository; pass a commit, branch or tag (git log --oneline shows them)`);
   });
   const refCommit = await git('log', '-1', '--format=%h %s', hash);
+  mkdirSync(logs, { recursive: true });
+  const temporary = mkdtempSync(path.join(os.tmpdir(), 'bench-against-'));
+  const tree = path.join(temporary, 'tree');
+  try {
+    progress(`--against ${ref}: a worktree of ${refCommit} in ${tree}`);
+    await git('worktree', 'add', '--detach', tree, hash);
+    const nodeModules = await prepareNodeModules(repoRoot, tree, hash, path.join(logs, `against-${hash.slice(0, 12)}-build.log`), progress);
+    if (!existsSync(path.join(tree, COMPILED_START))) throw new Error(`${ref} built, but has no ${COMPILED_START} to start`);
+    return await use({ tree, refCommit, label: hash.slice(0, 7), nodeModules });
+  } finally {
+    await git('worktree', 'remove', '--force', tree).catch(() => undefined);
+    rmSync(temporary, { recursive: true, force: true });
+    await git('worktree', 'prune').catch(() => undefined);
+  }
+}
+
+export async function runAgainstRef(options: AgainstRefOptions, progress: (line: string) => void): Promise<AgainstRefResults> {
+  const circumstances = runStarted();
   const plan = benchPlan(options.quick);
   const conversationsRoot = path.join(options.dataDirectory, 'conversations');
   const datasets = plan.conversations.map((spec) => ensureDataset(spec, conversationsRoot, path.join(options.dataDirectory, 'markers'), progress));
   const logs = path.join(options.dataDirectory, 'logs');
-  mkdirSync(logs, { recursive: true });
   const server = (label: string): Omit<OurServerOptions, 'validateResponses'> => ({
     repoRoot: options.repoRoot,
     conversationsRoot,
@@ -66,14 +97,7 @@ export async function runAgainstRef(options: AgainstRefOptions, progress: (line:
     logFile: path.join(logs, `${label}.log`),
   });
 
-  const temporary = mkdtempSync(path.join(os.tmpdir(), 'bench-against-'));
-  const tree = path.join(temporary, 'tree');
-  try {
-    progress(`--against ${options.ref}: a worktree of ${refCommit} in ${tree}`);
-    await git('worktree', 'add', '--detach', tree, hash);
-    const nodeModules = await prepareNodeModules(options.repoRoot, tree, hash, path.join(logs, `against-${hash.slice(0, 12)}-build.log`), progress);
-    if (!existsSync(path.join(tree, COMPILED_START))) throw new Error(`${options.ref} built, but has no ${COMPILED_START} to start`);
-    const label = hash.slice(0, 7);
+  return withRefBuild(options.repoRoot, options.ref, logs, progress, async ({ tree, refCommit, label, nodeModules }) => {
     const conversations = [];
     for (const dataset of datasets) {
       progress(`${dataset.spec.label}: this checkout beside ${label}`);
@@ -88,11 +112,7 @@ export async function runAgainstRef(options: AgainstRefOptions, progress: (line:
       ...circumstances.end(plan),
       conversations,
     };
-  } finally {
-    await git('worktree', 'remove', '--force', tree).catch(() => undefined);
-    rmSync(temporary, { recursive: true, force: true });
-    await git('worktree', 'prune').catch(() => undefined);
-  }
+  });
 }
 
 /**

@@ -53,9 +53,10 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
                with --live-only, the live delivery from a PostgreSQL server a following ingester fills
   --many-conversations
                with --store postgres: 1M events over 1000 conversations instead of one of 100k
-  --index-store [--conversations N] [--events-per-conversation N] [--long-events N]
+  --index-store [--conversations N] [--events-per-conversation N] [--long-events N] [--against REF]
                the SQLite index store: first start, restart, searches across conversations,
-               one long conversation, peak memory (bench/RESULTS.md; default 2000 x 250 and 100k)
+               one long conversation, peak memory (bench/RESULTS.md; default 2000 x 250 and 100k);
+               with --against, REF built in a temporary worktree measured after this checkout
   --cross-search
                only the search across stored conversations (1000 conversations of 200 events
                on the directory store, with and without a 64 MiB budget; 1M events on
@@ -105,6 +106,7 @@ async function main(): Promise<number> {
         conversations: Number(values.conversations ?? 2000),
         eventsPerConversation: Number(values['events-per-conversation'] ?? 250),
         longEvents: Number(values['long-events'] ?? 100_000),
+        against: values.against === undefined ? undefined : { ref: values.against, repoRoot: REPO_ROOT, logs: path.join(DATA_DIRECTORY, 'logs') },
         progress: (line) => process.stderr.write(`${line}\n`),
       });
       process.stdout.write(`${report}\n`);

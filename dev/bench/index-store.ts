@@ -1,6 +1,8 @@
 /**
- * `npm run bench -- --index-store [--conversations N] [--events-per-conversation N] [--long-events N]`
- * The SQLite index store as a user meets it, on this checkout's built server (dist/):
+ * `npm run bench -- --index-store [--conversations N] [--events-per-conversation N] [--long-events N] [--against REF]`
+ * The SQLite index store as a user meets it, on this checkout's built server (dist/), and
+ * with `--against REF` on REF's built in a temporary worktree, on the same archives, one
+ * build after the other in one run:
  * an archive of N conversations, first start until a search across conversations finds an
  * event, restart to a first page, the first search across conversations after it, then
  * `body`, `text` and newest-first searches across conversations (p50, p99), and the
@@ -13,12 +15,17 @@ import path from 'node:path';
 import { generateConversation } from '../../src/fixture';
 import { writeConversation } from '../../src/fixture/layout';
 import { type ScriptProcess, spawnScript } from '../process/server-process';
-import { describeMachine, loadAverage } from './environment';
+import { withRefBuild } from './against-ref';
+import { describeCommit, describeMachine, loadAverage } from './environment';
+
+const PROJECT_ROOT = path.resolve(__dirname, '../..');
 
 export interface IndexStoreBenchOptions {
   conversations: number;
   eventsPerConversation: number;
   longEvents: number;
+  /** Another commit to measure beside this checkout, built in a temporary worktree. */
+  against?: { ref: string; repoRoot: string; logs: string };
   progress: (line: string) => void;
 }
 
@@ -30,10 +37,11 @@ interface Started {
   errors(): string;
 }
 
-async function start(root: string, indexPath: string): Promise<Started> {
+async function start(projectRoot: string, root: string, indexPath: string): Promise<Started> {
   const started = performance.now();
   const child = spawnScript('dist/src/cli/start.js', ['--port', '0', '--conversations-path', root, '--index-path', indexPath], {
     compiled: true,
+    projectRoot,
     label: 'index-store bench',
   });
   let output = '';
@@ -65,107 +73,150 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** The archives every build is measured on. */
+interface Archives {
+  root: string;
+  hexes: string[];
+  longRoot: string;
+  longId: string;
+}
+
+/** One build's figures, in the order of the report's rows; `ms` and `s` say the unit. */
+type Figures = { name: string; value: number; unit: 'ms' | 's' | 'MiB'; long?: boolean }[];
+
+async function measureBuild(projectRoot: string, archives: Archives, work: string, name: string, progress: (line: string) => void): Promise<Figures> {
+  const figures: Figures = [];
+  const indexPath = path.join(work, `${name}-archive.sqlite`);
+  let server = await start(projectRoot, archives.root, indexPath);
+  const firstStart = performance.now();
+  let across = `${server.url}/api/stored-conversations/events/search?limit=20`;
+  let found = false;
+  while (!found) {
+    const answer = await timed(`${across}&body=the`);
+    found = answer.status === 200 && (answer.body as { items: unknown[] }).items.length > 0;
+  }
+  const firstSearchSeconds = (performance.now() - firstStart + server.readyMs) / 1000;
+  figures.push({ name: 'first start until a search across conversations finds an event', value: firstSearchSeconds, unit: 's' });
+  figures.push({ name: 'peak RSS during the first start', value: peakRssMiB(server.process.pid), unit: 'MiB' });
+  await server.process.stop(5000);
+  progress(`index-store ${name}: first start to a search across conversations ${firstSearchSeconds.toFixed(1)} s`);
+
+  server = await start(projectRoot, archives.root, indexPath);
+  const restarted = server;
+  const firstPage = await timed(`${server.url}/api/conversations/${archives.hexes[archives.hexes.length - 1]}/events/search?limit=100`).catch(
+    (error: unknown) => {
+      throw new Error(`the restarted server did not answer: ${String(error)}\n${restarted.errors().slice(-2000)}`);
+    },
+  );
+  across = `${server.url}/api/stored-conversations/events/search?limit=20`;
+  const firstAcross = await timed(`${across}&body=the`);
+  figures.push({ name: 'restart: process ready', value: server.readyMs, unit: 'ms' });
+  figures.push({ name: 'restart: first page of a conversation after ready', value: firstPage.ms, unit: 'ms' });
+  figures.push({ name: 'restart: first search across conversations', value: firstAcross.ms, unit: 'ms' });
+  const samples: Record<string, number[]> = { body: [], text: [], newest: [] };
+  const words = ['test', 'error', 'the', 'file', 'fix', 'rounding', 'migration', 'zzzz-no-match'];
+  for (let round = 0; round < 40; round++) {
+    const word = words[round % words.length]!;
+    samples['body']!.push((await timed(`${across}&body=${word}`)).ms);
+    samples['text']!.push((await timed(`${across}&text=${word}`)).ms);
+    samples['newest']!.push((await timed(`${across}&sort_order=TIMESTAMP_DESC`)).ms);
+  }
+  for (const [search, values] of Object.entries(samples)) {
+    figures.push({ name: `${search} search across conversations p50 (${values.length} requests)`, value: percentile(values, 50), unit: 'ms' });
+    figures.push({ name: `${search} search across conversations p99 (${values.length} requests)`, value: percentile(values, 99), unit: 'ms' });
+  }
+  figures.push({ name: "peak RSS after the restart's searches", value: peakRssMiB(server.process.pid), unit: 'MiB' });
+  await server.process.stop(5000);
+
+  const { longId } = archives;
+  const longServer = await start(projectRoot, archives.longRoot, path.join(work, `${name}-long.sqlite`));
+  const conversation = `${longServer.url}/api/conversations/${longId}/events/search?limit=100`;
+  const longFirst = await timed(conversation);
+  const firstPages: number[] = [];
+  const deepPages: number[] = [];
+  const nothing: number[] = [];
+  const deepId = (await timed(`${conversation}&sort_order=TIMESTAMP_DESC`)).body as { items: { id: string }[] };
+  for (let round = 0; round < 30; round++) {
+    firstPages.push((await timed(conversation)).ms);
+    deepPages.push((await timed(`${conversation}&page_id=${deepId.items[50]!.id}`)).ms);
+    nothing.push((await timed(`${conversation}&body=zzzz-no-such-words`)).ms);
+  }
+  const long = true;
+  figures.push({ name: "first index (start to the first page's answer, index built on demand)", value: longFirst.ms, unit: 'ms', long });
+  figures.push({ name: 'first page p50', value: percentile(firstPages, 50), unit: 'ms', long });
+  figures.push({ name: 'deep page p50', value: percentile(deepPages, 50), unit: 'ms', long });
+  figures.push({ name: 'body matching nothing p50', value: percentile(nothing, 50), unit: 'ms', long });
+  figures.push({ name: 'body matching nothing p99', value: percentile(nothing, 99), unit: 'ms', long });
+  figures.push({ name: 'peak RSS', value: peakRssMiB(longServer.process.pid), unit: 'MiB', long });
+  await longServer.process.stop(5000);
+  return figures;
+}
+
 export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promise<string> {
   const machine = describeMachine();
   const loadBefore = loadAverage();
-  const lines: string[] = [];
+  const startedAt = new Date();
   const work = mkdtempSync(path.join(os.tmpdir(), 'index-store-bench-'));
   try {
-    const root = path.join(work, 'archive');
-    const indexPath = path.join(work, 'archive.sqlite');
-    const hexes: string[] = [];
+    const archives: Archives = {
+      root: path.join(work, 'archive'),
+      hexes: [],
+      longRoot: path.join(work, 'long'),
+      longId: 'ffffffff-0000-4000-8000-000000000000',
+    };
     for (let n = 0; n < options.conversations; n++) {
       const id = `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
-      writeConversation(root, id, generateConversation({ events: options.eventsPerConversation, seed: `index-bench-${n}` }));
-      hexes.push(id);
+      writeConversation(archives.root, id, generateConversation({ events: options.eventsPerConversation, seed: `index-bench-${n}` }));
+      archives.hexes.push(id);
     }
+    writeConversation(archives.longRoot, archives.longId, generateConversation({ events: options.longEvents, seed: 'index-bench-long' }));
     const total = options.conversations * options.eventsPerConversation;
-    options.progress(`index-store: wrote ${total} events in ${options.conversations} conversations`);
+    options.progress(`index-store: wrote ${total} events in ${options.conversations} conversations, and one of ${options.longEvents}`);
 
-    let server = await start(root, indexPath);
-    const firstStart = performance.now();
-    let across = `${server.url}/api/stored-conversations/events/search?limit=20`;
-    let found = false;
-    while (!found) {
-      const answer = await timed(`${across}&body=the`);
-      found = answer.status === 200 && (answer.body as { items: unknown[] }).items.length > 0;
+    const builds: { label: string; figures: Figures }[] = [];
+    builds.push({ label: 'this checkout', figures: await measureBuild(PROJECT_ROOT, archives, work, 'checkout', options.progress) });
+    let beside = '';
+    if (options.against) {
+      const { ref, repoRoot, logs } = options.against;
+      await withRefBuild(repoRoot, ref, logs, options.progress, async (build) => {
+        builds.push({ label: build.label, figures: await measureBuild(build.tree, archives, work, build.label, options.progress) });
+        beside = `; beside it ${build.refCommit}, built in a temporary worktree, measured after it on the same archives`;
+      });
     }
-    const firstSearchSeconds = (performance.now() - firstStart + server.readyMs) / 1000;
-    const firstPeak = peakRssMiB(server.process.pid);
-    await server.process.stop(5000);
-    options.progress(`index-store: first start to a search across conversations ${firstSearchSeconds.toFixed(1)} s`);
 
-    server = await start(root, indexPath);
-    const restarted = server;
-    const firstPage = await timed(`${server.url}/api/conversations/${hexes[hexes.length - 1]}/events/search?limit=100`).catch((error: unknown) => {
-      throw new Error(`the restarted server did not answer: ${String(error)}\n${restarted.errors().slice(-2000)}`);
-    });
-
-    across = `${server.url}/api/stored-conversations/events/search?limit=20`;
-    const firstAcross = await timed(`${across}&body=the`);
-    const samples: Record<string, number[]> = { body: [], text: [], newest: [] };
-    const words = ['test', 'error', 'the', 'file', 'fix', 'rounding', 'migration', 'zzzz-no-match'];
-    for (let round = 0; round < 40; round++) {
-      const word = words[round % words.length]!;
-      samples['body']!.push((await timed(`${across}&body=${word}`)).ms);
-      samples['text']!.push((await timed(`${across}&text=${word}`)).ms);
-      samples['newest']!.push((await timed(`${across}&sort_order=TIMESTAMP_DESC`)).ms);
-    }
-    const restartPeak = peakRssMiB(server.process.pid);
-    await server.process.stop(5000);
-
-    // One long conversation in its own archive.
-    const longRoot = path.join(work, 'long');
-    const longId = 'ffffffff-0000-4000-8000-000000000000';
-    writeConversation(longRoot, longId, generateConversation({ events: options.longEvents, seed: 'index-bench-long' }));
-    const longServer = await start(longRoot, path.join(work, 'long.sqlite'));
-    const longFirst = await timed(`${longServer.url}/api/conversations/${longId}/events/search?limit=100`);
-    const longIndexMs = longFirst.ms;
-    const firstPages: number[] = [];
-    const deepPages: number[] = [];
-    const nothing: number[] = [];
-    const deepId = (await timed(`${longServer.url}/api/conversations/${longId}/events/search?limit=100&sort_order=TIMESTAMP_DESC`)).body as {
-      items: { id: string }[];
-    };
-    for (let round = 0; round < 30; round++) {
-      firstPages.push((await timed(`${longServer.url}/api/conversations/${longId}/events/search?limit=100`)).ms);
-      deepPages.push((await timed(`${longServer.url}/api/conversations/${longId}/events/search?limit=100&page_id=${deepId.items[50]!.id}`)).ms);
-      nothing.push((await timed(`${longServer.url}/api/conversations/${longId}/events/search?limit=100&body=zzzz-no-such-words`)).ms);
-    }
-    const longPeak = peakRssMiB(longServer.process.pid);
-    await longServer.process.stop(5000);
-
-    const f = (ms: number) => `${ms.toFixed(1)} ms`;
-    lines.push(`## Index store (SQLite), ${new Date().toISOString()}`);
+    const lines: string[] = [];
+    lines.push(`## Index store (SQLite), ${startedAt.toISOString()}`);
+    lines.push('');
+    lines.push(`This checkout: ${describeCommit(PROJECT_ROOT)}${beside}.`);
     lines.push('');
     lines.push(
       `Machine: ${machine.cores} × ${machine.cpuModel}, ${machine.memoryGiB.toFixed(0)} GiB, Node ${machine.nodeVersion}; load average ${loadBefore.toFixed(2)} before, ${loadAverage().toFixed(2)} after (the machine is shared with other work).`,
     );
-    lines.push('');
-    lines.push(`| measure | ${options.conversations} conversations × ${options.eventsPerConversation} events (${total}) |`);
-    lines.push('|---|---|');
-    lines.push(`| first start until a search across conversations finds an event | ${firstSearchSeconds.toFixed(1)} s |`);
-    lines.push(`| peak RSS during the first start | ${firstPeak.toFixed(0)} MiB |`);
-    lines.push(`| restart: process ready | ${f(server.readyMs)} |`);
-    lines.push(`| restart: first page of a conversation after ready | ${f(firstPage.ms)} |`);
-    lines.push(`| restart: first search across conversations | ${f(firstAcross.ms)} |`);
-    for (const [name, values] of Object.entries(samples)) {
+    const table = (title: string, long: boolean) => {
+      const other = builds[1];
+      lines.push('');
       lines.push(
-        `| ${name} search across conversations p50 / p99 (${values.length} requests) | ${f(percentile(values, 50))} / ${f(percentile(values, 99))} |`,
+        `| measure | ${builds.map((build) => `${build.label}: ${title}`).join(' | ')}${other ? ` | this checkout / ${other.label} |` : ' |'}`,
       );
-    }
-    lines.push(`| peak RSS after the restart's searches | ${restartPeak.toFixed(0)} MiB |`);
-    lines.push('');
-    lines.push(`| measure | one conversation of ${options.longEvents} events |`);
-    lines.push('|---|---|');
-    lines.push(`| first index (start to the first page's answer, index built on demand) | ${f(longIndexMs)} |`);
-    lines.push(`| first page p50 | ${f(percentile(firstPages, 50))} |`);
-    lines.push(`| deep page p50 | ${f(percentile(deepPages, 50))} |`);
-    lines.push(`| body matching nothing p50 / p99 | ${f(percentile(nothing, 50))} / ${f(percentile(nothing, 99))} |`);
-    lines.push(`| peak RSS | ${longPeak.toFixed(0)} MiB |`);
+      lines.push(`|---|${builds.map(() => '---|').join('')}${other ? '---|' : ''}`);
+      builds[0]!.figures.forEach((figure, index) => {
+        if (Boolean(figure.long) !== long) return;
+        const cells = builds.map((build) => format(build.figures[index]!));
+        const ratio = other ? ` ${(figure.value / other.figures[index]!.value).toFixed(2)} |` : '';
+        lines.push(`| ${figure.name} | ${cells.join(' | ')} |${ratio}`);
+      });
+    };
+    table(`${options.conversations} conversations × ${options.eventsPerConversation} events (${total})`, false);
+    table(`one conversation of ${options.longEvents} events`, true);
     lines.push('');
     return lines.join('\n');
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+function format(figure: Figures[number]): string {
+  if (figure.unit === 's') return `${figure.value.toFixed(1)} s`;
+  if (figure.unit === 'MiB') return `${figure.value.toFixed(0)} MiB`;
+  return `${figure.value.toFixed(1)} ms`;
 }

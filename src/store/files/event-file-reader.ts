@@ -12,7 +12,7 @@
  * the next read into the same scratch: the caller decodes first and copies only the bytes
  * it serves, so a file that is skipped is never copied.
  */
-import { close, closeSync, constants, open, openSync, read, readSync } from 'node:fs';
+import { close, closeSync, constants, fstatSync, open, openSync, read, readSync } from 'node:fs';
 import { resolveLinkInsideRoot } from './contained-path';
 import { errorCode } from '../error-code';
 
@@ -23,13 +23,19 @@ export const SCRATCH_BYTES = 64 * 1024;
 /** `bytes` is a view of the scratch buffer, or a buffer of its own for a file larger than it. */
 export type FileRead = { kind: 'bytes'; bytes: Buffer } | { kind: 'gone' } | { kind: 'unreadable'; reason: string };
 
+/** The file's size and modification time, taken before its bytes were read (so a later write shows as a change). */
+export interface ReadVersion {
+  size: number;
+  modifiedMs: number;
+}
+
 /**
- * The file's bytes, read on the calling thread; undefined for a symbolic link, which only
- * `readEventFile` follows (after checking where it leads). Never throws.
+ * The file's bytes and version, read on the calling thread; undefined for a symbolic link,
+ * which only `readEventFile` follows (after checking where it leads). Never throws.
  */
-export function readEventFileNow(filePath: string, scratch: Buffer): FileRead | undefined {
+export function readEventFileNow(filePath: string, scratch: Buffer): (FileRead & { version?: ReadVersion }) | undefined {
   try {
-    return { kind: 'bytes', bytes: readBytesNow(filePath, scratch) };
+    return { kind: 'bytes', ...readBytesNow(filePath, scratch) };
   } catch (error) {
     const code = errorCode(error);
     return code === 'ELOOP' ? undefined : failedRead(code, error);
@@ -69,17 +75,21 @@ function failedRead(code: string | undefined, error: unknown): FileRead {
   return { kind: 'unreadable', reason: `cannot be read (${code ?? String(error)})` };
 }
 
-// Both readers: open, read into the scratch buffer, close, and no stat. A read shorter than
-// the scratch buffer is the end of a regular file (POSIX); a file still being appended to
-// may come out truncated, and is read again when its next change is reported.
+// Both readers: open, read into the scratch buffer, close. A read shorter than the scratch
+// buffer is the end of a regular file (POSIX); a file still being appended to may come out
+// truncated, and is read again when its next change is reported. The reader on the calling
+// thread also stats the open file, which costs it nothing beside a stat of the path through
+// the thread pool.
 
-function readBytesNow(filePath: string, scratch: Buffer): Buffer {
+function readBytesNow(filePath: string, scratch: Buffer): { bytes: Buffer; version: ReadVersion } {
   const fd = openSync(filePath, OPEN_FLAGS);
   try {
+    const stats = fstatSync(fd);
+    const version = { size: stats.size, modifiedMs: stats.mtimeMs };
     const chunks: Buffer[] = [];
     for (;;) {
       const length = readSync(fd, scratch, 0, scratch.length, null);
-      if (length < scratch.length) return joined(chunks, scratch, length);
+      if (length < scratch.length) return { bytes: joined(chunks, scratch, length), version };
       chunks.push(Buffer.from(scratch));
     }
   } finally {

@@ -28,7 +28,7 @@ import { resolveLinkInsideRoot } from '../files/contained-path';
 import { conversationNames, locateConversation } from '../files/conversation-location';
 import { documentStats, readDocument } from '../files/document-file';
 import type { EventFileName } from '../files/event-file-name';
-import { readEventFile, readEventFileNow, SCRATCH_BYTES } from '../files/event-file-reader';
+import { type ReadVersion, readEventFile, readEventFileNow, SCRATCH_BYTES } from '../files/event-file-reader';
 import { eventFilesOf, listDirectory } from '../files/event-listing';
 import { versionOf } from '../files/file-version';
 import { TimeSlice, afterNextPoll } from '../files/time-slice';
@@ -564,8 +564,11 @@ class Ingester implements DirectoryIngester {
         batch.skipped.push(await skippedFile(filePath, file, 'broken', `index ${file.position} is already served from another event file`));
         continue;
       }
-      const stats = await lstat(filePath).catch(() => undefined);
-      const read = readEventFileNow(filePath, this.scratch) ?? (await readEventFile(filePath, realRoot, this.scratch));
+      // The version of what was read: the open file's (opened without following a link, so the
+      // path's own), or, for a link read through, the link's, as changedSince compares it.
+      const readNow = readEventFileNow(filePath, this.scratch);
+      const version = readNow?.version ?? (await versionOfPath(filePath));
+      const read = readNow ?? (await readEventFile(filePath, realRoot, this.scratch));
       if (read.kind === 'gone') continue;
       if (read.kind === 'unreadable') {
         batch.skipped.push(await skippedFile(filePath, file, 'broken', read.reason));
@@ -573,7 +576,7 @@ class Ingester implements DirectoryIngester {
       }
       const decoded = eventRowOf(read.bytes, file, this.mode);
       if (decoded.ok) {
-        batch.rows.push({ ...decoded.row, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 });
+        batch.rows.push({ ...decoded.row, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 });
         claimed.add(file.position);
       } else {
         batch.skipped.push(await skippedFile(filePath, file, decoded.because, decoded.reason));
@@ -892,6 +895,11 @@ function documentsOf(hex: string, metaText: string | undefined, stateText: strin
 async function skippedFile(filePath: string, file: EventFileName, because: Unserved, reason: string): Promise<SkippedFile> {
   const stats = await lstat(filePath).catch(() => undefined);
   return { name: file.name, position: file.position, because, reason, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 };
+}
+
+async function versionOfPath(filePath: string): Promise<ReadVersion | undefined> {
+  const stats = await lstat(filePath).catch(() => undefined);
+  return stats && { size: stats.size, modifiedMs: stats.mtimeMs };
 }
 
 async function changedSince(filePath: string, seen: { size: number; modifiedMs: number }): Promise<boolean> {

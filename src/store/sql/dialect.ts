@@ -50,10 +50,12 @@ export const SQLITE: SqlDialect = {
   inList: (column, n) => `${column} IN (SELECT value FROM json_each(?${n}))`,
   payload: (column) => `${column} AS payload`,
   contains: (column, needle, bind) => {
-    const like = `e.${column} LIKE ${bind(containsPattern(needle))} ESCAPE '\\'`;
-    // FTS5 answers a needle of three characters or more from its index; a shorter one is checked row by row.
+    const like = likeContains(`e.${column}`, needle, bind);
+    // FTS5 answers a needle of three characters or more from its index; a shorter one is checked row by row,
+    // and so are the rows stored since the index was last filled (sqlite/text-index.ts).
     if (!hasTrigram(needle)) return like;
-    return `e.rowid IN (SELECT rowid FROM events_text WHERE events_text MATCH ${bind(trigramQuery(column, needle))}) AND ${like}`;
+    return `e.row_id IN (SELECT rowid FROM events_text WHERE events_text MATCH ${bind(trigramQuery(column, needle))}
+      UNION ALL SELECT row_id FROM events WHERE row_id > (SELECT through_row_id FROM events_text_mark)) AND ${like}`;
   },
 };
 
@@ -67,8 +69,13 @@ export const POSTGRES: SqlDialect = {
   inList: (column, n) => `${column} = ANY($${n}::text[])`,
   payload: (column, form) => (form === 'text' ? `convert_from(${column}, 'UTF8') AS payload` : `${column} AS payload`),
   // pg_trgm's GIN index answers LIKE itself (and a needle too short for trigrams by a scan).
-  contains: (column, needle, bind) => `e.${column} LIKE ${bind(containsPattern(needle))} ESCAPE '\\'`,
+  contains: (column, needle, bind) => likeContains(`e.${column}`, needle, bind),
 };
+
+/** A condition that the (already lower-cased) text `column` holds `needle`, checked row by row; both dialects write it alike. */
+export function likeContains(column: string, needle: string, bind: (value: unknown) => string): string {
+  return `${column} LIKE ${bind(containsPattern(needle))} ESCAPE '\\'`;
+}
 
 /** A LIKE pattern matching any text that contains `text`, with the backslash as escape. */
 export function containsPattern(text: string): string {

@@ -8,7 +8,7 @@
  * bound; the dialect (dialect.ts) writes what differs.
  */
 import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
-import type { PayloadForm, SqlDialect } from './dialect';
+import { type PayloadForm, type SqlDialect, likeContains } from './dialect';
 import { filterSortMicros, storedSortMicros } from './sort-micros';
 import { Parameters, type Statement } from './statement';
 import { textColumn } from './text-column';
@@ -158,6 +158,33 @@ export function acrossPageStatement(dialect: SqlDialect, criteria: CrossSearchCr
     FROM events e JOIN conversations c ON c.id = e.conversation_id
     WHERE ${conditions.join(' AND ')}
     ORDER BY e.sort_micros ${order}, e.conversation_uuid ${order}, e.position ${order}
+    LIMIT ${parameters.add(criteria.limit + 1)}`;
+  return { text, values: parameters.values };
+}
+
+/**
+ * The same page as acrossPageStatement, or fewer rows, found by walking only the first
+ * `window` events that pass every filter but `body` and `text` and checking those row by
+ * row. A needle most events hold fills a page within the window, where the trigram index
+ * would hand over every event that holds it to be sorted; when the window holds `limit + 1`
+ * matches they are the first ones (any match past the window comes after them), and
+ * otherwise the caller asks acrossPageStatement.
+ */
+export function acrossWindowStatement(dialect: SqlDialect, criteria: CrossSearchCriteria, window: number, form: PayloadForm): Statement {
+  const parameters = new Parameters(dialect);
+  const order = orderOf(criteria.sortOrder);
+  const conditions = [filterConditions({ ...criteria, body: undefined, text: undefined }, parameters)];
+  if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
+  const bind = (value: unknown) => parameters.add(value);
+  const matches: string[] = [];
+  if (criteria.body !== undefined) matches.push(`t.body_text IS NOT NULL AND ${likeContains('t.body_text', textColumn(criteria.body), bind)}`);
+  if (criteria.text !== undefined) matches.push(likeContains('t.search_text', textColumn(criteria.text), bind));
+  const text = `SELECT c.hex, c.title, t.sort_micros, t.position, ${dialect.payload('t.payload', form)}
+    FROM (SELECT e.conversation_id, e.position FROM events e WHERE ${conditions.join(' AND ')}
+      ORDER BY e.sort_micros ${order}, e.conversation_uuid ${order}, e.position ${order} LIMIT ${parameters.add(window)}) w
+    CROSS JOIN events t JOIN conversations c ON c.id = t.conversation_id
+    WHERE t.conversation_id = w.conversation_id AND t.position = w.position AND ${matches.join(' AND ')}
+    ORDER BY t.sort_micros ${order}, t.conversation_uuid ${order}, t.position ${order}
     LIMIT ${parameters.add(criteria.limit + 1)}`;
   return { text, values: parameters.values };
 }

@@ -31,6 +31,7 @@ import {
   type KeyedRow,
   acrossCountStatement,
   acrossPageStatement,
+  acrossWindowStatement,
   type FeedOrder,
   feedLastStatement,
   feedStatement,
@@ -60,6 +61,8 @@ export interface SqlStoreOptions {
 const DEFAULT_HEALTH_REFRESH_MS = 2_000;
 /** Events an export reads from the database at a time. */
 const EXPORT_BATCH = 1000;
+/** Events a search across conversations for `body` or `text` checks one by one before it asks the trigram index. */
+const TEXT_WINDOW = 2000;
 const MAX_BIGINT = (2n ** 63n - 1n).toString();
 /**
  * Bytes of a large event read at a time. SQLite reads a whole stored value for each
@@ -183,10 +186,19 @@ export class SqlStore implements EventStore {
     });
   }
 
-  /** A page of the search across conversations: one walk of an ordered index from the cursor's key. */
+  /**
+   * A page of the search across conversations: one walk of an ordered index from the
+   * cursor's key; with `body` or `text`, first a bounded walk that checks every event
+   * (acrossWindowStatement), which answers alone when the needle is common.
+   */
   searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
     return this.guard('search across conversations', async () => {
-      const rows = await this.payloadRows<KeyedRow>((form) => acrossPageStatement(this.database.dialect, criteria, form), 'payload', true);
+      const { dialect } = this.database;
+      let rows: KeyedRow[] = [];
+      if (criteria.body !== undefined || criteria.text !== undefined)
+        rows = await this.payloadRows<KeyedRow>((form) => acrossWindowStatement(dialect, criteria, TEXT_WINDOW, form), 'payload', true);
+      if (rows.length <= criteria.limit)
+        rows = await this.payloadRows<KeyedRow>((form) => acrossPageStatement(dialect, criteria, form), 'payload', true);
       const hits = rows.slice(0, criteria.limit).map((row) => ({ key: keyOfRow(row), title: row.title ?? null, json: row.payload }));
       return { hits, next: rows.length > criteria.limit ? hits[hits.length - 1]!.key : null };
     });

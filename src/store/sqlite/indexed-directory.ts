@@ -9,15 +9,18 @@
  * complete, and then for a pass whenever the watches saw a change.
  */
 import { realpathSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, SearchCriteria } from '../../search';
 import type { EventFeed, EventStore, ExportedEvent, StoredConversationSummary, StoredHitPage, StoredPage, StoreHealth } from '../event-store';
 import { afterNextPoll } from '../files/time-slice';
 import { createIngester, type DirectoryIngester } from '../ingest/ingester';
+import type { SqlDatabase } from '../sql/database';
 import { SqlStore } from '../sql/sql-store';
 import type { StoredEventMode } from '../stored-event/decide';
 import { IndexFileError, defaultIndexPath, openIndexFile, type OpenedIndex } from './index-file';
 import { sqliteDatabase } from './sqlite-database';
+import { indexTextStep } from './text-index';
 
 export interface IndexedDirectoryOptions {
   logger: Logger;
@@ -33,6 +36,12 @@ export interface IndexedDirectoryOptions {
 }
 
 const DEFAULT_POLL_MS = 1000;
+/**
+ * Rows the trigram index takes in per step. A step holds the event loop, and after each the
+ * filling rests as long as the step took: a request, which takes several turns of the loop,
+ * waits for one step at most per turn and has at least half the thread meanwhile.
+ */
+const TEXT_ROWS_PER_STEP = 256;
 
 /** Opens the index of `realRoot` and starts following the directory. Throws IndexFileError when the index file cannot be used. */
 export function openIndexedDirectory(realRoot: string, options: IndexedDirectoryOptions): IndexedDirectoryStore {
@@ -43,7 +52,10 @@ export function openIndexedDirectory(realRoot: string, options: IndexedDirectory
 
 export class IndexedDirectoryStore implements EventStore {
   private readonly sql: SqlStore;
+  private readonly writer: SqlDatabase;
   private readonly ingester: DirectoryIngester;
+  /** The trigram index being filled behind the rows (text-index.ts), while it is. */
+  private indexingText: Promise<void> | undefined;
   /** The pass under way, or the next one queued behind it. */
   private passing: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
@@ -63,7 +75,8 @@ export class IndexedDirectoryStore implements EventStore {
   ) {
     const mode = options.storedEvents ?? 'contract';
     this.sql = new SqlStore(sqliteDatabase(index.reader), { logger: options.logger, storedEvents: mode });
-    this.ingester = createIngester({ root, database: sqliteDatabase(index.writer), logger: options.logger, storedEvents: mode, follow: true });
+    this.writer = sqliteDatabase(index.writer);
+    this.ingester = createIngester({ root, database: this.writer, logger: options.logger, storedEvents: mode, follow: true });
     const started = performance.now();
     this.completeAtOpen = index.complete;
     this.firstPass = this.pass().then(() => {
@@ -96,6 +109,7 @@ export class IndexedDirectoryStore implements EventStore {
       try {
         await this.ingester.pass();
         await this.countAgain();
+        this.indexText();
       } catch (error) {
         this.fail(error);
         throw error;
@@ -105,6 +119,22 @@ export class IndexedDirectoryStore implements EventStore {
     });
     this.passing = passing;
     return passing;
+  }
+
+  /** Fills the trigram index up to the rows stored, a step at a time, unless that is under way. */
+  private indexText(): void {
+    if (this.indexingText || this.closed) return;
+    this.indexingText = (async () => {
+      for (;;) {
+        const started = performance.now();
+        if (this.closed || !(await indexTextStep(this.writer, TEXT_ROWS_PER_STEP))) return;
+        await sleep(performance.now() - started);
+      }
+    })()
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => {
+        this.indexingText = undefined;
+      });
   }
 
   private fail(error: unknown): void {
@@ -218,6 +248,7 @@ export class IndexedDirectoryStore implements EventStore {
     this.ingester.close();
     await this.passing?.catch(() => undefined);
     await this.queued?.catch(() => undefined);
+    await this.indexingText;
     await this.sql.close();
     this.index.close();
   }

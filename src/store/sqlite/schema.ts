@@ -5,7 +5,7 @@
  * directory: a file of another version is not migrated but rebuilt from the directory
  * (index-file.ts), so this is the whole schema, and SCHEMA_VERSION changes with it.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const INDEX_SCHEMA = `
 CREATE TABLE index_facts (
@@ -27,6 +27,8 @@ CREATE TABLE conversations (
 );
 
 CREATE TABLE events (
+  -- Never reused (AUTOINCREMENT): the trigram index holds every row up to a mark (below).
+  row_id INTEGER PRIMARY KEY AUTOINCREMENT,
   conversation_id INTEGER NOT NULL REFERENCES conversations ON DELETE CASCADE,
   position INTEGER NOT NULL,
   file_name TEXT NOT NULL,
@@ -44,7 +46,7 @@ CREATE TABLE events (
   unlisted TEXT,
   conversation_uuid TEXT NOT NULL,
   ingest_seq INTEGER NOT NULL,
-  PRIMARY KEY (conversation_id, position)
+  UNIQUE (conversation_id, position)
 );
 
 CREATE INDEX events_in_order ON events (conversation_id, sort_micros, position);
@@ -58,17 +60,20 @@ CREATE INDEX events_across ON events (sort_micros, conversation_uuid, position);
 CREATE INDEX events_across_by_kind ON events (kind, sort_micros, conversation_uuid, position);
 CREATE INDEX events_across_by_source ON events (source, sort_micros, conversation_uuid, position);
 
--- Trigram index of the two searched texts, kept by the triggers below.
-CREATE VIRTUAL TABLE events_text USING fts5(body_text, search_text, content='events', content_rowid='rowid', tokenize='trigram', detail='column');
-CREATE TRIGGER events_text_insert AFTER INSERT ON events BEGIN
-  INSERT INTO events_text (rowid, body_text, search_text) VALUES (new.rowid, new.body_text, new.search_text);
+-- Trigram index of the two searched texts. Trigram indexing costs more than everything else
+-- an insert does, so rows are stored first and indexed after (text-index.ts): the index holds
+-- exactly the rows up to events_text_mark, and a search scans the rows past it.
+CREATE VIRTUAL TABLE events_text USING fts5(body_text, search_text, content='events', content_rowid='row_id', tokenize='trigram', detail='column');
+CREATE TABLE events_text_mark (
+  through_row_id INTEGER NOT NULL
+);
+INSERT INTO events_text_mark (through_row_id) VALUES (0);
+CREATE TRIGGER events_text_delete AFTER DELETE ON events WHEN old.row_id <= (SELECT through_row_id FROM events_text_mark) BEGIN
+  INSERT INTO events_text (events_text, rowid, body_text, search_text) VALUES ('delete', old.row_id, old.body_text, old.search_text);
 END;
-CREATE TRIGGER events_text_delete AFTER DELETE ON events BEGIN
-  INSERT INTO events_text (events_text, rowid, body_text, search_text) VALUES ('delete', old.rowid, old.body_text, old.search_text);
-END;
-CREATE TRIGGER events_text_update AFTER UPDATE OF body_text, search_text ON events BEGIN
-  INSERT INTO events_text (events_text, rowid, body_text, search_text) VALUES ('delete', old.rowid, old.body_text, old.search_text);
-  INSERT INTO events_text (rowid, body_text, search_text) VALUES (new.rowid, new.body_text, new.search_text);
+CREATE TRIGGER events_text_update AFTER UPDATE OF body_text, search_text ON events WHEN old.row_id <= (SELECT through_row_id FROM events_text_mark) BEGIN
+  INSERT INTO events_text (events_text, rowid, body_text, search_text) VALUES ('delete', old.row_id, old.body_text, old.search_text);
+  INSERT INTO events_text (rowid, body_text, search_text) VALUES (new.row_id, new.body_text, new.search_text);
 END;
 
 CREATE TABLE skipped_files (
