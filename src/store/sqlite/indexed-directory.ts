@@ -56,6 +56,7 @@ export class IndexedDirectoryStore implements EventStore {
   private readonly ingester: DirectoryIngester;
   /** The trigram index being filled behind the rows (text-index.ts), while it is. */
   private indexingText: Promise<void> | undefined;
+  private textIndexCaughtUp = false;
   /** The pass under way, or the next one queued behind it. */
   private passing: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
@@ -125,11 +126,19 @@ export class IndexedDirectoryStore implements EventStore {
   private indexText(): void {
     if (this.indexingText || this.closed) return;
     this.indexingText = (async () => {
+      const began = performance.now();
+      let steps = 0;
       for (;;) {
         const started = performance.now();
-        if (this.closed || !(await indexTextStep(this.writer, TEXT_ROWS_PER_STEP))) return;
+        if (this.closed) return;
+        if (!(await indexTextStep(this.writer, TEXT_ROWS_PER_STEP))) break;
+        steps++;
         await sleep(performance.now() - started);
       }
+      // Once, when the first filling since the start has caught up: from then on `body` and `text` answer from the index alone.
+      if (steps > 0 && !this.textIndexCaughtUp)
+        this.options.logger.info('text index built', { file: this.options.indexPath, ms: Math.round(performance.now() - began) });
+      this.textIndexCaughtUp = true;
     })()
       .catch((error: unknown) => this.fail(error))
       .finally(() => {
