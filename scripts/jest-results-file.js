@@ -17,10 +17,7 @@ module.exports = (results) => {
         seconds: Math.round((suite.perfStats.end - suite.perfStats.start) / 100) / 10,
       }))
       .sort((a, b) => b.seconds - a.seconds);
-    writeFileSync(
-      file,
-      JSON.stringify({ numPassedTests, numFailedTests, numRuntimeErrorTestSuites, numTotalTests, fileSeconds }, null, 1),
-    );
+    writeFileSync(file, JSON.stringify({ numPassedTests, numFailedTests, numRuntimeErrorTestSuites, numTotalTests, fileSeconds }, null, 1));
   }
   return results;
 };
