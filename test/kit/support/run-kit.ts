@@ -11,7 +11,14 @@ const NO_TIME_LIMIT_MS = 15 * 60_000;
 
 /** Runs the kit in-process with small, fixed bounds so a suite stays fast and replayable. */
 export function runKit(options: Pick<RunOptions, 'baseUrl' | 'conversationId'> & Partial<RunOptions>): Promise<RunResult> {
-  return runContract({ ...DEFAULT_RUN_OPTIONS, seed: 20260616, runs: 5, propertyTimeLimitMs: NO_TIME_LIMIT_MS, timeoutMs: NO_TIME_LIMIT_MS, ...options });
+  return runContract({
+    ...DEFAULT_RUN_OPTIONS,
+    seed: 20260616,
+    runs: 5,
+    propertyTimeLimitMs: NO_TIME_LIMIT_MS,
+    timeoutMs: NO_TIME_LIMIT_MS,
+    ...options,
+  });
 }
 
 export function allChecksOf(result: RunResult): CheckResult[] {
