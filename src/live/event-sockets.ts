@@ -168,6 +168,8 @@ class EventsSubscriber implements SocketSubscriber {
   private waitingBytes = 0;
   /** Ids of events the resend sent that were appended after the subscription began: the live side skips them. */
   private readonly resentLate = new Set<string>();
+  /** Inbound frames that came during the resend: the reference answers a frame only after its resend, so they are answered when it is over. */
+  private unanswered = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -224,6 +226,7 @@ class EventsSubscriber implements SocketSubscriber {
 
   goLive(): void {
     this.live = true;
+    for (; this.unanswered > 0; this.unanswered -= 1) this.answerReadOnly();
     for (const event of this.waiting.splice(0)) if (!this.resentLate.has(event.id)) void this.sendFrame(this.frameOf(event));
     this.waitingBytes = 0;
   }
@@ -231,6 +234,11 @@ class EventsSubscriber implements SocketSubscriber {
   answerInbound(frame: string): void {
     // A redundant auth frame (sent by clients that also pass the key otherwise) is ignored, as the reference ignores it.
     if (isAuthFrame(frame)) return;
+    if (this.live) this.answerReadOnly();
+    else this.unanswered += 1;
+  }
+
+  private answerReadOnly(): void {
     void this.sendFrame(
       JSON.stringify({
         id: randomUUID(),

@@ -4,7 +4,7 @@
  * that must change. node_modules is linked, not copied.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -19,6 +19,8 @@ import { SAMPLE_CONVERSATIONS } from '../../dev/schemathesis/dictionaries';
 
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLES = 'test/contract/examples.ts';
+/** tsc's incremental state, beside tsconfig.json. */
+const BUILD_INFO = 'tsconfig.tsbuildinfo';
 /** What generation and type-checking need; tsconfig.json is written, not copied. */
 const COPIED = [
   'openapi.yaml',
@@ -271,25 +273,34 @@ test.concurrent(
     const server = await startBuiltServer(project, data);
     try {
       // The rebuilt kit, and this checkout's kit handed the edited document: both pass, at the new bounds.
-      for (const kit of [
+      // The two kits run side by side: each writes its own report.
+      const kits = [
         { root: project, script: 'dist/src/cli/contract.js', compiled: true, extra: [] },
         { root: ROOT, script: 'src/cli/contract.ts', compiled: false, extra: ['--contract', path.join(project, 'openapi.yaml')] },
-      ]) {
-        const report = path.join(data, `report-${kit.compiled ? 'rebuilt' : 'installed'}.json`);
-        const args = [
-          '--base-url',
-          server.url,
-          '--conversation-id',
-          fixture.conversationIdHex,
-          '--seed',
-          '7',
-          '--runs',
-          '5',
-          '--json',
-          report,
-          ...kit.extra,
-        ];
-        const outcome = await runScript(kit.root, kit.script, args, kit.compiled);
+      ];
+      const outcomes = await Promise.all(
+        kits.map((kit) => {
+          const report = path.join(data, `report-${kit.compiled ? 'rebuilt' : 'installed'}.json`);
+          const args = [
+            '--base-url',
+            server.url,
+            '--conversation-id',
+            fixture.conversationIdHex,
+            '--seed',
+            '7',
+            '--runs',
+            '5',
+            '--json',
+            report,
+            // No request given up on a clock: a busy machine makes the run slower, not "cannot run".
+            '--timeout-ms',
+            String(15 * 60_000),
+            ...kit.extra,
+          ];
+          return runScript(kit.root, kit.script, args, kit.compiled).then((outcome) => ({ outcome, report }));
+        }),
+      );
+      for (const { outcome, report } of outcomes) {
         const result = JSON.parse(readFileSync(report, 'utf8')) as KitReport;
         const checks = result.suites.flatMap((suite) => suite.checks);
         const byId = (id: string) => checks.find((check) => check.id === id);
@@ -374,7 +385,8 @@ async function expectFaultsCaught(project: string, upstream: string, conversatio
   const document = parse(readFileSync(path.join(project, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
   const caught: Record<string, string[]> = {};
   const bySchemathesis: Record<string, string[]> = {};
-  for (const [name, fault] of Object.entries(faults)) {
+  // The faults side by side, each behind an injector of its own.
+  const each = Object.entries(faults).map(async ([name, fault]) => {
     const injector = await startFaultInjector(upstream, fault);
     try {
       const result = await runKit({
@@ -394,7 +406,8 @@ async function expectFaultsCaught(project: string, upstream: string, conversatio
     } finally {
       await injector.stop();
     }
-  }
+  });
+  await Promise.all(each);
   expect(caught).toEqual({
     serverErrorOnBadParameter: ['operations.getLatestConversationEvents.invalid'],
     undeclaredStatus: ['operations.getLatestConversationEvents.valid'],
@@ -424,6 +437,8 @@ function copyProject(from: string): string {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'spec-edit-loop-'));
   copies.push(directory);
   for (const entry of COPIED) cpSync(path.join(from, entry), path.join(directory, entry), { recursive: true });
+  // The snapshot's type-check state: each edited copy's tsc then checks again only what its edit can change.
+  if (existsSync(path.join(from, BUILD_INFO))) cpSync(path.join(from, BUILD_INFO), path.join(directory, BUILD_INFO));
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(directory, 'node_modules'), 'dir');
   const tsconfig = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
   // Only what the two cases need, so tsc stays fast: the sources, the generated types and the
@@ -454,9 +469,23 @@ function generate(project: string, ...flags: string[]): Promise<Run> {
   return run(project, ['scripts/generate.mjs', ...flags]);
 }
 
-/** `tsc --noEmit -p tsconfig.json`, run with the linked TypeScript, and its errors parsed. */
+/**
+ * `tsc --noEmit -p tsconfig.json`, run with the linked TypeScript, and its errors parsed. Incremental:
+ * the snapshot's run leaves its state in BUILD_INFO, which the copies start from, so a copy's tsc
+ * checks again only the files its edit can change and reports the rest's errors from that state.
+ */
 async function typecheck(project: string): Promise<Run & { diagnostics: Diagnostic[] }> {
-  const result = await run(project, [path.join(project, 'node_modules/typescript/bin/tsc'), '--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']);
+  const result = await run(project, [
+    path.join(project, 'node_modules/typescript/bin/tsc'),
+    '--noEmit',
+    '--incremental',
+    '--tsBuildInfoFile',
+    BUILD_INFO,
+    '--pretty',
+    'false',
+    '-p',
+    'tsconfig.json',
+  ]);
   const diagnostics: Diagnostic[] = [];
   for (const line of result.stdout.split('\n')) {
     const match = /^(.+)\((\d+),\d+\): error (TS\d+): (.*)$/.exec(line);

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { packedProject } from './packed-project';
+import { sqlitePrebuilds } from './sqlite-prebuilds';
 import { NODE_LTS_MAJOR, type NodeLts, nodeLts, nodeLtsEnv, SQLITE_PACKAGE, sqliteOnNodeLts } from '../../dev/node-lts/environment';
 
 const run = promisify(execFile);
@@ -32,8 +33,8 @@ let clientConsumer: string;
 let conversationId: string;
 let eventFiles: number;
 
-async function npmInstall(cwd: string, packages: string[]): Promise<void> {
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packages], { cwd, env: nodeLtsEnv(lts), ...BUFFER });
+async function npmInstall(cwd: string, packages: string[], env: Record<string, string>): Promise<void> {
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packages], { cwd, env: { ...nodeLtsEnv(lts), ...env }, ...BUFFER });
 }
 
 function project(name: string): string {
@@ -79,7 +80,10 @@ beforeAll(async () => {
   const { tarball, clientTarball } = await packedProject();
   consumer = project('consumer');
   clientConsumer = project('client-consumer');
-  await Promise.all([npmInstall(consumer, [tarball]), npmInstall(clientConsumer, [clientTarball])]);
+  // better-sqlite3 comes prebuilt, as a user's install downloads it: the build for Node LTS that
+  // `npm run test-tools` compiled from source (test/package/sqlite-prebuilds.ts; the last test here checks that build).
+  const prebuilds = await sqlitePrebuilds(path.join(work, 'prebuilds'), [{ project: await sqliteOnNodeLts(lts), node }]);
+  await Promise.all([npmInstall(consumer, [tarball], prebuilds), npmInstall(clientConsumer, [clientTarball], {})]);
   conversationId = largestConversation(SAMPLE);
   eventFiles = readdirSync(path.join(SAMPLE, conversationId, 'events')).length;
   ({ child: server, url: serverUrl } = await startServer());

@@ -6,10 +6,28 @@
  * are kept under `.cache/packed/<hash of the packed sources>` (ignored by git): an edit
  * anywhere in what is packed gives a new hash, so a stale build is never installed; packing
  * anew removes the builds of earlier sources.
+ *
+ * The build runs in a copy of the sources (node_modules linked), never in this checkout:
+ * `prepare` removes and rewrites dist/, and the tests that run beside this one in other jest
+ * workers serve this checkout's dist/viewer. One process packs at a time (a lock folder
+ * beside the builds); the others wait for it and reuse its tarballs.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -66,34 +84,86 @@ function hashSources(): string {
 
 async function pack(directory: string, destination: string): Promise<{ filename: string; files: { path: string }[] }> {
   const packed = await run('npm', ['pack', '--json', '--pack-destination', destination, directory], {
-    cwd: ROOT,
+    cwd: directory,
     env: withoutNpmSettings(),
     maxBuffer: 64 * 1024 * 1024,
   });
   return (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; files: { path: string }[] }])[0];
 }
 
+/** A copy of what `prepare` reads and `npm pack` ships, with this checkout's node_modules linked into it. */
+function copySources(into: string): string {
+  const project = path.join(into, 'project');
+  for (const source of SOURCES) {
+    const from = path.join(ROOT, source);
+    if (existsSync(from))
+      cpSync(from, path.join(project, source), { recursive: true, filter: (file) => !SKIPPED.has(path.basename(file)) || file === from });
+  }
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(project, 'node_modules'), 'dir');
+  return project;
+}
+
+/** Whether a process with this id is running. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Runs `body` holding the lock folder `lock` (made with mkdir, which only one process wins),
+ * waiting while another live process holds it; a lock left by a process that died is taken over.
+ */
+async function withLock<T>(lock: string, body: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(existsSync(path.join(lock, 'pid')) ? readFileSync(path.join(lock, 'pid'), 'utf8') : Number.NaN);
+      // A lock without its pid file yet is being taken right now: wait for it like a held one.
+      if (Number.isInteger(holder) && !alive(holder)) rmSync(lock, { recursive: true, force: true });
+      else await sleep(250);
+    }
+  }
+  try {
+    return await body();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** The two tarballs for the sources as they are now, packed by the first caller and reused by the rest. */
 export async function packedProject(): Promise<PackedProject> {
   const folder = path.join(ROOT, '.cache', 'packed', hashSources());
   const manifest = path.join(folder, 'tarballs.json');
-  if (!existsSync(manifest)) {
-    mkdirSync(path.dirname(folder), { recursive: true });
-    const scratch = mkdtempSync(`${folder}.packing-`);
-    try {
-      const main = await pack(ROOT, scratch);
-      const client = await pack(path.join(ROOT, 'packages/client'), scratch);
-      const names = { tarball: main.filename, clientTarball: client.filename, files: main.files.map((file) => file.path) };
-      writeFileSync(path.join(scratch, 'tarballs.json'), JSON.stringify(names));
-      if (!existsSync(folder)) renameSync(scratch, folder);
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
-    // Builds of earlier sources are never installed again; only scratch folders still being packed are left alone.
-    const packed = path.dirname(folder);
-    for (const name of readdirSync(packed))
-      if (name !== path.basename(folder) && !name.includes('.packing-')) rmSync(path.join(packed, name), { recursive: true, force: true });
-  }
+  mkdirSync(path.dirname(folder), { recursive: true });
+  if (!existsSync(manifest))
+    await withLock(`${folder}.lock`, async () => {
+      if (existsSync(manifest)) return;
+      const scratch = mkdtempSync(`${folder}.packing-`);
+      try {
+        const project = copySources(scratch);
+        const main = await pack(project, scratch);
+        const client = await pack(path.join(project, 'packages/client'), scratch);
+        const names = { tarball: main.filename, clientTarball: client.filename, files: main.files.map((file) => file.path) };
+        writeFileSync(path.join(scratch, 'tarballs.json'), JSON.stringify(names));
+        rmSync(project, { recursive: true, force: true });
+        if (!existsSync(folder)) renameSync(scratch, folder);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+      // Builds of earlier sources are never installed again; only scratch folders still being packed, and locks, are left alone.
+      const packed = path.dirname(folder);
+      for (const name of readdirSync(packed))
+        if (name !== path.basename(folder) && !name.includes('.packing-') && !name.endsWith('.lock'))
+          rmSync(path.join(packed, name), { recursive: true, force: true });
+    });
   const names = JSON.parse(readFileSync(manifest, 'utf8')) as { tarball: string; clientTarball: string; files: string[] };
   return { tarball: path.join(folder, names.tarball), clientTarball: path.join(folder, names.clientTarball), files: names.files };
 }

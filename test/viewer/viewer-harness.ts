@@ -89,6 +89,9 @@ export async function startViewerHarness(options: HarnessOptions = {}): Promise<
     client: createAgentServerClient({ baseUrl: running.url, sessionApiKey: options.sessionApiKeys?.[0] }),
     async open(pathAndQuery = '/', { expectedFailures = [] } = {}) {
       const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+      // Waits end on what the page shows, not on a clock (Playwright's default is 30 s): a busy
+      // machine makes a test slower, never failed; jest.config.js's hang guard still applies.
+      context.setDefaultTimeout(0);
       const page = await context.newPage();
       const watched: WatchedPage = { page, errors: [], foreignRequests: [] };
       page.on('console', (message) => {
@@ -124,8 +127,8 @@ export function shownEventIds(page: Page): Promise<string[]> {
   return page.locator('article.event').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-event-id') ?? ''));
 }
 
-/** Scrolls until the timeline says it has shown the last event of the view. */
-export async function scrollToEnd(page: Page, timeoutMs = 60_000): Promise<void> {
+/** Scrolls until the timeline says it has shown the last event of the view (by default with no time limit: jest's hang guard applies). */
+export async function scrollToEnd(page: Page, timeoutMs = Number.POSITIVE_INFINITY): Promise<void> {
   const footer = page.locator('.timeline-footer');
   const deadline = Date.now() + timeoutMs;
   while (!/End of the conversation|Oldest event reached|No events match/.test((await footer.textContent()) ?? '')) {
