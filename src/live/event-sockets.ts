@@ -136,16 +136,7 @@ async function serveSocket(
   options: EventSocketsOptions,
   feeds: ConversationFeeds | undefined,
 ): Promise<void> {
-  const limits = options.limits ?? SOCKET_LIMITS;
-  const opened = await openSubscription(
-    ws,
-    request,
-    asked.hex,
-    query,
-    options,
-    feeds,
-    (known) => new EventsSubscriber(ws, options.logger, asked.hex, limits, known),
-  );
+  const opened = await openSubscription(ws, request, asked.hex, query, options, feeds, EventsSubscriber);
   if (!opened) return;
   const { subscriber, subscribedAt } = opened;
   void subscriber.sendFrame(fullStateFrame(await options.catalog.state(asked.hex)));

@@ -20,7 +20,6 @@ import { type SessionFrame, sessionFrame } from './session-frames';
 import {
   type EventSocketsOptions,
   READ_ONLY,
-  SOCKET_LIMITS,
   type SocketLimits,
   type SocketSubscriber,
   decodedSegment,
@@ -66,16 +65,7 @@ export async function serveSessionSocket(
   options: EventSocketsOptions,
   feeds: ConversationFeeds | undefined,
 ): Promise<void> {
-  const limits = options.limits ?? SOCKET_LIMITS;
-  const opened = await openSubscription(
-    ws,
-    request,
-    asked.hex,
-    query,
-    options,
-    feeds,
-    (known) => new SessionSubscriber(ws, options.logger, asked.hex, limits, known),
-  );
+  const opened = await openSubscription(ws, request, asked.hex, query, options, feeds, SessionSubscriber);
   if (!opened) return;
   // Subscribed first, then the mark read, as the reference does: whatever is appended in between is in the buffer.
   const { subscriber } = opened;

@@ -83,8 +83,7 @@ export interface SocketSubscriber extends FeedSubscriber {
 }
 
 /**
- * Authenticates the socket and subscribes what `subscriberFor` makes to the conversation's
- * feed, closing the socket with the reference's code when a step fails (4001, 4004, 1013).
+ * Authenticates the socket and subscribes a new `Subscriber` to the conversation's feed, closing the socket with the reference's code when a step fails (4001, 4004, 1013).
  * The conversation's known secrets are looked up before the feed, so that nothing waits
  * between finding the feed and subscribing to it. Resolves with the subscriber and the
  * position up to which events were stored when it joined, or undefined when the socket is closed.
@@ -96,7 +95,7 @@ export async function openSubscription<S extends SocketSubscriber>(
   query: URLSearchParams,
   options: EventSocketsOptions,
   feeds: ConversationFeeds | undefined,
-  subscriberFor: (known: KnownSecrets) => S,
+  Subscriber: new (ws: WebSocket, logger: Logger, hex: string, limits: SocketLimits, known: KnownSecrets) => S,
 ): Promise<{ subscriber: S; subscribedAt: number } | undefined> {
   const inbound = new InboundFrames(ws);
   const limits = options.limits ?? SOCKET_LIMITS;
@@ -119,7 +118,7 @@ export async function openSubscription<S extends SocketSubscriber>(
     closeSocket(ws, CLOSE.tryAgainLater, 'Too many connections for this conversation');
     return undefined;
   }
-  const subscriber = subscriberFor(known);
+  const subscriber = new Subscriber(ws, options.logger, hex, limits, known);
   const subscribedAt = feed.subscribe(subscriber);
   // The client may have gone while the conversation was looked up: then no close event is to come.
   if (ws.readyState !== WebSocket.OPEN) {
