@@ -25,6 +25,8 @@ export interface ConversationFile {
   /** The path inside the conversation's directory, `/`-separated: `meta.json`, `events/event-00000-<id>.json`. */
   relativePath: string;
   modifiedAt: Date;
+  /** The file's size in bytes when it was listed (0 for a directory). */
+  size: number;
   /** The file's bytes; undefined when it vanished after it was listed (skipped, as the reference skips it). */
   read(): Promise<Buffer | undefined>;
 }

@@ -196,12 +196,12 @@ async function collectFiles(directory: string, prefix: string, files: Conversati
     if (dirent.isDirectory()) {
       const stats = await statIfPresent(absolute);
       if (!stats) continue;
-      files.push({ relativePath: `${relativePath}/`, modifiedAt: stats.mtime, read: async () => Buffer.alloc(0) });
+      files.push({ relativePath: `${relativePath}/`, modifiedAt: stats.mtime, size: 0, read: async () => Buffer.alloc(0) });
       await collectFiles(directory, relativePath, files);
     } else if (dirent.isFile()) {
       const stats = await statIfPresent(absolute);
       if (!stats) continue;
-      files.push({ relativePath, modifiedAt: stats.mtime, read: () => readIfPresent(absolute) });
+      files.push({ relativePath, modifiedAt: stats.mtime, size: stats.size, read: () => readIfPresent(absolute) });
     }
   }
 }

@@ -7,6 +7,8 @@
  */
 import { promisify } from 'node:util';
 import { crc32, deflateRaw } from 'node:zlib';
+import { LARGE_EVENT_BYTES } from '../store/event-store';
+import { LARGE_WHOLE_READS } from '../store/whole-reads';
 import type { ConversationFile } from './conversation-catalog';
 import { PYTHON_DUMPS } from '../json/json-text';
 import { type KnownSecrets, mayHoldSecrets, maskedJson } from '../secrets';
@@ -55,14 +57,27 @@ export async function* trajectoryArchive(
 ): AsyncGenerator<Buffer> {
   const records: CentralRecord[] = [];
   let offset = 0;
-  const entries: { name: string; modifiedAt: Date; read: () => Promise<Buffer | undefined> }[] = [
-    { name: `${hex}/`, modifiedAt: now, read: async () => Buffer.alloc(0) },
-    ...files.map((file) => ({ name: `${hex}/${file.relativePath}`, modifiedAt: file.modifiedAt, read: () => file.read() })),
+  const entries: { name: string; modifiedAt: Date; size: number; read: () => Promise<Buffer | undefined> }[] = [
+    { name: `${hex}/`, modifiedAt: now, size: 0, read: async () => Buffer.alloc(0) },
+    ...files.map((file) => ({ name: `${hex}/${file.relativePath}`, modifiedAt: file.modifiedAt, size: file.size, read: () => file.read() })),
   ];
   for (const entry of entries) {
     const directory = entry.name.endsWith('/');
+    // A large file is read, masked and compressed whole: in turns with every other download's large reads, held until its bytes are taken.
+    const release = entry.size > LARGE_EVENT_BYTES ? await LARGE_WHOLE_READS.take() : undefined;
+    try {
+      yield* archiveEntry(entry, directory);
+    } finally {
+      release?.();
+    }
+  }
+  const centralStart = offset;
+  const central = Buffer.concat(records.map(centralHeader));
+  yield Buffer.concat([central, endOfCentralDirectory(records.length, central.length, centralStart)]);
+
+  async function* archiveEntry(entry: (typeof entries)[number], directory: boolean): AsyncGenerator<Buffer> {
     const data = directory ? Buffer.alloc(0) : await entry.read();
-    if (data === undefined) continue;
+    if (data === undefined) return;
     const content = directory ? data : maskedContent(entry.name, data, known);
     const compressed = directory ? content : await deflate(content);
     const { time, date } = dosDateTime(entry.modifiedAt);
@@ -86,9 +101,6 @@ export async function* trajectoryArchive(
     yield header;
     if (compressed.length > 0) yield compressed;
   }
-  const centralStart = offset;
-  const central = Buffer.concat(records.map(centralHeader));
-  yield Buffer.concat([central, endOfCentralDirectory(records.length, central.length, centralStart)]);
 }
 
 /**

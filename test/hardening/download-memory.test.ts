@@ -11,6 +11,7 @@ import { processMemory, resetPeakResident } from '../../dev/process/server-proce
 import { type ServerProcess, startServerProcess } from '../../dev/soak/server-process';
 import { writeConversation } from '../../src/fixture';
 import { conversationId, eventId, message, observation } from '../support/events';
+import { unzipWithPython } from '../support/unzip';
 
 jest.setTimeout(180_000);
 
@@ -40,29 +41,30 @@ afterAll(async () => {
 });
 
 /** Eight concurrent exports in one format: their bodies, and what was resident before them and at most during them. */
-async function concurrentExports(format: 'markdown' | 'jsonl'): Promise<{ texts: string[]; before: number; peak: number }> {
+async function concurrentExports(format: 'markdown' | 'jsonl' | 'zip'): Promise<{ bodies: Buffer[]; before: number; peak: number }> {
   // The store reads the conversation once before the exports start, and the peak starts again
   // after that reading, so what the exports add is theirs.
   expect((await fetch(`${server.url}/api/conversations/${ID}/events/count`)).status).toBe(200);
   resetPeakResident(server.pid);
   const before = processMemory(server.pid).residentBytes;
-  const texts = await Promise.all(
+  const address = format === 'zip' ? `/api/file/download-trajectory/${ID}` : `/api/stored-conversations/${ID}/export?format=${format}`;
+  const bodies = await Promise.all(
     Array.from({ length: CONCURRENT }, async () => {
-      const response = await fetch(`${server.url}/api/stored-conversations/${ID}/export?format=${format}`);
+      const response = await fetch(`${server.url}${address}`);
       expect(response.status).toBe(200);
-      return response.text();
+      return Buffer.from(await response.arrayBuffer());
     }),
   );
   const peak = processMemory(server.pid).peakResidentBytes;
   process.stdout.write(
     `download memory, ${format}: resident ${Math.round(before / MB)} MB before, peak ${Math.round(peak / MB)} MB with ${CONCURRENT} exports\n`,
   );
-  return { texts, before, peak };
+  return { bodies, before, peak };
 }
 
 test('eight concurrent Markdown exports of a conversation with one 50 MB event stay within bounded memory', async () => {
-  const { texts, before, peak } = await concurrentExports('markdown');
-  for (const text of texts) {
+  const { bodies, before, peak } = await concurrentExports('markdown');
+  for (const text of bodies.map(String)) {
     expect(text).toContain('That was long.');
     expect(text).toMatch(/ObservationEvent \(50\.\d MB, not shown\)/);
   }
@@ -71,12 +73,23 @@ test('eight concurrent Markdown exports of a conversation with one 50 MB event s
 });
 
 test('eight concurrent JSON lines exports of it, each with the event whole, stay within bounded memory', async () => {
-  const { texts, before, peak } = await concurrentExports('jsonl');
-  for (const text of texts) {
+  const { bodies, before, peak } = await concurrentExports('jsonl');
+  for (const text of bodies.map(String)) {
     const lines = text.split('\n');
     expect(lines).toHaveLength(4);
     expect(JSON.parse(lines[1]!).observation.content[0].text).toHaveLength(LARGE_TEXT.length);
   }
   // Sent in pieces as read: what stays is the garbage of a few pieces, not a copy per export.
+  expect(peak - before).toBeLessThan(4 * LARGE_TEXT_BYTES);
+});
+
+test('eight concurrent trajectory zips of it stay within bounded memory', async () => {
+  const { bodies, before, peak } = await concurrentExports('zip');
+  for (const archive of bodies) {
+    const entries = unzipWithPython(archive);
+    const large = [...entries.entries()].find(([name]) => name.includes(`event-00001-`));
+    expect(JSON.parse(String(large![1])).observation.content[0].text).toHaveLength(LARGE_TEXT.length);
+  }
+  // Each zip reads, masks and compresses the large file whole, two downloads at a time at most: a few copies, not one per download.
   expect(peak - before).toBeLessThan(4 * LARGE_TEXT_BYTES);
 });

@@ -2,7 +2,8 @@
  * Events too large to be handed out whole (over the store's LARGE_EVENT_BYTES), in every
  * export, over HTTP: the JSON lines export has each whole, byte for byte as stored when it
  * holds nothing to mask, and with a known secret masked wherever in its bytes the secret sits;
- * the Markdown document shows each by its kind, id and size; the traces hold no secret.
+ * the Markdown document shows each by its kind, id and size; the traces hold no secret; the
+ * trajectory zip has each whole, masked.
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { serializeEvent } from '../../src/fixture';
 import { writeConversationState } from '../support/conversation-state';
 import { conversationId, eventId, message, observation } from '../support/events';
 import { type LiveServer, startLiveServer } from '../support/live-server';
+import { unzipWithPython } from '../support/unzip';
 
 jest.setTimeout(180_000);
 
@@ -90,4 +92,17 @@ test.each(['otlp', 'atif'])('the %s trace reads the large events and holds no se
   const text = await exported(format);
   expect(() => JSON.parse(text)).not.toThrow();
   expect(text.includes(SECRET)).toBe(false);
+});
+
+test('the trajectory zip has every event file, the large ones included, with the known secret masked', async () => {
+  const response = await fetch(`${server.url}/api/file/download-trajectory/${ID}`);
+  expect(response.status).toBe(200);
+  const entries = unzipWithPython(Buffer.from(await response.arrayBuffer()));
+  const events = [...entries.entries()].filter(([name]) => name.startsWith(`${HEX}/events/event-`)).map(([, bytes]) => JSON.parse(String(bytes)));
+  expect(events.map((event) => event.id)).toEqual([STAMP(1).id, PLAIN.id, ...HOLDING.map((event) => event.id), STAMP(9).id]);
+  expect(events[1].observation.content[0].text).toBe((PLAIN.observation.content as { text: string }[])[0]!.text);
+  for (const [index, event] of HOLDING.entries())
+    expect(events[2 + index].observation.content[0].text.split(MASK)).toEqual(
+      (event.observation.content as { text: string }[])[0]!.text.split(SECRET),
+    );
 });

@@ -38,7 +38,7 @@ describe('--compare: file responses', () => {
   const HEX = '0123456789abcdef0123456789abcdef';
 
   function file(relativePath: string, text: string, modifiedAt: Date): ConversationFile {
-    return { relativePath, modifiedAt, read: async () => Buffer.from(text) };
+    return { relativePath, modifiedAt, size: Buffer.byteLength(text), read: async () => Buffer.from(text) };
   }
 
   async function archiveExchange(files: ConversationFile[], now: Date): Promise<Exchange> {
@@ -84,7 +84,12 @@ describe('--compare: file responses', () => {
   it('archives that together inflate past the cap are not compared, and say so', async () => {
     // Zeros deflate a thousandfold: each archive is small on the wire and inflates past the kit's total.
     const entrySize = Math.ceil(KIT_READ_LIMITS.inflatedArchiveBytes / 3) + 1;
-    const bomb = (name: string): ConversationFile => ({ relativePath: name, modifiedAt: EARLY, read: async () => Buffer.alloc(entrySize) });
+    const bomb = (name: string): ConversationFile => ({
+      relativePath: name,
+      modifiedAt: EARLY,
+      size: entrySize,
+      read: async () => Buffer.alloc(entrySize),
+    });
     const first = await archiveExchange([bomb('a.bin'), bomb('b.bin'), bomb('c.bin')], EARLY);
     expect(first.bodyBytes!.length).toBeLessThan(KIT_READ_LIMITS.inflatedArchiveBytes / 100);
     expect(describeDifference(first, { ...first })).toBe(

@@ -15,6 +15,7 @@ import { META_FILE, STATE_FILE } from '../../catalog/catalog-entry';
 import type { ConversationFile } from '../../catalog/conversation-catalog';
 import { guarded } from './connection';
 import type { Statement } from '../sql/statement';
+import { LARGE_EVENT_BYTES } from '../event-store';
 
 /** Event bodies one query reads at most, by count and by size. */
 export const PAGE_EVENTS = 100;
@@ -29,14 +30,15 @@ interface ListedEvent {
   position: string;
   file_name: string;
   sort_micros: string;
+  size: number;
 }
 
 /** The conversation's files in path order; undefined when the database holds no such conversation. */
 export function trajectoryFiles(pool: Pool, hex: string, now = new Date()): Promise<ConversationFile[] | undefined> {
   return guarded('list trajectory files', async () => {
     const conversation = (
-      await pool.query<{ id: number; has_meta: boolean | null; has_state: boolean | null; updated_micros: string | null }>(
-        `SELECT c.id, d.meta IS NOT NULL AS has_meta, d.state IS NOT NULL AS has_state, d.updated_micros
+      await pool.query<{ id: number; meta_size: number | null; state_size: number | null; updated_micros: string | null }>(
+        `SELECT c.id, octet_length(d.meta) AS meta_size, octet_length(d.state) AS state_size, d.updated_micros
            FROM conversations c LEFT JOIN conversation_documents d ON d.conversation_id = c.id WHERE c.hex = $1`,
         [hex],
       )
@@ -44,28 +46,30 @@ export function trajectoryFiles(pool: Pool, hex: string, now = new Date()): Prom
     if (!conversation) return undefined;
     const events = (await pool.query<ListedEvent>(trajectoryListingStatement(conversation.id))).rows;
     const updatedAt = timeOf(conversation.updated_micros, now);
-    const document = (file: string, column: 'meta' | 'state'): ConversationFile => ({
+    const document = (file: string, column: 'meta' | 'state', size: number): ConversationFile => ({
       relativePath: file,
       modifiedAt: updatedAt,
+      size,
       read: () => readDocument(pool, conversation.id, column),
     });
     const bodies = new EventBodies(pool, conversation.id);
     const files: ConversationFile[] = [];
     // Path order, component by component, as the directory catalog lists: base_state.json, events/..., meta.json.
-    if (conversation.has_state) files.push(document(STATE_FILE, 'state'));
+    if (conversation.state_size !== null) files.push(document(STATE_FILE, 'state', conversation.state_size));
     if (events.length > 0) {
       const newest = events.reduce((latest, event) => (BigInt(event.sort_micros) > BigInt(latest) ? event.sort_micros : latest), NO_TIMESTAMP);
-      files.push({ relativePath: 'events/', modifiedAt: timeOf(newest, now), read: async () => Buffer.alloc(0) });
+      files.push({ relativePath: 'events/', modifiedAt: timeOf(newest, now), size: 0, read: async () => Buffer.alloc(0) });
       // Position order is the directory's name order: every name carries its index in the same number of digits (five for any zip's worth).
       for (const event of events) {
         files.push({
           relativePath: `events/${event.file_name}`,
           modifiedAt: timeOf(event.sort_micros, now),
-          read: () => bodies.read(event.position),
+          size: event.size,
+          read: () => (event.size > LARGE_EVENT_BYTES ? bodies.readLarge(event.position) : bodies.read(event.position)),
         });
       }
     }
-    if (conversation.has_meta) files.push(document(META_FILE, 'meta'));
+    if (conversation.meta_size !== null) files.push(document(META_FILE, 'meta', conversation.meta_size));
     return files;
   });
 }
@@ -111,6 +115,17 @@ class EventBodies {
     return body;
   }
 
+  /** One event over LARGE_EVENT_BYTES, which no page holds; undefined when it was deleted since the listing. */
+  readLarge(position: string): Promise<Buffer | undefined> {
+    return guarded('read trajectory events', async () => {
+      const { rows } = await this.pool.query<{ payload: Buffer }>('SELECT payload FROM events WHERE conversation_id = $1 AND position = $2', [
+        this.conversationId,
+        position,
+      ]);
+      return rows[0]?.payload;
+    });
+  }
+
   private prefetch(from: bigint): void {
     const page = this.readPage(from);
     // Awaited by the read that needs it; this keeps a failure meanwhile from being reported as unhandled.
@@ -131,24 +146,28 @@ class EventBodies {
   }
 }
 
-/** The conversation's event files, without their bodies: one walk of the primary key. */
+/** The conversation's event files, without their bodies (their sizes are read without reading them): one walk of the primary key. */
 export function trajectoryListingStatement(conversationId: number): Statement {
-  return { text: 'SELECT position, file_name, sort_micros FROM events WHERE conversation_id = $1 ORDER BY position', values: [conversationId] };
+  return {
+    text: 'SELECT position, file_name, sort_micros, octet_length(payload) AS size FROM events WHERE conversation_id = $1 ORDER BY position',
+    values: [conversationId],
+  };
 }
 
 /**
  * A page of bodies from position `from` on: up to PAGE_EVENTS of them, cut before the one
- * that would pass PAGE_BYTES (the first is read however large), so no page is more than
- * that on the wire. One walk of the primary key from `from`.
+ * that would pass PAGE_BYTES, so no page is more than that on the wire; events over
+ * LARGE_EVENT_BYTES are left out (the archive reads each in its turn, readLarge). One walk
+ * of the primary key from `from`.
  */
 export function eventBodiesStatement(conversationId: number, from: string): Statement {
   return {
     text: `SELECT position, payload FROM (
              SELECT position, payload,
                     coalesce(sum(octet_length(payload)) OVER (ORDER BY position ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-               FROM events WHERE conversation_id = $1 AND position >= $2 ORDER BY position LIMIT $3) page
+               FROM events WHERE conversation_id = $1 AND position >= $2 AND octet_length(payload) <= $5 ORDER BY position LIMIT $3) page
             WHERE before < $4`,
-    values: [conversationId, from, PAGE_EVENTS, PAGE_BYTES],
+    values: [conversationId, from, PAGE_EVENTS, PAGE_BYTES, LARGE_EVENT_BYTES],
   };
 }
 

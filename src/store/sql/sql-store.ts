@@ -46,7 +46,7 @@ import {
   pageStatement,
 } from './queries';
 import type { Statement } from './statement';
-import { Turns } from './turns';
+import { LARGE_WHOLE_READS } from '../whole-reads';
 
 export interface SqlStoreOptions {
   logger: Logger;
@@ -69,8 +69,6 @@ const MAX_BIGINT = (2n ** 63n - 1n).toString();
  * `substr` of it (into its own memory, freed after the statement), so pieces are not small.
  */
 const PIECE_BYTES = 4 * LARGE_EVENT_BYTES;
-/** Whole reads of large events at once, across every export of the process: memory is the process's. */
-const WHOLE_READS = new Turns(2);
 
 interface PageRow {
   event_id: string;
@@ -253,7 +251,7 @@ export class SqlStore implements EventStore {
       size,
       pieces: () => this.eventPieces(version, size),
       whole: async () => {
-        const release = await WHOLE_READS.take();
+        const release = await LARGE_WHOLE_READS.take();
         try {
           const bytes = Buffer.allocUnsafe(size);
           let offset = 0;

@@ -1,4 +1,11 @@
 /**
+ * Whole reads of large stored things (an event over LARGE_EVENT_BYTES, event-store.ts) take
+ * turns across every download of the process, so what downloads hold of them is a few
+ * copies, not one per download: exports that must parse a large event, and the trajectory
+ * zip, which compresses each file whole.
+ */
+
+/**
  * Turns at something only a few may do at once: `take` resolves once one is free, in the
  * order asked, and the turn is held until its `release` (a second call does nothing).
  */
@@ -23,3 +30,6 @@ export class Turns {
     };
   }
 }
+
+/** The turns of whole reads of large events and files, across every download of the process: memory is the process's. */
+export const LARGE_WHOLE_READS = new Turns(2);
