@@ -66,7 +66,30 @@ export async function* trajectoryArchive(
     // A large file is read, masked and compressed whole: in turns with every other download's large reads, held until its bytes are taken.
     const release = entry.size > LARGE_EVENT_BYTES ? await LARGE_WHOLE_READS.take() : undefined;
     try {
-      yield* archiveEntry(entry, directory);
+      const data = directory ? Buffer.alloc(0) : await entry.read();
+      if (data === undefined) continue;
+      const content = directory ? data : maskedContent(entry.name, data, known);
+      const compressed = directory ? content : await deflate(content);
+      const { time, date } = dosDateTime(entry.modifiedAt);
+      const record: CentralRecord = {
+        name: Buffer.from(entry.name, 'utf8'),
+        method: directory ? STORED : DEFLATED,
+        time,
+        date,
+        crc: crc32(content),
+        compressedSize: compressed.length,
+        size: content.length,
+        attributes: directory ? DIRECTORY_ATTRIBUTES : FILE_ATTRIBUTES,
+        offset,
+      };
+      if (records.length >= MAX_ENTRIES || offset + compressed.length + 30 + record.name.length > MAX_OFFSET) {
+        throw new Error(`The conversation ${hex} is too large for a zip archive without ZIP64 (more than 65535 files or 4 GiB)`);
+      }
+      records.push(record);
+      const header = localHeader(record);
+      offset += header.length + compressed.length;
+      yield header;
+      if (compressed.length > 0) yield compressed;
     } finally {
       release?.();
     }
@@ -74,33 +97,6 @@ export async function* trajectoryArchive(
   const centralStart = offset;
   const central = Buffer.concat(records.map(centralHeader));
   yield Buffer.concat([central, endOfCentralDirectory(records.length, central.length, centralStart)]);
-
-  async function* archiveEntry(entry: (typeof entries)[number], directory: boolean): AsyncGenerator<Buffer> {
-    const data = directory ? Buffer.alloc(0) : await entry.read();
-    if (data === undefined) return;
-    const content = directory ? data : maskedContent(entry.name, data, known);
-    const compressed = directory ? content : await deflate(content);
-    const { time, date } = dosDateTime(entry.modifiedAt);
-    const record: CentralRecord = {
-      name: Buffer.from(entry.name, 'utf8'),
-      method: directory ? STORED : DEFLATED,
-      time,
-      date,
-      crc: crc32(content),
-      compressedSize: compressed.length,
-      size: content.length,
-      attributes: directory ? DIRECTORY_ATTRIBUTES : FILE_ATTRIBUTES,
-      offset,
-    };
-    if (records.length >= MAX_ENTRIES || offset + compressed.length + 30 + record.name.length > MAX_OFFSET) {
-      throw new Error(`The conversation ${hex} is too large for a zip archive without ZIP64 (more than 65535 files or 4 GiB)`);
-    }
-    records.push(record);
-    const header = localHeader(record);
-    offset += header.length + compressed.length;
-    yield header;
-    if (compressed.length > 0) yield compressed;
-  }
 }
 
 /**
