@@ -893,18 +893,19 @@ function documentsOf(hex: string, metaText: string | undefined, stateText: strin
 }
 
 async function skippedFile(filePath: string, file: EventFileName, because: Unserved, reason: string): Promise<SkippedFile> {
-  const stats = await lstat(filePath).catch(() => undefined);
-  return { name: file.name, position: file.position, because, reason, size: stats?.size ?? -1, modifiedMs: stats?.mtimeMs ?? -1 };
+  const version = await versionOfPath(filePath);
+  return { name: file.name, position: file.position, because, reason, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 };
 }
 
+/** The path's own size and time (a link's, not its target's); undefined when it is gone. */
 async function versionOfPath(filePath: string): Promise<ReadVersion | undefined> {
   const stats = await lstat(filePath).catch(() => undefined);
   return stats && { size: stats.size, modifiedMs: stats.mtimeMs };
 }
 
-async function changedSince(filePath: string, seen: { size: number; modifiedMs: number }): Promise<boolean> {
-  const stats = await lstat(filePath).catch(() => undefined);
-  return stats !== undefined && (stats.size !== seen.size || stats.mtimeMs !== seen.modifiedMs);
+async function changedSince(filePath: string, seen: ReadVersion): Promise<boolean> {
+  const version = await versionOfPath(filePath);
+  return version !== undefined && (version.size !== seen.size || version.modifiedMs !== seen.modifiedMs);
 }
 
 /**
