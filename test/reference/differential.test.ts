@@ -107,6 +107,28 @@ const getByIdNull = ({ check, message }: { check: string; message: string }): bo
 /** Under the contract ours serves events without what the contract does not list; the reference serves it. */
 const UNLISTED_REMOVED = /^bodies differ at \$(\.items\[\d+\]|\[\d+\])?\.(parent_id|extended_content|classification): missing vs /;
 
+/**
+ * The reference zips a trajectory into one fixed file per conversation and removes that file after
+ * answering, so a download that follows another closely can find its archive removed under it and
+ * answer 500 (docs/reference-behaviour.md, "The trajectory download"). The kit downloads one
+ * conversation several times in a row and reports that 500 when it happens: these two checks, and
+ * only for that operation.
+ */
+const TRAJECTORY_RACE = ({ id, said }: { id: string; said: string[] }): boolean => {
+  const findings = said.filter((line) => line !== '' && !line.startsWith('fast-check seed'));
+  if (id === 'operations.downloadTrajectory.valid')
+    // A 500 the reference answers has its own body, not the contract's error with a correlation_id.
+    return (
+      findings.some((line) => line.startsWith('downloadTrajectory: the server answered 500')) &&
+      findings.every(
+        (line) => line.startsWith('downloadTrajectory: the server answered 500') || line.endsWith("must have required property 'correlation_id'"),
+      )
+    );
+  if (id === 'errors.no-server-errors')
+    return findings.length > 0 && findings.every((line) => line === '500 for a request of operations.downloadTrajectory.valid');
+  return false;
+};
+
 describe(`our server beside the reference ${REFERENCE_VERSION} on a conversation it recorded`, () => {
   const directories: string[] = [];
   const temporary = (prefix: string) => {
@@ -171,7 +193,11 @@ describe(`our server beside the reference ${REFERENCE_VERSION} on a conversation
     const result = await runKit({ baseUrl: reference!.url, conversationId: ID, allow: allow.entries });
     expect(
       notPassed(result).filter(
-        (check) => check.status !== 'allowed' && check.status !== 'skipped' && !(check.status === 'not-implemented' && oursOnly(check.id)),
+        (check) =>
+          check.status !== 'allowed' &&
+          check.status !== 'skipped' &&
+          !(check.status === 'not-implemented' && oursOnly(check.id)) &&
+          !TRAJECTORY_RACE(check),
       ),
     ).toEqual([]);
     const notImplemented = allChecksOf(result).filter((check) => check.status === 'not-implemented');
