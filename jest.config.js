@@ -14,5 +14,7 @@ module.exports = {
   // file, and the package tests build their tarball in a copy of the sources under a lock.
   maxWorkers: 2,
   testResultsProcessor: '<rootDir>/scripts/jest-results-file.js',
-  setupFiles: ['<rootDir>/test/support/index-cache.js'],
+  testSequencer: '<rootDir>/scripts/jest-slowest-first.js',
+  globalSetup: '<rootDir>/test/support/test-cache-setup.js',
+  globalTeardown: '<rootDir>/test/support/test-cache-teardown.js',
 };
