@@ -7,6 +7,7 @@ import { runSchemathesis } from '../../dev/schemathesis/run-schemathesis';
 import { codesIn, documentedCells, documentedCodes } from '../support/schemathesis-fault-table';
 import { FAULT_PREFIX, FAULTS, type FaultInjector, type FaultName, startFaultRouter } from './support/fault-injector';
 import { FAULT_ROWS, type FaultRow } from './support/fault-table';
+import { INJECTED_SEARCH_FAULTS } from './support/injected-faults';
 import { failedIds, notPassed, runKit } from './support/run-kit';
 
 /*
@@ -38,20 +39,6 @@ const DOCUMENT = path.resolve(__dirname, '..', '..', 'docs', 'contract-kit.md');
 const NONE = 'none';
 const SEARCH = 'searchConversationEvents';
 
-/** The search faults of the "Injected faults" table, by the row's first cell there. */
-const INJECTED: readonly { row: string; fault: FaultName }[] = [
-  { row: 'the next page starts with the last event of this one', fault: 'duplicateAtPageSeam' },
-  { row: 'a page fetched with `page_id` loses its first event', fault: 'skippedEventBetweenPages' },
-  { row: '`body` matched case-sensitively', fault: 'caseSensitiveBody' },
-  { row: '`timestamp__gte` treated as `>`', fault: 'exclusiveTimestampGte' },
-  { row: '`limit=101` accepted', fault: 'limit101Accepted' },
-  { row: 'a malformed date answered with 500', fault: 'serverErrorOnMalformedDate' },
-  { row: 'the last page says `""` instead of `null`', fault: 'emptyStringAtEnd' },
-  { row: '`TIMESTAMP_DESC` pages ascending within each page', fault: 'unsortedDescending' },
-  { row: 'an event with a property the contract does not allow', fault: 'extraPropertyOnEvent' },
-  { row: 'an unknown conversation answered 200 with an empty page', fault: 'okForUnknownConversation' },
-  { row: 'pages sent as `text/plain`', fault: 'pagesAsText' },
-];
 /** An injected fault's prefix in the router, apart from the fault table's names. */
 const injectedName = (fault: FaultName) => `injected-${fault}`;
 /** The rows of the "Injected faults" table measured where the operation they break is added to the contract (test/contract/spec-edit-loop.test.ts). */
@@ -104,7 +91,7 @@ function faultDocument(): object {
   };
   for (const operationId of new Set(FAULT_ROWS.map((row) => row.operationId))) place(NONE, operationId);
   for (const row of FAULT_ROWS) place(row.name, row.operationId);
-  for (const { fault } of INJECTED) place(injectedName(fault), SEARCH);
+  for (const { fault } of INJECTED_SEARCH_FAULTS) place(injectedName(fault), SEARCH);
   return { ...document, paths };
 }
 
@@ -147,7 +134,7 @@ beforeAll(async () => {
   router = await startFaultRouter(upstream.url, {
     [NONE]: {},
     ...Object.fromEntries(FAULT_ROWS.map((row) => [row.name, row.fault])),
-    ...Object.fromEntries(INJECTED.map(({ fault }) => [injectedName(fault), FAULTS[fault]])),
+    ...Object.fromEntries(INJECTED_SEARCH_FAULTS.map(({ fault }) => [injectedName(fault), FAULTS[fault]])),
   });
   const everyCheck = [...new Set(FAULT_ROWS.flatMap((row) => row.kitChecks))];
   // The kit runs in this process while the Schemathesis process runs beside it.
@@ -163,9 +150,9 @@ beforeAll(async () => {
   await kitRuns;
   baselineCodes = codes.get(NONE) ?? [];
   for (const row of FAULT_ROWS) measured.get(row.name)!.schemathesis = codes.get(row.name) ?? [];
-  for (const { row, fault } of INJECTED) injectedCodes.set(row, codes.get(injectedName(fault)) ?? []);
+  for (const { row, fault } of INJECTED_SEARCH_FAULTS) injectedCodes.set(row, codes.get(injectedName(fault)) ?? []);
   // A finding on an operation of no fault would be a finding this test cannot place.
-  const placed = new Set([NONE, ...FAULT_ROWS.map((row) => row.name), ...INJECTED.map(({ fault }) => injectedName(fault))]);
+  const placed = new Set([NONE, ...FAULT_ROWS.map((row) => row.name), ...INJECTED_SEARCH_FAULTS.map(({ fault }) => injectedName(fault))]);
   expect([...codes.keys()].filter((name) => !placed.has(name))).toEqual([]);
   elapsedMs = performance.now() - started;
   if (process.env['FAULT_TABLE_PRINT']) process.stdout.write(`${tableOf(measured)}\n\n${timingLine()}\n`);
@@ -179,7 +166,7 @@ afterAll(async () => {
 
 function timingLine(): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
-  return `fault table: ${FAULT_ROWS.length} faults and ${INJECTED.length} injected search faults in ${s(elapsedMs)} (the kit ${s(timings.kitMs)}, Schemathesis ${s(timings.schemathesisMs)}, side by side)`;
+  return `fault table: ${FAULT_ROWS.length} faults and ${INJECTED_SEARCH_FAULTS.length} injected search faults in ${s(elapsedMs)} (the kit ${s(timings.kitMs)}, Schemathesis ${s(timings.schemathesisMs)}, side by side)`;
 }
 
 /** The rows as docs/contract-kit.md shows them, for FAULT_TABLE_PRINT=1. */
@@ -254,11 +241,11 @@ it('the "Injected faults" table has a row for every search fault measured, each 
     Object.keys(cells)
       .filter((row) => !NEW_OPERATION_ROW.test(row))
       .sort(),
-  ).toEqual(INJECTED.map(({ row }) => row).sort());
+  ).toEqual(INJECTED_SEARCH_FAULTS.map(({ row }) => row).sort());
   const malformed = Object.entries(cells).filter(([, cell]) => !(codesIn(cell).length > 0 ? /^yes\b.*: `/ : /^no: \S/).test(cell));
   expect(malformed).toEqual([]);
 });
 
 it('Schemathesis reports exactly the codes the "Injected faults" table gives each search fault', () => {
-  expect(Object.fromEntries(injectedCodes)).toEqual(documentedCodes(INJECTED.map(({ row }) => row)));
+  expect(Object.fromEntries(injectedCodes)).toEqual(documentedCodes(INJECTED_SEARCH_FAULTS.map(({ row }) => row)));
 });
