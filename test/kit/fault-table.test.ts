@@ -4,9 +4,10 @@ import path from 'node:path';
 import { startOurServer, type ServerUnderTest } from '../../dev/schemathesis/servers-under-test';
 import { loadOpenApiDocument } from '../../src/contract';
 import { runSchemathesis } from '../../dev/schemathesis/run-schemathesis';
-import { codesIn } from '../support/schemathesis-fault-table';
-import { FAULT_PREFIX, startFaultRouter, type FaultInjector } from './support/fault-injector';
+import { codesIn, documentedCells, documentedCodes } from '../support/schemathesis-fault-table';
+import { FAULT_PREFIX, FAULTS, type FaultInjector, type FaultName, startFaultRouter } from './support/fault-injector';
 import { FAULT_ROWS, type FaultRow } from './support/fault-table';
+import { INJECTED_SEARCH_FAULTS } from './support/injected-faults';
 import { failedIds, notPassed, runKit } from './support/run-kit';
 
 /*
@@ -19,6 +20,10 @@ import { failedIds, notPassed, runKit } from './support/run-kit';
  * operation sits under that fault's prefix, so each operation it tests is one fault's server.
  * Every fault Schemathesis catches, the kit catches; the kit catches every fault; and the
  * table in the docs says exactly what was measured, so it cannot go stale.
+ *
+ * The same Schemathesis process measures the search faults of the "Injected faults" table
+ * (test/kit/faults.test.ts proves the kit catches them), each under a prefix of its own with the
+ * search alone: one Python process for every fault rather than one per fault.
  */
 jest.setTimeout(900_000);
 
@@ -32,6 +37,12 @@ const EXAMPLES_PER_PHASE = 5;
 const CONVERSATION = 'a3c1e0f2-b4d6-4f0e-9c7a-5b3d1e2f4a6b';
 const DOCUMENT = path.resolve(__dirname, '..', '..', 'docs', 'contract-kit.md');
 const NONE = 'none';
+const SEARCH = 'searchConversationEvents';
+
+/** An injected fault's prefix in the router, apart from the fault table's names. */
+const injectedName = (fault: FaultName) => `injected-${fault}`;
+/** The rows of the "Injected faults" table measured where the operation they break is added to the contract (test/contract/spec-edit-loop.test.ts). */
+const NEW_OPERATION_ROW = /^new operation: /;
 
 interface Measured {
   kit: string[];
@@ -44,6 +55,8 @@ let workDirectory: string;
 let baseline: ReturnType<typeof notPassed>;
 let baselineCodes: string[];
 const measured = new Map<string, Measured>();
+/** Schemathesis' codes for each injected fault, by its row in the "Injected faults" table. */
+const injectedCodes = new Map<string, string[]>();
 let elapsedMs = 0;
 const timings = { kitMs: 0, schemathesisMs: 0 };
 
@@ -78,6 +91,7 @@ function faultDocument(): object {
   };
   for (const operationId of new Set(FAULT_ROWS.map((row) => row.operationId))) place(NONE, operationId);
   for (const row of FAULT_ROWS) place(row.name, row.operationId);
+  for (const { fault } of INJECTED_SEARCH_FAULTS) place(injectedName(fault), SEARCH);
   return { ...document, paths };
 }
 
@@ -117,7 +131,11 @@ beforeAll(async () => {
   const started = performance.now();
   workDirectory = mkdtempSync(path.join(os.tmpdir(), 'fault-table-'));
   upstream = await startOurServer();
-  router = await startFaultRouter(upstream.url, { [NONE]: {}, ...Object.fromEntries(FAULT_ROWS.map((row) => [row.name, row.fault])) });
+  router = await startFaultRouter(upstream.url, {
+    [NONE]: {},
+    ...Object.fromEntries(FAULT_ROWS.map((row) => [row.name, row.fault])),
+    ...Object.fromEntries(INJECTED_SEARCH_FAULTS.map(({ fault }) => [injectedName(fault), FAULTS[fault]])),
+  });
   const everyCheck = [...new Set(FAULT_ROWS.flatMap((row) => row.kitChecks))];
   // The kit runs in this process while the Schemathesis process runs beside it.
   const kitRuns = (async () => {
@@ -132,8 +150,10 @@ beforeAll(async () => {
   await kitRuns;
   baselineCodes = codes.get(NONE) ?? [];
   for (const row of FAULT_ROWS) measured.get(row.name)!.schemathesis = codes.get(row.name) ?? [];
+  for (const { row, fault } of INJECTED_SEARCH_FAULTS) injectedCodes.set(row, codes.get(injectedName(fault)) ?? []);
   // A finding on an operation of no fault would be a finding this test cannot place.
-  expect([...codes.keys()].filter((name) => name !== NONE && !FAULT_ROWS.some((row) => row.name === name))).toEqual([]);
+  const placed = new Set([NONE, ...FAULT_ROWS.map((row) => row.name), ...INJECTED_SEARCH_FAULTS.map(({ fault }) => injectedName(fault))]);
+  expect([...codes.keys()].filter((name) => !placed.has(name))).toEqual([]);
   elapsedMs = performance.now() - started;
   if (process.env['FAULT_TABLE_PRINT']) process.stdout.write(`${tableOf(measured)}\n\n${timingLine()}\n`);
 });
@@ -146,7 +166,7 @@ afterAll(async () => {
 
 function timingLine(): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
-  return `fault table: ${FAULT_ROWS.length} faults in ${s(elapsedMs)} (the kit ${s(timings.kitMs)}, Schemathesis ${s(timings.schemathesisMs)}, side by side)`;
+  return `fault table: ${FAULT_ROWS.length} faults and ${INJECTED_SEARCH_FAULTS.length} injected search faults in ${s(elapsedMs)} (the kit ${s(timings.kitMs)}, Schemathesis ${s(timings.schemathesisMs)}, side by side)`;
 }
 
 /** The rows as docs/contract-kit.md shows them, for FAULT_TABLE_PRINT=1. */
@@ -213,4 +233,19 @@ it('every fault Schemathesis catches, the kit catches; the docs table says what 
     expect(named.length).toBeGreaterThan(0);
   }
   process.stdout.write(`${timingLine()}\n`);
+});
+
+it('the "Injected faults" table has a row for every search fault measured, each saying yes with the codes or no with a reason', () => {
+  const cells = documentedCells();
+  expect(
+    Object.keys(cells)
+      .filter((row) => !NEW_OPERATION_ROW.test(row))
+      .sort(),
+  ).toEqual(INJECTED_SEARCH_FAULTS.map(({ row }) => row).sort());
+  const malformed = Object.entries(cells).filter(([, cell]) => !(codesIn(cell).length > 0 ? /^yes\b.*: `/ : /^no: \S/).test(cell));
+  expect(malformed).toEqual([]);
+});
+
+it('Schemathesis reports exactly the codes the "Injected faults" table gives each search fault', () => {
+  expect(Object.fromEntries(injectedCodes)).toEqual(documentedCodes(INJECTED_SEARCH_FAULTS.map(({ row }) => row)));
 });

@@ -1,5 +1,6 @@
 import { FAULTS, startFaultInjector, type FaultName } from './support/fault-injector';
 import { startOurServer, type OurServer } from './support/our-server';
+import { INJECTED_SEARCH_FAULTS } from './support/injected-faults';
 import { allChecksOf, failedIds, notPassed, runKit } from './support/run-kit';
 
 /*
@@ -11,19 +12,7 @@ import { allChecksOf, failedIds, notPassed, runKit } from './support/run-kit';
  * others' verdicts on the fault add run time, not proof: test/kit/fault-table.test.ts runs the
  * kit's checks of an operation against faults spread over all of them).
  */
-const CASES: [FaultName, string][] = [
-  ['duplicateAtPageSeam', 'paging.exactly-once'],
-  ['skippedEventBetweenPages', 'paging.exactly-once'],
-  ['caseSensitiveBody', 'filters.body-case-insensitive'],
-  ['exclusiveTimestampGte', 'filters.timestamp-gte-inclusive'],
-  ['limit101Accepted', 'errors.limit-above-max'],
-  ['serverErrorOnMalformedDate', 'errors.timestamp-gte-garbage'],
-  ['emptyStringAtEnd', 'paging.ends-with-null'],
-  ['unsortedDescending', 'sort.descending'],
-  ['extraPropertyOnEvent', 'schema.responses'],
-  ['okForUnknownConversation', 'errors.not-found'],
-  ['pagesAsText', 'responses.declared'],
-];
+const CASES = INJECTED_SEARCH_FAULTS.map(({ fault, check }): [FaultName, string] => [fault, check]);
 
 let ours: OurServer;
 beforeAll(async () => {

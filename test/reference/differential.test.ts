@@ -137,6 +137,10 @@ describe(`our server beside the reference ${REFERENCE_VERSION} on a conversation
     return directory;
   };
   let recorded: RecordedConversation;
+  /** What the recorder answered on the empty directory it was started on, before it recorded anything. */
+  let answeredOnStart: { host: string; version: string; sdkVersion: string; search: { status: number; body: unknown } };
+  /** Whether the recorder still answered once stopped. */
+  let answeredAfterStop: boolean;
   let reference: ReferenceServer | undefined;
   const ours: OurServer[] = [];
   let referenceDirectory: string;
@@ -146,12 +150,25 @@ describe(`our server beside the reference ${REFERENCE_VERSION} on a conversation
     const recording = temporary('reference-recording-');
     const recorder = await startReferenceServer({ conversationsPath: recording });
     try {
+      // The recorder is the one reference started on an empty directory: its start is checked here rather than in a process of its own.
+      const info = (await (await fetch(`${recorder.url}/server_info`)).json()) as { version: string; sdk_version: string };
+      const search = await fetch(`${recorder.url}/api/conversations/search`);
+      answeredOnStart = {
+        host: new URL(recorder.url).hostname,
+        version: info.version,
+        sdkVersion: info.sdk_version,
+        search: { status: search.status, body: await search.json() },
+      };
       recorded = await recordConversation({ referenceUrl: recorder.url, conversationId: ID });
     } catch (error) {
       throw new Error(`${(error as Error).message}\nthe reference's log:\n${recorder.log().split('\n').slice(-30).join('\n')}`);
     } finally {
       await recorder.stop();
     }
+    answeredAfterStop = await fetch(`${recorder.url}/alive`).then(
+      () => true,
+      () => false,
+    );
     referenceDirectory = temporary('reference-serves-');
     oursDirectory = temporary('ours-serves-');
     cpSync(recording, referenceDirectory, { recursive: true });
@@ -173,6 +190,16 @@ describe(`our server beside the reference ${REFERENCE_VERSION} on a conversation
       }
     }
     for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('the pinned reference starts on loopback, says its version, has no conversations on an empty directory, and is gone after stop', () => {
+    expect(answeredOnStart).toEqual({
+      host: '127.0.0.1',
+      version: REFERENCE_VERSION,
+      sdkVersion: REFERENCE_VERSION,
+      search: { status: 200, body: { items: [], next_page_id: null } },
+    });
+    expect(answeredAfterStop).toBe(false);
   });
 
   it('records for real every kind the reference writes, and the bundled recording has the same', () => {
