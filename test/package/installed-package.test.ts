@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
 import { packedProject } from './packed-project';
-import { CHECKOUT_SQLITE, sqlitePrebuilds } from './sqlite-prebuilds';
+import { CHECKOUT_SQLITE, sqlitePrebuilds } from '../../dev/sqlite-prebuilds';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -52,7 +52,7 @@ beforeAll(async () => {
     path.join(clientConsumer, 'package.json'),
     JSON.stringify({ name: 'client-consumer', version: '1.0.0', private: true, type: 'module' }),
   );
-  // better-sqlite3 comes prebuilt, as a user's install downloads it: from this checkout's build (test/package/sqlite-prebuilds.ts).
+  // better-sqlite3 comes prebuilt, as a user's install downloads it: from this checkout's build (dev/sqlite-prebuilds.ts).
   const prebuilds = await sqlitePrebuilds(path.join(work, 'prebuilds'), [CHECKOUT_SQLITE]);
   const install = (cwd: string, packages: string[]) =>
     run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...packages], {
