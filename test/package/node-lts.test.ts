@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { packedProject } from './packed-project';
+import { installPackages, packedProject } from './packed-project';
 import { sqlitePrebuilds } from '../../dev/sqlite-prebuilds';
 import { NODE_LTS_MAJOR, type NodeLts, nodeLts, nodeLtsEnv, SQLITE_PACKAGE, sqliteOnNodeLts } from '../../dev/node-lts/environment';
 
@@ -33,8 +33,8 @@ let clientConsumer: string;
 let conversationId: string;
 let eventFiles: number;
 
-async function npmInstall(cwd: string, packages: string[], env: Record<string, string>): Promise<void> {
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packages], { cwd, env: { ...nodeLtsEnv(lts), ...env }, ...BUFFER });
+function npmInstall(cwd: string, packages: string[], env: Record<string, string>): Promise<void> {
+  return installPackages(cwd, packages, { ...nodeLtsEnv(lts), ...env });
 }
 
 function project(name: string): string {
