@@ -21,7 +21,7 @@ export interface Diagnostic {
   message: string;
 }
 
-/** Parsed and bound trees of the files outside the copies, by the file's path and module format; reused only for the same text. */
+/** Parsed and bound trees of the files outside the copies, by the file's path, language version and module format; reused only for the same text. */
 const sharedTrees = new Map<string, ts.SourceFile>();
 
 /** A compiler host that reads as tsc's does, sharing the trees of files outside `project`. */
@@ -35,8 +35,12 @@ function sharingHost(options: ts.CompilerOptions, project: string): ts.CompilerH
       return undefined;
     }
     if (path.resolve(fileName).startsWith(inProject)) return ts.createSourceFile(fileName, text, languageVersionOrOptions);
-    const format = typeof languageVersionOrOptions === 'object' ? languageVersionOrOptions.impliedNodeFormat : undefined;
-    const key = `${format}\0${fileName}`;
+    // What shapes the tree besides the text: the language version and the module format.
+    const { languageVersion, impliedNodeFormat } =
+      typeof languageVersionOrOptions === 'object'
+        ? languageVersionOrOptions
+        : { languageVersion: languageVersionOrOptions, impliedNodeFormat: undefined };
+    const key = `${languageVersion}\0${impliedNodeFormat}\0${fileName}`;
     const known = sharedTrees.get(key);
     if (known?.text === text) return known;
     const tree = ts.createSourceFile(fileName, text, languageVersionOrOptions);
