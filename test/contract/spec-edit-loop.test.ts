@@ -1,10 +1,11 @@
 /**
  * The regeneration loop, end to end, on a copy of the project: an edit to openapi.yaml is
  * reported as drift until `npm run generate` runs, and then the compiler names the files
- * that must change. node_modules is linked, not copied.
+ * that must change. node_modules is linked, not copied. The compiler runs in this process
+ * (project-typecheck.ts), so the copies share the parse of the declaration files they link.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -16,11 +17,11 @@ import { failedIds, runKit } from '../kit/support/run-kit';
 import { listeningUrl } from '../support/listening-url';
 import { documentedCodes, schemathesisCodes } from '../support/schemathesis-fault-table';
 import { SAMPLE_CONVERSATIONS } from '../../dev/schemathesis/dictionaries';
+import type { Program } from 'typescript';
+import { type Diagnostic, projectDiagnostics, projectProgram } from './project-typecheck';
 
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLES = 'test/contract/examples.ts';
-/** tsc's incremental state, beside tsconfig.json. */
-const BUILD_INFO = 'tsconfig.tsbuildinfo';
 /** What generation and type-checking need; tsconfig.json is written, not copied. */
 const COPIED = [
   'openapi.yaml',
@@ -45,25 +46,18 @@ interface Run {
   stderr: string;
 }
 
-interface Diagnostic {
-  file: string;
-  line: number;
-  code: string;
-  message: string;
-}
-
 const copies: string[] = [];
 // Others edit src/ while this runs: every case copies one snapshot, whose errors before any
 // edit are the baseline. The cases run concurrently, and Jest starts concurrent tests before
 // beforeAll hooks, so each awaits the one preparation itself.
 let snapshot = ROOT;
-let baseline: Diagnostic[] = [];
+let snapshotProgram: Program;
 let preparation: Promise<void> | undefined;
 
 function prepare(): Promise<void> {
   preparation ??= (async () => {
     snapshot = copyProject(ROOT);
-    baseline = (await typecheck(snapshot)).diagnostics;
+    snapshotProgram = projectProgram(snapshot);
   })();
   return preparation;
 }
@@ -97,7 +91,7 @@ test.concurrent(
     expect(await generate(project)).toEqual(WROTE_GENERATED);
     expect(await generate(project, '--check')).toEqual({ status: 0, stdout: '', stderr: '' });
 
-    const introduced = introducedBy((await typecheck(project)).diagnostics);
+    const introduced = await introducedBy(await typecheck(project));
     expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'total'"))).toEqual([]);
     expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
       {
@@ -129,7 +123,7 @@ test.concurrent(
 
     expect(await generate(project)).toEqual(WROTE_GENERATED);
 
-    const introduced = introducedBy((await typecheck(project)).diagnostics);
+    const introduced = await introducedBy(await typecheck(project));
     expect(introduced.filter((diagnostic) => !diagnostic.message.includes("'page_id'"))).toEqual([]);
     expect(introduced.filter((diagnostic) => diagnostic.file === EXAMPLES)).toEqual([
       {
@@ -170,7 +164,7 @@ test.concurrent(
 
     expect(await generate(project)).toEqual(WROTE_GENERATED);
 
-    expect(introducedBy((await typecheck(project)).diagnostics)).toEqual([
+    expect(await introducedBy(await typecheck(project))).toEqual([
       {
         file: 'src/server/handlers.ts',
         line: lineOf(project, 'src/server/handlers.ts', '  return {'),
@@ -196,7 +190,7 @@ test.concurrent(
 
     expect(await generate(project)).toEqual(WROTE_GENERATED);
 
-    const introduced = introducedBy((await typecheck(project)).diagnostics);
+    const introduced = await introducedBy(await typecheck(project));
     expect(introduced).toContainEqual(
       expect.objectContaining({
         file: 'src/server/handlers.ts',
@@ -437,8 +431,6 @@ function copyProject(from: string): string {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'spec-edit-loop-'));
   copies.push(directory);
   for (const entry of COPIED) cpSync(path.join(from, entry), path.join(directory, entry), { recursive: true });
-  // The snapshot's type-check state: each edited copy's tsc then checks again only what its edit can change.
-  if (existsSync(path.join(from, BUILD_INFO))) cpSync(path.join(from, BUILD_INFO), path.join(directory, BUILD_INFO));
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(directory, 'node_modules'), 'dir');
   const tsconfig = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
   // Only what the two cases need, so tsc stays fast: the sources, the generated types and the
@@ -469,36 +461,23 @@ function generate(project: string, ...flags: string[]): Promise<Run> {
   return run(project, ['scripts/generate.mjs', ...flags]);
 }
 
-/**
- * `tsc --noEmit -p tsconfig.json`, run with the linked TypeScript, and its errors parsed. Incremental:
- * the snapshot's run leaves its state in BUILD_INFO, which the copies start from, so a copy's tsc
- * checks again only the files its edit can change and reports the rest's errors from that state.
- */
-async function typecheck(project: string): Promise<Run & { diagnostics: Diagnostic[] }> {
-  const result = await run(project, [
-    path.join(project, 'node_modules/typescript/bin/tsc'),
-    '--noEmit',
-    '--incremental',
-    '--tsBuildInfoFile',
-    BUILD_INFO,
-    '--pretty',
-    'false',
-    '-p',
-    'tsconfig.json',
-  ]);
-  const diagnostics: Diagnostic[] = [];
-  for (const line of result.stdout.split('\n')) {
-    const match = /^(.+)\((\d+),\d+\): error (TS\d+): (.*)$/.exec(line);
-    const last = diagnostics.at(-1);
-    if (match) diagnostics.push({ file: match[1] ?? '', line: Number(match[2]), code: match[3] ?? '', message: match[4] ?? '' });
-    else if (last && /^\s/.test(line)) last.message += ` ${line.trim()}`;
-  }
-  return { ...result, diagnostics };
+/** `tsc --noEmit -p tsconfig.json` in `project`: its errors (project-typecheck.ts). */
+function typecheck(project: string): Promise<Diagnostic[]> {
+  return projectDiagnostics(projectProgram(project), project);
 }
 
-/** The errors that the unedited copy did not have: others' unfinished work is not counted. */
-function introducedBy(diagnostics: Diagnostic[]): Diagnostic[] {
+/**
+ * The errors that the unedited snapshot did not have: others' unfinished work is not counted.
+ * An error is the same one only in the same file, so the snapshot is checked only in the files
+ * the edited copy has errors in (and for the errors of no file).
+ */
+async function introducedBy(diagnostics: Diagnostic[]): Promise<Diagnostic[]> {
   const key = (diagnostic: Diagnostic) => `${diagnostic.file}:${diagnostic.line}:${diagnostic.code}:${diagnostic.message}`;
+  const baseline = await projectDiagnostics(
+    snapshotProgram,
+    snapshot,
+    filesNamed(diagnostics).filter((file) => file !== ''),
+  );
   const before = new Set(baseline.map(key));
   return diagnostics.filter((diagnostic) => !before.has(key(diagnostic)));
 }

@@ -9,14 +9,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
-import { packedProject } from './packed-project';
-import { CHECKOUT_SQLITE, sqlitePrebuilds } from './sqlite-prebuilds';
+import { installPackages, packedProject } from './packed-project';
+import { CHECKOUT_SQLITE, sqlitePrebuilds } from '../../dev/sqlite-prebuilds';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLE = path.join(ROOT, 'docs/examples/walk-events.ts');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** npm run by `npm test` hands its own settings down in npm_* variables; the consumer's npm must not inherit them. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -52,15 +51,12 @@ beforeAll(async () => {
     path.join(clientConsumer, 'package.json'),
     JSON.stringify({ name: 'client-consumer', version: '1.0.0', private: true, type: 'module' }),
   );
-  // better-sqlite3 comes prebuilt, as a user's install downloads it: from this checkout's build (test/package/sqlite-prebuilds.ts).
+  // better-sqlite3 comes prebuilt, as a user's install downloads it: from this checkout's build (dev/sqlite-prebuilds.ts).
   const prebuilds = await sqlitePrebuilds(path.join(work, 'prebuilds'), [CHECKOUT_SQLITE]);
-  const install = (cwd: string, packages: string[]) =>
-    run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...packages], {
-      cwd,
-      env: cleanEnv(prebuilds),
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  await Promise.all([install(consumer, [packed.tarball, '@types/node@20']), install(clientConsumer, [clientTarball])]);
+  await Promise.all([
+    installPackages(consumer, [packed.tarball, '@types/node@20'], cleanEnv(prebuilds)),
+    installPackages(clientConsumer, [clientTarball], cleanEnv(prebuilds)),
+  ]);
 
   // Installed and given no path, the server serves ./workspace/conversations, as the reference does.
   const sample = path.join(ROOT, 'sample-data/conversations');

@@ -11,8 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { packedProject } from './packed-project';
-import { sqlitePrebuilds } from './sqlite-prebuilds';
+import { installPackages, packedProject } from './packed-project';
+import { sqlitePrebuilds } from '../../dev/sqlite-prebuilds';
 import { NODE_LTS_MAJOR, type NodeLts, nodeLts, nodeLtsEnv, SQLITE_PACKAGE, sqliteOnNodeLts } from '../../dev/node-lts/environment';
 
 const run = promisify(execFile);
@@ -33,8 +33,8 @@ let clientConsumer: string;
 let conversationId: string;
 let eventFiles: number;
 
-async function npmInstall(cwd: string, packages: string[], env: Record<string, string>): Promise<void> {
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packages], { cwd, env: { ...nodeLtsEnv(lts), ...env }, ...BUFFER });
+function npmInstall(cwd: string, packages: string[], env: Record<string, string>): Promise<void> {
+  return installPackages(cwd, packages, { ...nodeLtsEnv(lts), ...env });
 }
 
 function project(name: string): string {
@@ -81,7 +81,7 @@ beforeAll(async () => {
   consumer = project('consumer');
   clientConsumer = project('client-consumer');
   // better-sqlite3 comes prebuilt, as a user's install downloads it: the build for Node LTS that
-  // `npm run test-tools` compiled from source (test/package/sqlite-prebuilds.ts; the last test here checks that build).
+  // `npm run test-tools` compiled from source (dev/sqlite-prebuilds.ts; the last test here checks that build).
   const prebuilds = await sqlitePrebuilds(path.join(work, 'prebuilds'), [{ project: await sqliteOnNodeLts(lts), node }]);
   await Promise.all([npmInstall(consumer, [tarball], prebuilds), npmInstall(clientConsumer, [clientTarball], {})]);
   conversationId = largestConversation(SAMPLE);

@@ -138,6 +138,19 @@ async function withLock<T>(lock: string, body: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * `npm install` of `packages` in `cwd`, as the package tests install the tarballs: registry
+ * packages come from npm's cache when it has them, unchecked (`--prefer-offline`), since a
+ * version the lock pins does not change; `env` is the whole environment of the install.
+ */
+export async function installPackages(cwd: string, packages: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...packages], {
+    cwd,
+    env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
 /** The two tarballs for the sources as they are now, packed by the first caller and reused by the rest. */
 export async function packedProject(): Promise<PackedProject> {
   const folder = path.join(ROOT, '.cache', 'packed', hashSources());

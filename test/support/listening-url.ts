@@ -1,9 +1,9 @@
 import type { ScriptProcess } from '../../dev/process/server-process';
-import { eventually } from './eventually';
+import { eventually, StopWaiting } from './eventually';
 
 /**
  * The URL a spawned server says it listens on (its "listening on <url>," line), and all it has
- * printed so far; the process is stopped if the line does not come within a minute.
+ * printed so far. If the process exits first, the wait ends with what it printed.
  */
 export async function listeningUrl(child: ScriptProcess): Promise<{ url: string; output: () => string }> {
   let output = '';
@@ -12,8 +12,10 @@ export async function listeningUrl(child: ScriptProcess): Promise<{ url: string;
   const url = await eventually(
     () => {
       const match = /listening on (http:\/\/\S+?),/.exec(output);
-      if (!match) throw new Error(`not listening yet: ${output}`);
-      return match[1]!;
+      if (match) return match[1]!;
+      const { exitCode, signalCode } = child.child;
+      if (exitCode !== null || signalCode !== null) throw new StopWaiting(`exited (${exitCode ?? signalCode}) before listening: ${output}`);
+      throw new Error(`not listening yet: ${output}`);
     },
     { withinMs: 60_000, everyMs: 50 },
   ).catch(async (error: Error) => {
