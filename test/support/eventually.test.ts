@@ -40,3 +40,29 @@ test('ends the wait at once when the assertion throws StopWaiting', async () => 
   await expect(gaveUp).rejects.toThrow(new StopWaiting('the process exited'));
   expect(calls).toBe(2);
 });
+
+test('a change still missing long past its quiet-machine time fails the wait with the last failure', async () => {
+  jest.useFakeTimers();
+  const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  try {
+    let calls = 0;
+    const wait = eventually(
+      () => {
+        calls++;
+        throw new Error(`call ${calls}: never`);
+      },
+      { withinMs: 100, everyMs: 1_000 },
+    );
+    const outcome = wait.then(
+      () => 'passed',
+      (error: Error) => error.message,
+    );
+    await jest.advanceTimersByTimeAsync(59_000);
+    expect(calls).toBe(60);
+    await jest.advanceTimersByTimeAsync(2_000);
+    await expect(outcome).resolves.toBe('call 61: never');
+  } finally {
+    write.mockRestore();
+    jest.useRealTimers();
+  }
+});
