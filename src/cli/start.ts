@@ -19,7 +19,7 @@ import { createApp } from '../server/app';
 import { listen } from '../server/listen';
 import { sessionKeysFromEnv } from '../server/session-keys';
 import { IndexFileError, defaultIndexPath } from '../store/sqlite/index-file';
-import { openIndexedDirectory } from '../store/sqlite/indexed-directory';
+import { openDirectoryStore } from '../store/sqlite/indexed-directory';
 import type { EventStore } from '../store/event-store';
 import { checkConversationsRoot } from '../store/files/store-root';
 import { packageRoot, packageVersion } from '../package-info';
@@ -202,9 +202,9 @@ async function openStore(
   const realRoot = realpathSync(config.conversationsPath);
   const indexPath = config.indexPath ?? defaultIndexPath(realRoot);
   try {
-    const store = openIndexedDirectory(realRoot, {
+    const store = openDirectoryStore(realRoot, {
       logger,
-      indexPath,
+      indexPath: config.indexPath,
       storedEvents: config.serveStoredEventsUnchanged ? 'as-stored' : 'contract',
       memoryBudgetBytes: config.memoryBudgetBytes,
       onFatal: (error) => {

@@ -7,8 +7,9 @@
  * again on the PostgreSQL store.
  */
 import type { components } from '../../src/contract';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { action, agentError, conversationError, conversationId, eventId, message, observation, pause, stateUpdate } from '../support/events';
-import { type LiveServer, startLiveServer } from '../support/live-server';
+import { type LiveServer, liveServerStoreKind, startLiveServer } from '../support/live-server';
 
 type StoredEventPage = components['schemas']['StoredEventPage'];
 
@@ -91,4 +92,72 @@ it('pages a text search like any other: every match once, in order', async () =>
 
 it('an empty text matches every event', async () => {
   expect(await countOf('text=')).toBe(await countOf(''));
+});
+
+describe('a needle whose trigrams many events hold without it', () => {
+  // Sized past the store's two ways to a page (src/store/sql/sql-store.ts): more events
+  // before the first match than the search checks one by one, and more events holding
+  // every trigram of the needle, but not the needle, than it fetches from the trigram
+  // index and sorts; so the page comes from walking the order and checking each event.
+  const BEFORE_FIRST_MATCH = 2100;
+  const DECOYS = 2100;
+  const MATCHES = 25;
+  const matchIds: string[] = [];
+  let many: LiveServer;
+
+  beforeAll(async () => {
+    const events = [];
+    let second = 0;
+    const stamp = () => {
+      const id = eventId(1000 + second);
+      return { id, timestamp: new Date(Date.UTC(2026, 5, 1, 0, 0, second++)).toISOString().slice(0, 19) };
+    };
+    for (let n = 0; n < BEFORE_FIRST_MATCH; n++) events.push(observation(stamp(), 'nothing to see'));
+    for (let n = 0; n < DECOYS; n++) {
+      events.push(observation(stamp(), 'abcd and cdef, apart'));
+      if (n % (DECOYS / MATCHES) === 0 && matchIds.length < MATCHES) {
+        const match = stamp();
+        matchIds.push(match.id);
+        events.push(observation(match, 'found ABCDEF here'));
+      }
+    }
+    many = await startLiveServer([{ id: conversationId(9), events }]);
+  });
+  afterAll(() => many.stop());
+
+  async function walkPages(query: string): Promise<string[]> {
+    const seen: string[] = [];
+    let pageId: string | undefined;
+    do {
+      const response = await many.get(`${SEARCH}?${query}&limit=10${pageId ? `&page_id=${encodeURIComponent(pageId)}` : ''}`);
+      expect(response.status).toBe(200);
+      const page = response.body as StoredEventPage;
+      seen.push(...page.items.map((hit) => hit.event.id!));
+      pageId = page.next_page_id ?? undefined;
+    } while (pageId);
+    return seen;
+  }
+
+  async function countIn(query: string): Promise<unknown> {
+    const response = await many.get(`${COUNT}?${query}`);
+    expect(response.status).toBe(200);
+    return response.body;
+  }
+
+  async function expectEveryMatchInOrder(): Promise<void> {
+    expect(await walkPages('text=abcdef')).toEqual(matchIds);
+    expect(await walkPages('text=abcdef&sort_order=TIMESTAMP_DESC')).toEqual([...matchIds].reverse());
+    expect(await countIn('text=abcdef')).toBe(MATCHES);
+    // A needle only the decoys hold: more candidates than matches, every one a match.
+    expect(await walkPages('text=abcd%20and')).toHaveLength(DECOYS);
+  }
+
+  it('pages every match once, in order, while the trigram index is filled and once it is', async () => {
+    await expectEveryMatchInOrder();
+    // SQLite fills its trigram index behind the rows, and says when it has caught up.
+    if (liveServerStoreKind() === 'sqlite') {
+      while (!many.logs.some((line) => line.includes('text index built'))) await sleep(20);
+      await expectEveryMatchInOrder();
+    }
+  });
 });

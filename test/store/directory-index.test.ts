@@ -152,3 +152,43 @@ it('an index held by another running server stops the start, naming the file and
   expect(output).toContain('--index-path');
   expect(readFileSync(`${indexPath}.lock`, 'utf8')).toBe(String(process.ppid));
 }, 40_000);
+
+it('removes from the cache folder the indexes of directories that are gone, but not one a running server holds', async () => {
+  const cache = mkdtempSync(path.join(os.tmpdir(), 'directory-index-xdg-'));
+  const previous = process.env['XDG_CACHE_HOME'];
+  process.env['XDG_CACHE_HOME'] = cache;
+  const folder = path.join(cache, 'agent-server-contract');
+  const logger = createMemoryLogger();
+  /** A directory of one conversation, served once so that its index is in the cache folder. */
+  const servedOnce = async (name: string) => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+    writeConversation(directory, ONE, [say(1, name)]);
+    const store = openDirectoryStore(directory, { logger });
+    expect(await store.countAll({})).toBe(1);
+    await store.close();
+    return directory;
+  };
+  const indexesIn = () => readdirSync(folder).filter((name) => name.endsWith('.sqlite'));
+  try {
+    const gone = await servedOnce('gone');
+    const held = await servedOnce('held');
+    expect(indexesIn()).toHaveLength(2);
+    const [heldIndex] = indexesIn().filter((name) => name.startsWith('held-'));
+    // The lock names a process that is running: this test's parent.
+    writeFileSync(path.join(folder, `${heldIndex}.lock`), String(process.ppid));
+    rmSync(gone, { recursive: true });
+    rmSync(held, { recursive: true });
+
+    const store = openDirectoryStore(root, { logger });
+    await store.close();
+    const remaining = readdirSync(folder);
+    expect(remaining.filter((name) => name.startsWith('gone-'))).toEqual([]);
+    expect(remaining).toContain(heldIndex);
+    expect(indexesIn().filter((name) => !name.startsWith('held-'))).toHaveLength(1);
+    expect(logger.lines.filter((line) => line.includes('removed the index of a conversations directory that is gone'))).toHaveLength(1);
+  } finally {
+    if (previous === undefined) delete process.env['XDG_CACHE_HOME'];
+    else process.env['XDG_CACHE_HOME'] = previous;
+    rmSync(cache, { recursive: true, force: true });
+  }
+});

@@ -159,6 +159,46 @@ interface StoredFile {
   modifiedMs: number;
 }
 
+/**
+ * The files the database holds of a conversation, by position, and which position holds
+ * each event id (the database holds one per id: its unique index on conversation and
+ * event id), so a batch finds the stored holders of its ids without going through the list.
+ */
+class StoredFiles {
+  private readonly byPosition = new Map<number, StoredFile>();
+  private readonly positionOfId = new Map<string, number>();
+
+  get(position: number): StoredFile | undefined {
+    return this.byPosition.get(position);
+  }
+
+  has(position: number): boolean {
+    return this.byPosition.has(position);
+  }
+
+  /** The position of the stored event with this id. */
+  holderOf(eventId: string): number | undefined {
+    return this.positionOfId.get(eventId);
+  }
+
+  set(position: number, file: StoredFile): void {
+    this.delete(position);
+    this.byPosition.set(position, file);
+    this.positionOfId.set(file.eventId, position);
+  }
+
+  delete(position: number): void {
+    const file = this.byPosition.get(position);
+    if (!file) return;
+    this.byPosition.delete(position);
+    if (this.positionOfId.get(file.eventId) === position) this.positionOfId.delete(file.eventId);
+  }
+
+  [Symbol.iterator](): IterableIterator<[number, StoredFile]> {
+    return this.byPosition.entries();
+  }
+}
+
 interface SkippedFile {
   name: string;
   position: number;
@@ -176,7 +216,7 @@ interface PendingConversation {
   stamp: string | undefined;
   files: EventFileName[];
   listed: Set<string>;
-  stored: Map<number, StoredFile>;
+  stored: StoredFiles;
   skipped: Map<string, SkippedFile>;
 }
 
@@ -215,7 +255,7 @@ class Ingester implements DirectoryIngester {
   private nextAppendNumber: number | undefined;
   private written = 0;
   /** The stored-file lists of the conversations looked at last, least recent first (storedFiles). */
-  private readonly storedLists = new Map<number, Map<number, StoredFile>>();
+  private readonly storedLists = new Map<number, StoredFiles>();
   /** Links out of the root already warned of, so each is named once. */
   private readonly warned = new Set<string>();
   /** The log lines about each conversation's files not served as stored: one per reason per conversation. */
@@ -421,7 +461,7 @@ class Ingester implements DirectoryIngester {
    * whole list again each time would cost as much as the conversation is long); this
    * ingester is their only writer, and it updates them as it writes.
    */
-  private async storedFiles(conversationId: number): Promise<Map<number, StoredFile>> {
+  private async storedFiles(conversationId: number): Promise<StoredFiles> {
     const kept = this.storedLists.get(conversationId);
     if (kept) {
       this.storedLists.delete(conversationId);
@@ -434,7 +474,7 @@ class Ingester implements DirectoryIngester {
     return stored;
   }
 
-  private async readStoredFiles(conversationId: number): Promise<Map<number, StoredFile>> {
+  private async readStoredFiles(conversationId: number): Promise<StoredFiles> {
     const rows = await this.options.database.rows<{
       position: number | string;
       file_name: string;
@@ -446,7 +486,7 @@ class Ingester implements DirectoryIngester {
       text: `SELECT position, file_name, event_id, file_size, file_modified_ms, search_text IS NOT NULL AS searched FROM events WHERE conversation_id = ${this.options.database.dialect.placeholder(1)}`,
       values: [conversationId],
     });
-    const stored = new Map<number, StoredFile>();
+    const stored = new StoredFiles();
     for (const row of rows) {
       // A row stored before the search text existed is read again (PostgreSQL's migration 0005).
       const size = row.searched ? Number(row.file_size) : -2;
@@ -659,8 +699,6 @@ class Ingester implements DirectoryIngester {
    * (the later write), the other is skipped, whether both are in this batch or one is stored.
    */
   private async resolveDuplicateIds(pending: PendingConversation, batch: Batch): Promise<void> {
-    const byId = new Map<string, number>();
-    for (const [position, file] of pending.stored) byId.set(file.eventId, Math.max(position, byId.get(file.eventId) ?? -1));
     const winners = new Map<string, Batch['rows'][number]>();
     for (const row of batch.rows) {
       const other = winners.get(row.eventId);
@@ -671,7 +709,7 @@ class Ingester implements DirectoryIngester {
     batch.displaced = [];
     for (const row of batch.rows) {
       const winner = winners.get(row.eventId)!;
-      const storedPosition = byId.get(row.eventId);
+      const storedPosition = pending.stored.holderOf(row.eventId);
       const storedElsewhere = storedPosition !== undefined && storedPosition !== row.position && !inBatch.has(storedPosition);
       if (winner !== row || (storedElsewhere && storedPosition! > row.position)) {
         const servedFrom = winner !== row ? winner.fileName : pending.stored.get(storedPosition!)!.name;

@@ -31,8 +31,25 @@ export interface SqlDialect {
    * the trigram index narrows, LIKE decides, so the answer is exact whatever the index's
    * folding. `bind` binds a value and returns its placeholder.
    */
-  contains(column: 'body_text' | 'search_text', needle: string, bind: (value: unknown) => string): string;
+  contains(column: TextColumn, needle: string, bind: (value: unknown) => string, use?: TrigramUse): string;
+  /**
+   * A query of the row ids (`row_id`) that may hold `needle`, as the trigram index answers
+   * it; undefined where the database plans its use itself, or the needle is too short for
+   * the index.
+   */
+  trigramCandidates(column: TextColumn, needle: string, bind: (value: unknown) => string): string | undefined;
 }
+
+export type TextColumn = 'body_text' | 'search_text';
+
+/**
+ * How a statement uses the trigram index (SQLite; PostgreSQL's planner chooses): `lead`,
+ * the rows holding the needle's trigrams are fetched and sorted, which costs as many as
+ * they are; `check`, the statement walks its ordered index and the trigram index only
+ * says whether a row may hold the needle, which stops at the page's last match, so it
+ * costs little where candidates are many.
+ */
+export type TrigramUse = 'lead' | 'check';
 
 /** FTS5 and pg_trgm both index runs of three characters; a shorter needle has none. */
 function hasTrigram(needle: string): boolean {
@@ -49,15 +66,24 @@ export const SQLITE: SqlDialect = {
   listValue: (values) => JSON.stringify(values),
   inList: (column, n) => `${column} IN (SELECT value FROM json_each(?${n}))`,
   payload: (column) => `${column} AS payload`,
-  contains: (column, needle, bind) => {
+  contains: (column, needle, bind, use = 'lead') => {
     const like = likeContains(`e.${column}`, needle, bind);
-    // FTS5 answers a needle of three characters or more from its index; a shorter one is checked row by row,
-    // and so are the rows stored since the index was last filled (sqlite/text-index.ts).
+    // FTS5 answers a needle of three characters or more from its index; a shorter one is checked row by row.
     if (!hasTrigram(needle)) return like;
-    return `e.row_id IN (SELECT rowid FROM events_text WHERE events_text MATCH ${bind(trigramQuery(column, needle))}
-      UNION ALL SELECT row_id FROM events WHERE row_id > (SELECT through_row_id FROM events_text_mark)) AND ${like}`;
+    // The unary plus keeps SQLite from leading with the row ids.
+    return `${use === 'check' ? '+' : ''}e.row_id IN (${sqliteCandidates(column, needle, bind)}) AND ${like}`;
   },
+  trigramCandidates: (column, needle, bind) => (hasTrigram(needle) ? sqliteCandidates(column, needle, bind) : undefined),
 };
+
+/**
+ * The row ids that may hold `needle`: those whose trigrams FTS5 holds, and the rows stored
+ * since the index was last filled (sqlite/text-index.ts), which are checked one by one.
+ */
+function sqliteCandidates(column: TextColumn, needle: string, bind: (value: unknown) => string): string {
+  return `SELECT rowid AS row_id FROM events_text WHERE events_text MATCH ${bind(trigramQuery(column, needle))}
+      UNION ALL SELECT row_id FROM events WHERE row_id > (SELECT through_row_id FROM events_text_mark)`;
+}
 
 export const POSTGRES: SqlDialect = {
   name: 'postgres',
@@ -70,6 +96,7 @@ export const POSTGRES: SqlDialect = {
   payload: (column, form) => (form === 'text' ? `convert_from(${column}, 'UTF8') AS payload` : `${column} AS payload`),
   // pg_trgm's GIN index answers LIKE itself (and a needle too short for trigrams by a scan).
   contains: (column, needle, bind) => likeContains(`e.${column}`, needle, bind),
+  trigramCandidates: () => undefined,
 };
 
 /** A condition that the (already lower-cased) text `column` holds `needle`, checked row by row; both dialects write it alike. */
@@ -91,7 +118,7 @@ const MOST_TRIGRAMS = 32;
  * write), so the query asks for rows holding all of them, and LIKE then checks they form
  * the needle.
  */
-export function trigramQuery(column: 'body_text' | 'search_text', needle: string): string {
+export function trigramQuery(column: TextColumn, needle: string): string {
   const characters = [...needle];
   const trigrams = new Set<string>();
   for (let start = 0; start + 3 <= characters.length && trigrams.size < MOST_TRIGRAMS; start++)

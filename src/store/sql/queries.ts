@@ -8,27 +8,27 @@
  * bound; the dialect (dialect.ts) writes what differs.
  */
 import type { CrossSearchCriteria, EventFilters, EventKey, SearchCriteria } from '../../search';
-import { type PayloadForm, type SqlDialect, likeContains } from './dialect';
+import { type PayloadForm, type SqlDialect, type TextColumn, type TrigramUse, likeContains } from './dialect';
 import { filterSortMicros, storedSortMicros } from './sort-micros';
 import { Parameters, type Statement } from './statement';
 import { textColumn } from './text-column';
 
-/** The filter conditions on events `e`, joined with AND (`1 = 1` when there are none). */
-export function filterConditions(filters: EventFilters, parameters: Parameters): string {
+/** The filter conditions on events `e`, joined with AND (`1 = 1` when there are none); `use` says how `body` and `text` use the trigram index. */
+export function filterConditions(filters: EventFilters, parameters: Parameters, use?: TrigramUse): string {
   const conditions: string[] = [];
   // A `kind` value naming no known kind matches nothing.
   if (filters.kind === null) conditions.push('1 = 0');
   else if (filters.kind !== undefined) conditions.push(`e.kind = ${parameters.add(filters.kind)}`);
   if (filters.source !== undefined) conditions.push(`e.source = ${parameters.add(textColumn(filters.source))}`);
-  if (filters.body !== undefined) conditions.push(`e.body_text IS NOT NULL AND ${containsCondition('body_text', filters.body, parameters)}`);
-  if (filters.text !== undefined) conditions.push(containsCondition('search_text', filters.text, parameters));
+  if (filters.body !== undefined) conditions.push(`e.body_text IS NOT NULL AND ${containsCondition('body_text', filters.body, parameters, use)}`);
+  if (filters.text !== undefined) conditions.push(containsCondition('search_text', filters.text, parameters, use));
   if (filters.gte !== undefined) conditions.push(`e.sort_micros >= ${parameters.bigint(filterSortMicros(filters.gte))}`);
   if (filters.lt !== undefined) conditions.push(`e.sort_micros < ${parameters.bigint(filterSortMicros(filters.lt))}`);
   return conditions.length === 0 ? '1 = 1' : conditions.join(' AND ');
 }
 
-function containsCondition(column: 'body_text' | 'search_text', needle: string, parameters: Parameters): string {
-  return parameters.dialect.contains(column, textColumn(needle), (value) => parameters.add(value));
+function containsCondition(column: TextColumn, needle: string, parameters: Parameters, use: TrigramUse | undefined): string {
+  return parameters.dialect.contains(column, textColumn(needle), (value) => parameters.add(value), use);
 }
 
 function orderOf(sortOrder: SearchCriteria['sortOrder']): 'ASC' | 'DESC' {
@@ -148,11 +148,15 @@ export interface KeyedRow {
   payload: Buffer;
 }
 
-/** Up to `limit + 1` matches across conversations after `criteria.after`, in walk order: the last only says that another page follows. */
-export function acrossPageStatement(dialect: SqlDialect, criteria: CrossSearchCriteria, form: PayloadForm): Statement {
+/**
+ * Up to `limit + 1` matches across conversations after `criteria.after`, in walk order: the
+ * last only says that another page follows. `use`: how `body` and `text` use the trigram
+ * index (acrossCandidatesStatement helps choose).
+ */
+export function acrossPageStatement(dialect: SqlDialect, criteria: CrossSearchCriteria, form: PayloadForm, use: TrigramUse = 'lead'): Statement {
   const parameters = new Parameters(dialect);
   const order = orderOf(criteria.sortOrder);
-  const conditions = [filterConditions(criteria, parameters)];
+  const conditions = [filterConditions(criteria, parameters, use)];
   if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
   const text = `SELECT c.hex, c.title, e.sort_micros, e.position, ${dialect.payload('e.payload', form)}
     FROM events e JOIN conversations c ON c.id = e.conversation_id
@@ -187,6 +191,25 @@ export function acrossWindowStatement(dialect: SqlDialect, criteria: CrossSearch
     ORDER BY t.sort_micros ${order}, t.conversation_uuid ${order}, t.position ${order}
     LIMIT ${parameters.add(criteria.limit + 1)}`;
   return { text, values: parameters.values };
+}
+
+/**
+ * How many rows the trigram index hands over for each of the `body` and `text` needles,
+ * counted up to `atMost + 1` (`count`, a row per needle); undefined where the database
+ * plans the index's use itself, or no needle has trigrams.
+ */
+export function acrossCandidatesStatement(dialect: SqlDialect, filters: EventFilters, atMost: number): Statement | undefined {
+  const parameters = new Parameters(dialect);
+  const bind = (value: unknown) => parameters.add(value);
+  const counts: string[] = [];
+  for (const [column, needle] of [
+    ['body_text', filters.body],
+    ['search_text', filters.text],
+  ] as const) {
+    const candidates = needle === undefined ? undefined : dialect.trigramCandidates(column, textColumn(needle), bind);
+    if (candidates !== undefined) counts.push(`SELECT count(*) AS count FROM (${candidates} LIMIT ${parameters.add(atMost + 1)})`);
+  }
+  return counts.length === 0 ? undefined : { text: counts.join(' UNION ALL '), values: parameters.values };
 }
 
 /** How many events of every conversation pass the filters. */

@@ -23,12 +23,13 @@ import {
 import { emptyStoredEventCounts } from '../stored-event/counts';
 import type { StoredEventMode } from '../stored-event/decide';
 import { type SqlDatabase, isNotUtf8 } from './database';
-import type { PayloadForm } from './dialect';
+import type { PayloadForm, TrigramUse } from './dialect';
 import {
   type CursorKey,
   type EventVersion,
   type ExportRow,
   type KeyedRow,
+  acrossCandidatesStatement,
   acrossCountStatement,
   acrossPageStatement,
   acrossWindowStatement,
@@ -63,6 +64,11 @@ const DEFAULT_HEALTH_REFRESH_MS = 2_000;
 const EXPORT_BATCH = 1000;
 /** Events a search across conversations for `body` or `text` checks one by one before it asks the trigram index. */
 const TEXT_WINDOW = 2000;
+/**
+ * Candidates of the trigram index a search across conversations fetches and sorts; with
+ * more, it walks its ordered index instead (trigramUse). Either costs about as much here.
+ */
+const FEW_CANDIDATES = 2000;
 const MAX_BIGINT = (2n ** 63n - 1n).toString();
 /**
  * Bytes of a large event read at a time. SQLite reads a whole stored value for each
@@ -193,13 +199,28 @@ export class SqlStore implements EventStore {
     return this.guard('search across conversations', async () => {
       const { dialect } = this.database;
       let rows: KeyedRow[] = [];
-      if (criteria.body !== undefined || criteria.text !== undefined)
+      let use: TrigramUse = 'lead';
+      if (criteria.body !== undefined || criteria.text !== undefined) {
         rows = await this.payloadRows<KeyedRow>((form) => acrossWindowStatement(dialect, criteria, TEXT_WINDOW, form), 'payload', true);
+        if (rows.length <= criteria.limit) use = await this.trigramUse(criteria);
+      }
       if (rows.length <= criteria.limit)
-        rows = await this.payloadRows<KeyedRow>((form) => acrossPageStatement(dialect, criteria, form), 'payload', true);
+        rows = await this.payloadRows<KeyedRow>((form) => acrossPageStatement(dialect, criteria, form, use), 'payload', true);
       const hits = rows.slice(0, criteria.limit).map((row) => ({ key: keyOfRow(row), title: row.title ?? null, json: row.payload }));
       return { hits, next: rows.length > criteria.limit ? hits[hits.length - 1]!.key : null };
     });
+  }
+
+  /**
+   * Whether a search across conversations leads with the trigram index's rows (few: they
+   * are fetched and sorted) or walks its ordered index and asks the trigram index of each
+   * row (many: the walk stops at the page's last match, where sorting them all would not).
+   */
+  private async trigramUse(filters: EventFilters): Promise<TrigramUse> {
+    const statement = acrossCandidatesStatement(this.database.dialect, filters, FEW_CANDIDATES);
+    if (!statement) return 'lead';
+    const counts = await this.database.rows<{ count: number | string }>(statement);
+    return counts.some((row) => Number(row.count) <= FEW_CANDIDATES) ? 'lead' : 'check';
   }
 
   countAll(filters: EventFilters): Promise<number> {

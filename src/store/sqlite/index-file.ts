@@ -9,7 +9,7 @@
  * IndexFileError naming the file and the fix.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -69,6 +69,14 @@ export interface IndexFileOptions {
  * cache smaller than their working set turns an archive's first indexing into page reads.
  */
 const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The index's page size. An event's row (its served bytes and its two search texts) is
+ * larger than SQLite's default page of 4 KiB, so there every row spills into a chain of
+ * overflow pages; on larger pages it fits its leaf, and a first indexing writes fewer and
+ * larger pages to the write-ahead log.
+ */
+const PAGE_BYTES = 16 * 1024;
 
 /** The facts an index records of itself: what it is of, and whether it was ever complete. */
 const ROOT_FACT = 'root';
@@ -148,8 +156,9 @@ function connect(file: string, fix: string): BetterSqlite3.Database {
     throw new IndexFileError(`Cannot open the index file ${file} (${describe(error)}). ${fix}`);
   }
   try {
+    // Takes effect only on a new file, so before WAL mode is set.
+    connection.pragma(`page_size = ${PAGE_BYTES}`);
     connection.pragma('journal_mode = WAL');
-
     connection.pragma('foreign_keys = ON');
     return connection;
   } catch (error) {
@@ -202,6 +211,65 @@ function fact(connection: BetterSqlite3.Database, name: string): string | undefi
   return row?.value;
 }
 
+/**
+ * Removes the index files in `folder` (the cache folder of defaultIndexPath) whose
+ * conversations directory is gone, so the folder does not fill with indexes no server
+ * will open again. Each is checked and removed under its lock, so an index a running
+ * server holds is left alone, and so is one whose directory cannot be told gone (its
+ * facts unreadable, its directory there but unreadable). `kept` is this server's own.
+ */
+export function pruneIndexesOfGoneDirectories(folder: string, kept: string, logger: Logger): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => name.endsWith('.sqlite'));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = path.join(folder, name);
+    // lockIndex takes over a lock naming this process, as left by an earlier process of the same id; here it is another index this process serves.
+    if (file === kept || lockOwner(file) === process.pid) continue;
+    let release: () => void;
+    try {
+      release = lockIndex(file, '');
+    } catch {
+      continue;
+    }
+    try {
+      const directory = indexedDirectory(file);
+      if (directory !== undefined && isGone(directory)) {
+        removeIndex(file);
+        logger.info('removed the index of a conversations directory that is gone', { file, directory });
+      }
+    } finally {
+      release();
+    }
+  }
+}
+
+/** The directory an index file records, or undefined when the file cannot tell. */
+function indexedDirectory(file: string): string | undefined {
+  try {
+    const connection = new Database(file, { fileMustExist: true });
+    try {
+      return fact(connection, ROOT_FACT);
+    } finally {
+      connection.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+function isGone(directory: string): boolean {
+  try {
+    statSync(directory);
+    return false;
+  } catch (error) {
+    return errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR';
+  }
+}
+
 function removeIndex(file: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
 }
@@ -221,8 +289,8 @@ function lockIndex(file: string, fix: string): () => void {
     } catch (error) {
       const code = errorCode(error);
       if (code !== 'EEXIST') throw new IndexFileError(`Cannot write beside the index file ${file} (${code ?? String(error)}). ${fix}`);
-      const owner = Number(readFileSync(lockFile, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) {
+      const owner = lockOwner(file);
+      if (owner !== undefined && owner !== process.pid && isRunning(owner)) {
         throw new IndexFileError(
           `The index file ${file} is in use by another server (process ${owner}). Stop that server, or pass --index-path FILE to give this one its own index.`,
         );
@@ -231,6 +299,16 @@ function lockIndex(file: string, fix: string): () => void {
     }
   }
   throw new IndexFileError(`Cannot lock the index file ${file}. ${fix}`);
+}
+
+/** The process id the index's lock file names; undefined when there is none. */
+function lockOwner(file: string): number | undefined {
+  try {
+    const owner = Number(readFileSync(`${file}.lock`, 'utf8').trim());
+    return Number.isInteger(owner) && owner > 0 ? owner : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isRunning(pid: number): boolean {

@@ -9,6 +9,7 @@
  * complete, and then for a pass whenever the watches saw a change.
  */
 import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, SearchCriteria } from '../../search';
@@ -18,7 +19,7 @@ import { createIngester, type DirectoryIngester } from '../ingest/ingester';
 import type { SqlDatabase } from '../sql/database';
 import { SqlStore } from '../sql/sql-store';
 import type { StoredEventMode } from '../stored-event/decide';
-import { IndexFileError, defaultIndexPath, openIndexFile, type OpenedIndex } from './index-file';
+import { IndexFileError, defaultIndexPath, openIndexFile, type OpenedIndex, pruneIndexesOfGoneDirectories } from './index-file';
 import { sqliteDatabase } from './sqlite-database';
 import { indexTextStep } from './text-index';
 
@@ -265,12 +266,17 @@ export class IndexedDirectoryStore implements EventStore {
 
 /**
  * The store of a conversations directory as `npm start` opens it: the directory's real
- * path, and its index at `indexPath` or in the user's cache folder (defaultIndexPath).
+ * path, and its index at `indexPath` or in the user's cache folder (defaultIndexPath),
+ * where the indexes of directories that are gone are then removed.
  */
 export function openDirectoryStore(
   root: string,
   options: Omit<IndexedDirectoryOptions, 'indexPath'> & { indexPath?: string },
 ): IndexedDirectoryStore {
   const realRoot = realpathSync(root);
-  return openIndexedDirectory(realRoot, { ...options, indexPath: options.indexPath ?? defaultIndexPath(realRoot) });
+  if (options.indexPath !== undefined) return openIndexedDirectory(realRoot, { ...options, indexPath: options.indexPath });
+  const indexPath = defaultIndexPath(realRoot);
+  const store = openIndexedDirectory(realRoot, { ...options, indexPath });
+  pruneIndexesOfGoneDirectories(path.dirname(indexPath), indexPath, options.logger);
+  return store;
 }
