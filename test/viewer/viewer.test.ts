@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { eventually } from '../support/eventually';
 import { action, eventId, message, observation } from '../support/events';
 import { apiEventIds, SAMPLE_ID, scrollToEnd, shownEventIds, startViewerHarness, type ViewerHarness } from './viewer-harness';
 
@@ -442,8 +443,9 @@ describe('live', () => {
     expectWithin2s(
       await readsUntilShown([followed], PUSHED[1], () => appendEvent(1, PUSHED[1], '2026-01-03T10:00:05', 'Pushed over the socket.', SOCKET_ID)),
     );
-    // The page learnt of it from the socket: the frame carrying it reached the page.
-    expect(pushedFrames.some((frame) => frame.includes(PUSHED[1]))).toBe(true);
+    // The page learnt of it from the socket: the frame carrying it reached the page. The browser
+    // reports a frame to this process on its own schedule, which may come after the page drew it.
+    await eventually(() => expect(pushedFrames.some((frame) => frame.includes(PUSHED[1]))).toBe(true));
     expect(await shownEventIds(followed)).toEqual([PUSHED[0], PUSHED[1]]);
 
     // A socket that the network refuses: the page reads by polling instead.
