@@ -5,8 +5,9 @@
  * built for it. pip waits mostly on the network and the compiler on a core, so all at once they
  * take about as long as the longest of them. It also leaves this checkout's better-sqlite3 build
  * in npm's cache as prebuild-install would have downloaded it (dev/sqlite-prebuilds.ts), so the
- * next `npm ci` on the machine unpacks it instead of compiling SQLite again. A tool that cannot be installed is reported in
- * one line and the run goes on: the tests that need it fail with the same line.
+ * next `npm ci` on the machine unpacks it instead of compiling SQLite again. A tool that cannot
+ * be installed is reported in one line and the run goes on: the tests that need it fail with
+ * the same line.
  */
 import { NODE_LTS_MAJOR, nodeLts, SQLITE_PACKAGE, sqliteOnNodeLts } from './node-lts/environment';
 import { pythonEnvironment } from './python/environment';

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { toolsCacheFolder } from '../tools-cache';
+import { withFolderLock } from '../process/folder-lock';
 
 const run = promisify(execFile);
 
@@ -102,39 +103,6 @@ function environmentAt(toolset: PythonToolset, directory: string): PythonEnviron
 
 const READY_MARKER = 'ready.json';
 
-/** The lock is a folder holding the installer's pid; a lock whose process is gone is taken over. */
-function tryLock(lock: string): boolean {
-  try {
-    mkdirSync(lock);
-    writeFileSync(path.join(lock, 'pid'), String(process.pid));
-    return true;
-  } catch {
-    const holder = Number(readFileSafely(path.join(lock, 'pid')));
-    if (Number.isInteger(holder) && holder > 0 && !processAlive(holder)) {
-      rmSync(lock, { recursive: true, force: true });
-      return tryLock(lock);
-    }
-    return false;
-  }
-}
-
-function readFileSafely(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function install(toolset: PythonToolset, interpreter: Interpreter, directory: string, log: (line: string) => void): Promise<void> {
   rmSync(directory, { recursive: true, force: true });
   log(`${toolset.name}: creating a Python ${interpreter.version.join('.')} environment in ${directory}`);
@@ -175,17 +143,13 @@ export async function pythonEnvironment(
   mkdirSync(cache, { recursive: true });
   const directory = path.join(cache, environmentKey(toolset, interpreter));
   const environment = environmentAt(toolset, directory);
-  const lock = `${directory}.lock`;
-  for (;;) {
-    if (existsSync(path.join(directory, READY_MARKER))) return environment;
-    if (tryLock(lock)) {
-      try {
-        if (!existsSync(path.join(directory, READY_MARKER))) await install(toolset, interpreter, directory, log);
-        return environment;
-      } finally {
-        rmSync(lock, { recursive: true, force: true });
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
+  if (existsSync(path.join(directory, READY_MARKER))) return environment;
+  return withFolderLock(
+    `${directory}.lock`,
+    async () => {
+      if (!existsSync(path.join(directory, READY_MARKER))) await install(toolset, interpreter, directory, log);
+      return environment;
+    },
+    1000,
+  );
 }

@@ -27,9 +27,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { withFolderLock } from '../../dev/process/folder-lock';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -103,41 +103,6 @@ function copySources(into: string): string {
   return project;
 }
 
-/** Whether a process with this id is running. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Runs `body` holding the lock folder `lock` (made with mkdir, which only one process wins),
- * waiting while another live process holds it; a lock left by a process that died is taken over.
- */
-async function withLock<T>(lock: string, body: () => Promise<T>): Promise<T> {
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(existsSync(path.join(lock, 'pid')) ? readFileSync(path.join(lock, 'pid'), 'utf8') : Number.NaN);
-      // A lock without its pid file yet is being taken right now: wait for it like a held one.
-      if (Number.isInteger(holder) && !alive(holder)) rmSync(lock, { recursive: true, force: true });
-      else await sleep(250);
-    }
-  }
-  try {
-    return await body();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
 /**
  * `npm install` of `packages` in `cwd`, as the package tests install the tarballs: registry
  * packages come from npm's cache when it has them, unchecked (`--prefer-offline`), since a
@@ -157,7 +122,7 @@ export async function packedProject(): Promise<PackedProject> {
   const manifest = path.join(folder, 'tarballs.json');
   mkdirSync(path.dirname(folder), { recursive: true });
   if (!existsSync(manifest))
-    await withLock(`${folder}.lock`, async () => {
+    await withFolderLock(`${folder}.lock`, async () => {
       if (existsSync(manifest)) return;
       const scratch = mkdtempSync(`${folder}.packing-`);
       try {
