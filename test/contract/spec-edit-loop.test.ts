@@ -306,7 +306,7 @@ test.concurrent(
         expect(byId('ref.errors.limit-above-max')?.status).toBe('passed');
         expect(byId('operations.getLatestConversationEvents.valid')).toMatchObject({
           status: 'passed',
-          details: expect.stringMatching(/^5 generated requests/),
+          details: expect.stringMatching(/^[1-9]\d* distinct generated requests/),
         });
         expect(byId('operations.getLatestConversationEvents.invalid')).toMatchObject({
           status: 'passed',

@@ -59,9 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.stop();
 });
-afterEach(() => {
-  harness.expectCleanPages();
-});
+afterEach(() => harness.closePagesExpectingClean());
 
 async function hitIds(page: Page): Promise<string[][]> {
   return page
@@ -149,7 +147,7 @@ it('every event has a link and a "Copy link" whose address opens that event', as
 it('a link to an event the conversation does not have says so', async () => {
   const { page } = await harness.open(`/?conversation=${SHORT_ID}&event=not-an-event`);
   await expect(page.locator('.notice.error').textContent()).resolves.toContain('The linked event not-an-event is not in this view');
-  harness.expectCleanPages();
+  await harness.closePagesExpectingClean();
 });
 
 it.each([
@@ -178,7 +176,7 @@ describe('with session keys', () => {
   afterAll(async () => {
     await keyed?.stop();
   });
-  afterEach(() => keyed.expectCleanPages());
+  afterEach(() => keyed.closePagesExpectingClean());
 
   it('the search and the downloads send the key the reader gave', async () => {
     const { page } = await keyed.open(`/?search=${encodeURIComponent('anything')}`, { expectedFailures: [401] });

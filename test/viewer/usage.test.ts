@@ -17,9 +17,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.stop();
 });
-afterEach(() => {
-  harness.expectCleanPages();
-});
+afterEach(() => harness.closePagesExpectingClean());
 
 it('the list shows each conversation\'s tokens and time, "no token usage recorded" where none was, and the sum', async () => {
   const { page } = await harness.open('/');

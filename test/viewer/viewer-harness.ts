@@ -40,8 +40,11 @@ export interface ViewerHarness {
   client: AgentServerClient;
   /** Opens a new tab; `expectedFailures` are HTTP statuses whose "failed to load" console lines the test provokes on purpose. */
   open(pathAndQuery?: string, options?: { expectedFailures?: number[] }): Promise<WatchedPage>;
-  /** Asserts that no page opened since the last call logged an error or reached for another host. */
-  expectCleanPages(): void;
+  /**
+   * Closes every tab opened since the last call (an open tab keeps following its conversation,
+   * which costs the tabs of later tests), then asserts that none logged an error or reached for another host.
+   */
+  closePagesExpectingClean(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -108,8 +111,9 @@ export async function startViewerHarness(options: HarnessOptions = {}): Promise<
       await page.goto(running.url + pathAndQuery);
       return watched;
     },
-    expectCleanPages() {
+    async closePagesExpectingClean() {
       const checked = pages.splice(0);
+      await Promise.all(checked.map(({ page }) => page.context().close()));
       expect(checked.flatMap((page) => page.errors)).toEqual([]);
       expect(checked.flatMap((page) => page.foreignRequests)).toEqual([]);
     },

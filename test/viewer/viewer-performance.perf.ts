@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.stop();
 });
-afterEach(() => harness.expectCleanPages());
+afterEach(() => harness.closePagesExpectingClean());
 
 it('shows the first events of a sample conversation within 1 s of opening it', async () => {
   const { page } = await harness.open('/');

@@ -54,9 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.stop();
 });
-afterEach(() => {
-  harness.expectCleanPages();
-});
+afterEach(() => harness.closePagesExpectingClean());
 
 async function openSample(query = ''): Promise<Page> {
   const { page } = await harness.open(`/?conversation=${SAMPLE_ID}${query}`);
@@ -489,7 +487,7 @@ describe('session keys', () => {
   afterAll(async () => {
     await keyed?.stop();
   });
-  afterEach(() => keyed.expectCleanPages());
+  afterEach(() => keyed.closePagesExpectingClean());
 
   it('asks for the key, says clearly when it is wrong, keeps it for the tab only and never writes it into the page', async () => {
     const { page } = await keyed.open(`/?conversation=${SAMPLE_ID}`, { expectedFailures: [401] });
