@@ -12,10 +12,10 @@ import { parse, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 
 import { SEARCH_PATH, type OpenApiDocument } from '../../src/contract';
 import { DEFAULT_START_TIME, runFixture } from '../../src/fixture';
 import { spawnScript } from '../../dev/process/server-process';
-import { operationFaults, startFaultInjector, type Fault } from '../kit/support/fault-injector';
+import { FAULT_PREFIX, operationFaults, startFaultRouter, type Fault } from '../kit/support/fault-injector';
 import { failedIds, runKit } from '../kit/support/run-kit';
 import { listeningUrl } from '../support/listening-url';
-import { documentedCodes, schemathesisCodes } from '../support/schemathesis-fault-table';
+import { documentedCodes, schemathesisCodesByFault } from '../support/schemathesis-fault-table';
 import { SAMPLE_CONVERSATIONS } from '../../dev/schemathesis/dictionaries';
 import type { Program } from 'typescript';
 import { type Diagnostic, projectDiagnostics, projectProgram } from './project-typecheck';
@@ -368,8 +368,9 @@ const FAULT_ROWS = {
 };
 
 /**
- * The new operation broken one way at a time, behind the fault injector: each is caught by the kit,
- * judging with the edited contract; Schemathesis, on the same operation, reports the codes the table gives.
+ * The new operation broken one way at a time, each fault under its own prefix of one fault router:
+ * each is caught by the kit, judging with the edited contract; one Schemathesis process, on the
+ * same operation under every prefix, reports the codes the table gives each fault.
  */
 async function expectFaultsCaught(project: string, upstream: string, conversationId: string, workDirectory: string): Promise<void> {
   const faults: Record<string, Fault> = operationFaults(
@@ -377,38 +378,37 @@ async function expectFaultsCaught(project: string, upstream: string, conversatio
     (url) => !/^[1-5]$/.test(url.searchParams.get('count') ?? '1'),
   );
   const document = parse(readFileSync(path.join(project, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
+  const router = await startFaultRouter(upstream, faults);
   const caught: Record<string, string[]> = {};
-  const bySchemathesis: Record<string, string[]> = {};
-  // The faults side by side, each behind an injector of its own.
-  const each = Object.entries(faults).map(async ([name, fault]) => {
-    const injector = await startFaultInjector(upstream, fault);
-    try {
+  try {
+    const kits = Object.keys(faults).map(async (name) => {
       const result = await runKit({
-        baseUrl: injector.url,
+        baseUrl: `${router.url}${FAULT_PREFIX}${name}`,
         conversationId,
         document,
         only: ['operations.getLatestConversationEvents'],
         levels: ['seed'],
       });
       caught[name] = failedIds(result);
-      bySchemathesis[FAULT_ROWS[name as keyof typeof FAULT_ROWS]] = await schemathesisCodes({
-        baseUrl: injector.url,
-        operationIds: ['getLatestConversationEvents'],
-        workDirectory: path.join(workDirectory, `schemathesis-${name}`),
-        schema: path.join(project, 'openapi.yaml'),
-      });
-    } finally {
-      await injector.stop();
-    }
-  });
-  await Promise.all(each);
-  expect(caught).toEqual({
-    serverErrorOnBadParameter: ['operations.getLatestConversationEvents.invalid'],
-    undeclaredStatus: ['operations.getLatestConversationEvents.valid'],
-    bodyBreaksSchema: ['operations.getLatestConversationEvents.valid'],
-    wrongContentType: ['operations.getLatestConversationEvents.valid'],
-  });
-  expect(bySchemathesis).toEqual(documentedCodes(Object.values(FAULT_ROWS)));
+    });
+    const schemathesis = schemathesisCodesByFault({
+      routerUrl: router.url,
+      document,
+      operationIdsByFault: Object.fromEntries(Object.keys(faults).map((name) => [name, ['getLatestConversationEvents']])),
+      workDirectory,
+    });
+    const [, { codes }] = await Promise.all([Promise.all(kits), schemathesis]);
+    const bySchemathesis = Object.fromEntries(Object.entries(FAULT_ROWS).map(([name, row]) => [row, codes.get(name) ?? []]));
+    expect(caught).toEqual({
+      serverErrorOnBadParameter: ['operations.getLatestConversationEvents.invalid'],
+      undeclaredStatus: ['operations.getLatestConversationEvents.valid'],
+      bodyBreaksSchema: ['operations.getLatestConversationEvents.valid'],
+      wrongContentType: ['operations.getLatestConversationEvents.valid'],
+    });
+    expect(bySchemathesis).toEqual(documentedCodes(Object.values(FAULT_ROWS)));
+  } finally {
+    await router.stop();
+  }
 }
 
 /** The copy's compiled server, as `npm start` runs it, on a port the kernel picks. */

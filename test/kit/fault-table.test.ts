@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startOurServer, type ServerUnderTest } from '../../dev/schemathesis/servers-under-test';
 import { loadOpenApiDocument } from '../../src/contract';
-import { runSchemathesis } from '../../dev/schemathesis/run-schemathesis';
-import { codesIn, documentedCells, documentedCodes } from '../support/schemathesis-fault-table';
+import { codesIn, documentedCells, documentedCodes, schemathesisCodesByFault } from '../support/schemathesis-fault-table';
 import { FAULT_PREFIX, FAULTS, type FaultInjector, type FaultName, startFaultRouter } from './support/fault-injector';
 import { FAULT_ROWS, type FaultRow } from './support/fault-table';
 import { INJECTED_SEARCH_FAULTS } from './support/injected-faults';
@@ -31,8 +30,6 @@ jest.setTimeout(900_000);
 const SCHEMATHESIS_WORKERS = 2;
 /** Kit runs at once: each mostly waits on the server, so two overlap well. */
 const CONCURRENT_KIT_RUNS = 2;
-/** Examples per operation and phase, as in the other fault measurements. */
-const EXAMPLES_PER_PHASE = 5;
 /** A conversation of the sample data with events of every kind (Schemathesis' dictionaries draw from the same data). */
 const CONVERSATION = 'a3c1e0f2-b4d6-4f0e-9c7a-5b3d1e2f4a6b';
 const DOCUMENT = path.resolve(__dirname, '..', '..', 'docs', 'contract-kit.md');
@@ -73,60 +70,6 @@ async function inTurns<T>(items: readonly T[], limit: number, each: (item: T) =>
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/**
- * The contract with each fault's operation copied under its prefix (`/fault/<name>/api/...`, its
- * operationId suffixed with the fault's name), and every operation under the fault-free prefix.
- */
-function faultDocument(): object {
-  const document = structuredClone(loadOpenApiDocument()) as { paths: Record<string, Record<string, { operationId?: string }>> };
-  const paths: Record<string, Record<string, unknown>> = {};
-  const place = (name: string, operationId: string) => {
-    for (const [template, item] of Object.entries(document.paths))
-      for (const [method, operation] of Object.entries(item))
-        if (operation.operationId === operationId)
-          paths[`${FAULT_PREFIX}${name}${template}`] = {
-            ...(paths[`${FAULT_PREFIX}${name}${template}`] ?? {}),
-            [method]: { ...operation, operationId: `${operationId}__${name}` },
-          };
-  };
-  for (const operationId of new Set(FAULT_ROWS.map((row) => row.operationId))) place(NONE, operationId);
-  for (const row of FAULT_ROWS) place(row.name, row.operationId);
-  for (const { fault } of INJECTED_SEARCH_FAULTS) place(injectedName(fault), SEARCH);
-  return { ...document, paths };
-}
-
-/** The `ST` codes of every Schemathesis finding, by the fault whose prefix the operation had. */
-async function schemathesisCodesByFault(): Promise<Map<string, string[]>> {
-  const schema = path.join(workDirectory, 'faults.openapi.json');
-  writeFileSync(schema, JSON.stringify(faultDocument()));
-  const run = await runSchemathesis({
-    baseUrl: router.url,
-    workDirectory: path.join(workDirectory, 'schemathesis'),
-    schema,
-    maxExamples: EXAMPLES_PER_PHASE,
-    // The injector forwards every method as a GET (fetch cannot send TRACE), so a 405 never comes back through it.
-    // The stateful phase chains operations, here across the faults' prefixes, so a finding of it names no one fault:
-    // each fault is one operation's, and the phases that test one operation at a time are the ones to compare.
-    extraArguments: [
-      '--continue-on-failure',
-      '--exclude-checks',
-      'unsupported_method',
-      '--phases',
-      'examples,coverage,fuzzing',
-      '--workers',
-      String(SCHEMATHESIS_WORKERS),
-    ],
-  });
-  timings.schemathesisMs = run.durationMs;
-  if (run.exitCode > 1) throw new Error(`Schemathesis could not run (exit ${run.exitCode}):\n${run.output.slice(-3000)}`);
-  const byFault = new Map<string, string[]>();
-  for (const finding of run.findings) {
-    const name = new RegExp(`^\\S+ ${FAULT_PREFIX}([^/]+)/`).exec(finding.operation)?.[1] ?? finding.operation;
-    byFault.set(name, codesIn([...(byFault.get(name) ?? []), ...finding.codes].join(' ')));
-  }
-  return byFault;
-}
-
 beforeAll(async () => {
   const started = performance.now();
   workDirectory = mkdtempSync(path.join(os.tmpdir(), 'fault-table-'));
@@ -146,7 +89,19 @@ beforeAll(async () => {
     });
     timings.kitMs = performance.now() - kitStarted;
   })();
-  const codes = await schemathesisCodesByFault();
+  const schemathesis = await schemathesisCodesByFault({
+    routerUrl: router.url,
+    document: loadOpenApiDocument(),
+    operationIdsByFault: {
+      [NONE]: [...new Set(FAULT_ROWS.map((row) => row.operationId))],
+      ...Object.fromEntries(FAULT_ROWS.map((row) => [row.name, [row.operationId]])),
+      ...Object.fromEntries(INJECTED_SEARCH_FAULTS.map(({ fault }) => [injectedName(fault), [SEARCH]])),
+    },
+    workDirectory,
+    workers: SCHEMATHESIS_WORKERS,
+  });
+  timings.schemathesisMs = schemathesis.durationMs;
+  const { codes } = schemathesis;
   await kitRuns;
   baselineCodes = codes.get(NONE) ?? [];
   for (const row of FAULT_ROWS) measured.get(row.name)!.schemathesis = codes.get(row.name) ?? [];
