@@ -20,6 +20,7 @@ let root: string;
 let outside: string;
 let events: string;
 const names: string[] = [];
+const files = () => names.map((name) => parseEventFileName(name)!);
 
 beforeAll(() => {
   root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'event-file-decoder-')));
@@ -60,7 +61,7 @@ afterAll(() => {
 async function decodeAll(decodedHereBelow: number): Promise<DecodedFile[]> {
   const decoder = new EventFileDecoder('contract', decodedHereBelow);
   try {
-    return await decoder.decode(events, names.map((name) => parseEventFileName(name)!), root);
+    return await decoder.decode(events, files(), root);
   } finally {
     decoder.close();
   }
@@ -68,7 +69,9 @@ async function decodeAll(decodedHereBelow: number): Promise<DecodedFile[]> {
 
 /** The results with each payload as text, comparable across threads. */
 function comparable(decoded: DecodedFile[]): unknown[] {
-  return decoded.map((result) => (result.kind === 'row' ? { ...result, row: { ...result.row, payload: result.row.payload.toString('utf8') } } : result));
+  return decoded.map((result) =>
+    result.kind === 'row' ? { ...result, row: { ...result.row, payload: result.row.payload.toString('utf8') } } : result,
+  );
 }
 
 test('a batch decoded on the decoding thread is what the calling thread makes of it, hostile files included', async () => {
@@ -94,7 +97,7 @@ test('a batch decoded on the decoding thread is what the calling thread makes of
 
 test('a decoder whose thread is stopped while it decodes answers on the calling thread', async () => {
   const decoder = new EventFileDecoder('contract', 0);
-  const decoding = decoder.decode(events, names.map((name) => parseEventFileName(name)!), root);
+  const decoding = decoder.decode(events, files(), root);
   decoder.close();
   expect(comparable(await decoding)).toEqual(comparable(await decodeAll(Number.POSITIVE_INFINITY)));
 });
