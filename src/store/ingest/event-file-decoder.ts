@@ -98,10 +98,21 @@ export class EventFileDecoder {
     private readonly decodedHereBelow = DECODED_HERE_BELOW,
   ) {}
 
-  /** The files of `directory`, decoded, in the order given; a link is followed only to a file inside `realRoot`. */
-  async decode(directory: string, files: EventFileName[], realRoot: string): Promise<DecodedFile[]> {
-    const here = files.length < this.decodedHereBelow || this.threadStopped;
-    const decoded = here ? await this.decodeHere(directory, files) : await this.decodeThere(directory, files);
+  /**
+   * The files of `directory`, decoded, in the order given; a link is followed only to a
+   * file inside `realRoot`. `callerWaits`: the caller has nothing else to do until this
+   * batch is decoded (the first of a conversation), so its thread decodes half of it while
+   * the decoding thread decodes the other half.
+   */
+  async decode(directory: string, files: EventFileName[], realRoot: string, callerWaits = false): Promise<DecodedFile[]> {
+    let decoded: DecodedHere[];
+    if (files.length < this.decodedHereBelow || this.threadStopped) decoded = await this.decodeHere(directory, files);
+    else if (!callerWaits) decoded = await this.decodeThere(directory, files);
+    else {
+      const half = Math.floor(files.length / 2);
+      const there = this.decodeThere(directory, files.slice(half));
+      decoded = [...(await this.decodeHere(directory, files.slice(0, half))), ...(await there)];
+    }
     const results: DecodedFile[] = [];
     for (const [at, result] of decoded.entries())
       results.push(result.kind === 'link' ? await this.readLinkedFile(path.join(directory, files[at]!.name), files[at]!, realRoot) : result);

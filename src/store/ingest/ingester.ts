@@ -580,16 +580,17 @@ class Ingester implements DirectoryIngester {
     this.progress.filesTotal += pending.files.length;
     const batches: EventFileName[][] = [];
     for (let start = 0; start < pending.files.length; start += batchSize) batches.push(pending.files.slice(start, start + batchSize));
-    // One batch is decoded ahead: on the decoding thread while this one writes the batch before.
-    const decode = (files: EventFileName[]) => {
-      const decoding = this.decoder.decode(pending.eventsDirectory, files, realRoot);
+    // One batch is decoded ahead: on the decoding thread while this one writes the batch
+    // before. Nothing is written while the first is decoded, so this thread takes a share.
+    const decode = (files: EventFileName[], first: boolean) => {
+      const decoding = this.decoder.decode(pending.eventsDirectory, files, realRoot, first);
       decoding.catch(() => undefined);
       return decoding;
     };
-    let next = batches.length > 0 ? decode(batches[0]!) : undefined;
+    let next = batches.length > 0 ? decode(batches[0]!, true) : undefined;
     for (const [at, files] of batches.entries()) {
       const decoded = await next!;
-      next = at + 1 < batches.length ? decode(batches[at + 1]!) : undefined;
+      next = at + 1 < batches.length ? decode(batches[at + 1]!, false) : undefined;
       await this.write(pending, await this.batchOf(pending, files, decoded));
     }
     await this.removeDeleted(pending);
