@@ -6,13 +6,14 @@
  *
  * Two ways in: `readEventFileNow` reads on the calling thread (cheap for a file in the
  * page cache), `readEventFile` through libuv's thread pool (three round trips, several
- * times the CPU per small file); directory/load/read-and-decode.ts chooses between them.
+ * times the CPU per small file), for a symbolic link; ingest/event-file-decoder.ts chooses.
  *
  * Both read into a scratch buffer the caller owns and hand back a view of it, valid until
  * the next read into the same scratch: the caller decodes first and copies only the bytes
  * it serves, so a file that is skipped is never copied.
  */
 import { close, closeSync, constants, fstatSync, open, openSync, read, readSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { resolveLinkInsideRoot } from './contained-path';
 import { errorCode } from '../error-code';
 
@@ -27,6 +28,12 @@ export type FileRead = { kind: 'bytes'; bytes: Buffer } | { kind: 'gone' } | { k
 export interface ReadVersion {
   size: number;
   modifiedMs: number;
+}
+
+/** The path's own size and time (a link's, not its target's); undefined when it is gone. */
+export async function versionOfPath(filePath: string): Promise<ReadVersion | undefined> {
+  const stats = await lstat(filePath).catch(() => undefined);
+  return stats && { size: stats.size, modifiedMs: stats.mtimeMs };
 }
 
 /**

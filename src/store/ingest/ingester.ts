@@ -28,16 +28,18 @@ import { resolveLinkInsideRoot } from '../files/contained-path';
 import { conversationNames, locateConversation } from '../files/conversation-location';
 import { documentStats, readDocument } from '../files/document-file';
 import type { EventFileName } from '../files/event-file-name';
-import { type ReadVersion, readEventFile, readEventFileNow, SCRATCH_BYTES } from '../files/event-file-reader';
+import { type ReadVersion, versionOfPath } from '../files/event-file-reader';
 import { eventFilesOf, listDirectory } from '../files/event-listing';
 import { versionOf } from '../files/file-version';
 import { TimeSlice, afterNextPoll } from '../files/time-slice';
 import type { SqlDatabase, SqlWriter } from '../sql/database';
+import type { SqlDialect } from '../sql/dialect';
 import { storedSortMicros } from '../sql/sort-micros';
 import { Parameters } from '../sql/statement';
 import { nullableTextColumn, textColumn } from '../sql/text-column';
 import type { StoredEventMode } from '../stored-event/decide';
-import { type EventRow, type Unserved, eventRowOf } from './event-row';
+import { type DecodedFile, EventFileDecoder, type FileRow } from './event-file-decoder';
+import type { Unserved } from './event-row';
 import { StoredEventReport } from '../stored-event/report';
 
 export interface IngestOptions {
@@ -90,8 +92,6 @@ const DEFAULT_PROGRESS_MS = 2000;
 /** How long a followed run waits before trying again after the database failed. */
 const RETRY_MS = 1000;
 const NAMES_PER_SLICE_MS = 20;
-/** How long reading and decoding run before other work (requests, the previous batch's statements) gets a turn. */
-const DECODE_SLICE_MS = 5;
 
 /** Runs the ingest; with `follow`, resolves only once `signal` aborts. Rejects when the root cannot be read. */
 export async function ingestConversations(options: IngestOptions, isUnavailable: (error: unknown) => boolean = () => false): Promise<IngestSummary> {
@@ -221,7 +221,7 @@ interface PendingConversation {
 }
 
 interface Batch {
-  rows: (EventRow & { size: number; modifiedMs: number })[];
+  rows: FileRow[];
   skipped: SkippedFile[];
   read: number;
   /** Positions of stored events whose id a later file of this batch holds. */
@@ -236,8 +236,8 @@ interface ConversationWatch {
 }
 
 class Ingester implements DirectoryIngester {
-  private readonly scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   private readonly mode: StoredEventMode;
+  private readonly decoder: EventFileDecoder;
   private realRoot: string | undefined;
   private eventsStored = 0;
   private progress: IngestProgress = emptyProgress();
@@ -258,11 +258,14 @@ class Ingester implements DirectoryIngester {
   private readonly storedLists = new Map<number, StoredFiles>();
   /** Links out of the root already warned of, so each is named once. */
   private readonly warned = new Set<string>();
+  /** The INSERT statements of batches, by dialect and number of rows (eventInsert). */
+  private readonly insertTexts = new Map<string, string>();
   /** The log lines about each conversation's files not served as stored: one per reason per conversation. */
   private readonly reports = new Map<string, StoredEventReport>();
 
   constructor(private readonly options: IngestOptions) {
     this.mode = options.storedEvents ?? 'contract';
+    this.decoder = new EventFileDecoder(this.mode);
   }
 
   async summary(): Promise<IngestSummary> {
@@ -575,9 +578,20 @@ class Ingester implements DirectoryIngester {
   private async copy(pending: PendingConversation, realRoot: string): Promise<void> {
     const batchSize = this.options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.progress.filesTotal += pending.files.length;
-    for (let start = 0; start < pending.files.length; start += batchSize) {
-      const batch = await this.decodeBatch(pending, pending.files.slice(start, start + batchSize), realRoot);
-      await this.write(pending, batch);
+    const batches: EventFileName[][] = [];
+    for (let start = 0; start < pending.files.length; start += batchSize) batches.push(pending.files.slice(start, start + batchSize));
+    // One batch is decoded ahead: on the decoding thread while this one writes the batch
+    // before. Nothing is written while the first is decoded, so this thread takes a share.
+    const decode = (files: EventFileName[], first: boolean) => {
+      const decoding = this.decoder.decode(pending.eventsDirectory, files, realRoot, first);
+      decoding.catch(() => undefined);
+      return decoding;
+    };
+    let next = batches.length > 0 ? decode(batches[0]!, true) : undefined;
+    for (const [at, files] of batches.entries()) {
+      const decoded = await next!;
+      next = at + 1 < batches.length ? decode(batches[at + 1]!, false) : undefined;
+      await this.write(pending, await this.batchOf(pending, files, decoded));
     }
     await this.removeDeleted(pending);
     const { database } = this.options;
@@ -591,35 +605,28 @@ class Ingester implements DirectoryIngester {
     pending.row.directory_identity = pending.identity;
   }
 
-  /** Reads and decodes a batch in slices: between them the event loop runs, so requests are answered meanwhile. */
-  private async decodeBatch(pending: PendingConversation, files: EventFileName[], realRoot: string): Promise<Batch> {
+  /**
+   * The batch to write of decoded files. Which files are served is decided here, against
+   * what the database holds once the batch before is written: of files sharing an index,
+   * the first read is served.
+   */
+  private async batchOf(pending: PendingConversation, files: EventFileName[], decoded: DecodedFile[]): Promise<Batch> {
     const batch: Batch = { rows: [], skipped: [], read: files.length };
     const claimed = new Set<number>();
-    const slice = new TimeSlice(DECODE_SLICE_MS);
-    for (const file of files) {
-      if (slice.isOver()) await slice.yield();
-      const filePath = path.join(pending.eventsDirectory, file.name);
+    for (const [at, file] of files.entries()) {
+      const skip = (because: Unserved, reason: string) => skippedFile(path.join(pending.eventsDirectory, file.name), file, because, reason);
       const storedName = pending.stored.get(file.position)?.name;
       if ((storedName !== undefined && storedName !== file.name) || claimed.has(file.position)) {
-        batch.skipped.push(await skippedFile(filePath, file, 'broken', `index ${file.position} is already served from another event file`));
+        batch.skipped.push(await skip('broken', `index ${file.position} is already served from another event file`));
         continue;
       }
-      // The version of what was read: the open file's (opened without following a link, so the
-      // path's own), or, for a link read through, the link's, as changedSince compares it.
-      const readNow = readEventFileNow(filePath, this.scratch);
-      const version = readNow?.version ?? (await versionOfPath(filePath));
-      const read = readNow ?? (await readEventFile(filePath, realRoot, this.scratch));
-      if (read.kind === 'gone') continue;
-      if (read.kind === 'unreadable') {
-        batch.skipped.push(await skippedFile(filePath, file, 'broken', read.reason));
-        continue;
-      }
-      const decoded = eventRowOf(read.bytes, file, this.mode);
-      if (decoded.ok) {
-        batch.rows.push({ ...decoded.row, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 });
+      const result = decoded[at]!;
+      if (result.kind === 'gone') continue;
+      if (result.kind === 'row') {
+        batch.rows.push(result.row);
         claimed.add(file.position);
       } else {
-        batch.skipped.push(await skippedFile(filePath, file, decoded.because, decoded.reason));
+        batch.skipped.push(await skip(result.kind === 'unserved' ? result.because : 'broken', result.reason));
       }
     }
     return batch;
@@ -748,21 +755,48 @@ class Ingester implements DirectoryIngester {
       this.nextAppendNumber = Number(last?.last ?? 0) + 1;
     }
     const p = new Parameters(writer.dialect);
-    const values = rows.map((row) => {
+    const placeholders = rows.map((row) => {
       const appendNumber = writer.dialect.name === 'postgres' ? "nextval('events_ingest_seq')" : p.bigint(String(this.takeAppendNumber()));
-      return `(${p.add(conversation.id)}, ${p.add(row.position)}, ${p.add(row.fileName)}, ${p.add(row.size)}, ${p.add(row.modifiedMs)}, ${p.add(row.eventId)},
-        ${p.add(row.kind)}, ${p.add(row.source)}, ${p.bigint(row.sortMicros)}, ${p.add(row.bodyText)}, ${p.add(row.searchText)}, ${p.add(row.payload)}, ${p.add(row.unlisted)},
-        ${p.conversationUuid(conversation.hex)}, ${appendNumber})`;
+      return [
+        p.add(conversation.id),
+        p.add(row.position),
+        p.add(row.fileName),
+        p.add(row.size),
+        p.add(row.modifiedMs),
+        p.add(row.eventId),
+        p.add(row.kind),
+        p.add(row.source),
+        p.bigint(row.sortMicros),
+        p.add(row.bodyText),
+        p.add(row.searchText),
+        p.add(row.payload),
+        p.add(row.unlisted),
+        p.conversationUuid(conversation.hex),
+        appendNumber,
+      ];
     });
-    await writer.run({
-      text: `INSERT INTO events (conversation_id, position, file_name, file_size, file_modified_ms, event_id, kind, source, sort_micros, body_text, search_text, payload, unlisted, conversation_uuid, ingest_seq)
-        VALUES ${values.join(',\n')}
+    await writer.run({ text: this.eventInsert(writer.dialect, placeholders), values: p.values });
+  }
+
+  /**
+   * The INSERT of a batch, given each row's placeholders. Its text depends only on the
+   * dialect and the number of rows, so it is written once per size: a batch's text is
+   * long, and building it, and finding SQLite's prepared statement by it, cost more than
+   * binding the values.
+   */
+  private eventInsert(dialect: SqlDialect, placeholders: string[][]): string {
+    const key = `${dialect.name}:${placeholders.length}`;
+    let text = this.insertTexts.get(key);
+    if (text === undefined) {
+      text = `INSERT INTO events (conversation_id, position, file_name, file_size, file_modified_ms, event_id, kind, source, sort_micros, body_text, search_text, payload, unlisted, conversation_uuid, ingest_seq)
+        VALUES ${placeholders.map((row) => `(${row.join(', ')})`).join(',\n')}
         ON CONFLICT (conversation_id, position) DO UPDATE SET
           file_name = excluded.file_name, file_size = excluded.file_size, file_modified_ms = excluded.file_modified_ms, event_id = excluded.event_id,
           kind = excluded.kind, source = excluded.source, sort_micros = excluded.sort_micros, body_text = excluded.body_text,
-          search_text = excluded.search_text, payload = excluded.payload, unlisted = excluded.unlisted`,
-      values: p.values,
-    });
+          search_text = excluded.search_text, payload = excluded.payload, unlisted = excluded.unlisted`;
+      this.insertTexts.set(key, text);
+    }
+    return text;
   }
 
   /** SQLite numbers appends here (PostgreSQL with its sequence): one past the highest stored. */
@@ -853,6 +887,7 @@ class Ingester implements DirectoryIngester {
   }
 
   close(): void {
+    this.decoder.close();
     this.rootWatcher?.close();
     for (const hex of [...this.watches.keys()]) this.unwatch(hex);
   }
@@ -933,12 +968,6 @@ function documentsOf(hex: string, metaText: string | undefined, stateText: strin
 async function skippedFile(filePath: string, file: EventFileName, because: Unserved, reason: string): Promise<SkippedFile> {
   const version = await versionOfPath(filePath);
   return { name: file.name, position: file.position, because, reason, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 };
-}
-
-/** The path's own size and time (a link's, not its target's); undefined when it is gone. */
-async function versionOfPath(filePath: string): Promise<ReadVersion | undefined> {
-  const stats = await lstat(filePath).catch(() => undefined);
-  return stats && { size: stats.size, modifiedMs: stats.mtimeMs };
 }
 
 async function changedSince(filePath: string, seen: ReadVersion): Promise<boolean> {

@@ -1,0 +1,193 @@
+/**
+ * Reads event files and decodes them into the rows the ingester writes. Reading, parsing
+ * and checking a file costs about as much as storing its row, so a batch of many files is
+ * decoded on a thread of its own (decoding-thread.ts) while the ingester's thread writes
+ * the batch before it: on two cores the two run side by side. A batch of a few files (an
+ * append being followed) is decoded on the calling thread, where it costs less than the
+ * round trip to the other.
+ *
+ * Both threads run the same function (decodeEventFile) on the same reader
+ * (files/event-file-reader.ts): only regular files, opened without blocking and without
+ * following links. A symbolic link is followed here, on the ingester's thread, and only to
+ * a target inside the root; the decoding thread reports it and reads nothing through it.
+ *
+ * Should the decoding thread fail (it could not start, it ran out of memory), the batches
+ * it had and every later one are decoded on the calling thread, in time slices.
+ */
+import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../worker-thread';
+import type { EventFileName } from '../files/event-file-name';
+import { type ReadVersion, readEventFile, readEventFileNow, SCRATCH_BYTES, versionOfPath } from '../files/event-file-reader';
+import { TimeSlice } from '../files/time-slice';
+import type { StoredEventMode } from '../stored-event/decide';
+import { type EventRow, type Unserved, eventRowOf } from './event-row';
+
+/**
+ * An event file's row, with the file's size and time taken before its bytes were read
+ * (the link's own, for a link read through): the ingester reads it again when they change.
+ */
+export type FileRow = EventRow & ReadVersion;
+
+/** What became of one event file. */
+export type DecodedFile =
+  | { kind: 'row'; row: FileRow }
+  /** Deleted since it was listed. */
+  | { kind: 'gone' }
+  | { kind: 'unreadable'; reason: string }
+  /** Read, and not served (stored-event/decide.ts says why). */
+  | { kind: 'unserved'; because: Unserved; reason: string };
+
+/** What the decoding thread answers for a symbolic link: the ingester's thread follows it. */
+type DecodedHere = DecodedFile | { kind: 'link' };
+
+/** A batch sent to the decoding thread. */
+export interface DecodeRequest {
+  id: number;
+  directory: string;
+  files: EventFileName[];
+}
+
+/**
+ * Its answer. The rows' payloads are views of one buffer, moved (not copied) to the
+ * ingester's thread with the message.
+ */
+export interface DecodeReply {
+  id: number;
+  decoded: DecodedHere[];
+}
+
+/** Decoding starts; `mode` is the thread's workerData. */
+export interface DecodingThreadData {
+  mode: StoredEventMode;
+}
+
+/** Batches of fewer files are decoded on the calling thread, unless the decoder is told otherwise. */
+const DECODED_HERE_BELOW = 64;
+/** How long decoding on the calling thread runs before other work (requests, the previous batch's statements) gets a turn. */
+const DECODE_SLICE_MS = 5;
+const DECODING_THREAD = path.join(__dirname, `decoding-thread${path.extname(__filename)}`);
+
+/**
+ * One event file, read on the calling thread and decoded. Never throws: every failure is
+ * a kind of result. A symbolic link is not read (`link`): see readLinkedFile.
+ */
+export function decodeEventFile(filePath: string, file: EventFileName, mode: StoredEventMode, scratch: Buffer): DecodedHere {
+  const read = readEventFileNow(filePath, scratch);
+  if (read === undefined) return { kind: 'link' };
+  if (read.kind !== 'bytes') return read;
+  return decodedOf(eventRowOf(read.bytes, file, mode), read.version);
+}
+
+function decodedOf(decoded: ReturnType<typeof eventRowOf>, version: ReadVersion | undefined): DecodedFile {
+  if (!decoded.ok) return { kind: 'unserved', because: decoded.because, reason: decoded.reason };
+  return { kind: 'row', row: { ...decoded.row, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 } };
+}
+
+export class EventFileDecoder {
+  private readonly scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+  private thread: Worker | undefined;
+  private threadStopped = false;
+  private nextId = 0;
+  /** Batches sent to the decoding thread and not answered yet. */
+  private readonly waiting = new Map<number, { request: DecodeRequest; answer: (decoded: DecodedHere[]) => void }>();
+
+  /** `decodedHereBelow`: batches of fewer files are decoded on the calling thread. */
+  constructor(
+    private readonly mode: StoredEventMode,
+    private readonly decodedHereBelow = DECODED_HERE_BELOW,
+  ) {}
+
+  /**
+   * The files of `directory`, decoded, in the order given; a link is followed only to a
+   * file inside `realRoot`. `callerWaits`: the caller has nothing else to do until this
+   * batch is decoded (the first of a conversation), so its thread decodes half of it while
+   * the decoding thread decodes the other half.
+   */
+  async decode(directory: string, files: EventFileName[], realRoot: string, callerWaits = false): Promise<DecodedFile[]> {
+    let decoded: DecodedHere[];
+    if (files.length < this.decodedHereBelow || this.threadStopped) decoded = await this.decodeHere(directory, files);
+    else if (!callerWaits) decoded = await this.decodeThere(directory, files);
+    else {
+      const half = Math.floor(files.length / 2);
+      const there = this.decodeThere(directory, files.slice(half));
+      decoded = [...(await this.decodeHere(directory, files.slice(0, half))), ...(await there)];
+    }
+    const results: DecodedFile[] = [];
+    for (const [at, result] of decoded.entries())
+      results.push(result.kind === 'link' ? await this.readLinkedFile(path.join(directory, files[at]!.name), files[at]!, realRoot) : result);
+    return results;
+  }
+
+  /** Stops the decoding thread; what it had not answered, and any later batch, is decoded on the calling thread. */
+  close(): void {
+    this.stopThread();
+  }
+
+  private async decodeHere(directory: string, files: readonly EventFileName[]): Promise<DecodedHere[]> {
+    const decoded: DecodedHere[] = [];
+    const slice = new TimeSlice(DECODE_SLICE_MS);
+    for (const file of files) {
+      if (slice.isOver()) await slice.yield();
+      decoded.push(decodeEventFile(path.join(directory, file.name), file, this.mode, this.scratch));
+    }
+    return decoded;
+  }
+
+  private decodeThere(directory: string, files: EventFileName[]): Promise<DecodedHere[]> {
+    const thread = this.decodingThread();
+    const request: DecodeRequest = { id: this.nextId++, directory, files };
+    return new Promise((answer) => {
+      this.waiting.set(request.id, { request, answer });
+      // The thread keeps the process alive only while it has work: an ingest run waiting for it must not end.
+      thread.ref();
+      thread.postMessage(request);
+    });
+  }
+
+  private decodingThread(): Worker {
+    if (this.thread) return this.thread;
+    const data: DecodingThreadData = { mode: this.mode };
+    const thread = startModuleWorker(DECODING_THREAD, data);
+    thread.on('message', (reply: DecodeReply) => {
+      const waiting = this.waiting.get(reply.id);
+      if (!waiting) return;
+      this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) thread.unref();
+      for (const result of reply.decoded) if (result.kind === 'row') result.row.payload = asBuffer(result.row.payload);
+      waiting.answer(reply.decoded);
+    });
+    thread.on('error', () => this.stopThread());
+    thread.on('exit', () => this.stopThread());
+    this.thread = thread;
+    return thread;
+  }
+
+  private stopThread(): void {
+    this.threadStopped = true;
+    const thread = this.thread;
+    this.thread = undefined;
+    void thread?.terminate();
+    const unanswered = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const { request, answer } of unanswered) void this.decodeHere(request.directory, request.files).then(answer);
+  }
+
+  /**
+   * A symbolic link, read through when its target is inside the root; its version is the
+   * link's own, as the ingester compares it. Read into a scratch of its own: the read
+   * waits on the thread pool, and meanwhile this thread may decode the next batch into
+   * the shared one.
+   */
+  private async readLinkedFile(filePath: string, file: EventFileName, realRoot: string): Promise<DecodedFile> {
+    const version = await versionOfPath(filePath);
+    const read = await readEventFile(filePath, realRoot, Buffer.allocUnsafe(SCRATCH_BYTES));
+    if (read.kind !== 'bytes') return read;
+    return decodedOf(eventRowOf(read.bytes, file, this.mode), version);
+  }
+}
+
+/** A payload that crossed from the decoding thread arrives as a plain Uint8Array view; the database drivers take Buffers. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -1,0 +1,103 @@
+/**
+ * The event file decoder decodes a batch on a thread of its own, or a small batch on the
+ * calling thread: both must make the same of every file, hostile ones included (a named
+ * pipe, a directory, links inside and outside the root and to nothing, broken, deep and
+ * large events), and a decoder whose thread is stopped mid-way still answers.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eventFileName, serializeEvent } from '../../src/fixture/layout';
+import { parseEventFileName } from '../../src/store/files/event-file-name';
+import { type DecodedFile, EventFileDecoder } from '../../src/store/ingest/event-file-decoder';
+import { eventId, message } from '../support/events';
+
+const say = (n: number, text: string) =>
+  message({ id: eventId(n), timestamp: `2026-09-01T10:00:${String(n % 60).padStart(2, '0')}`, source: 'user' }, { text: [text] });
+
+let root: string;
+let outside: string;
+let events: string;
+const names: string[] = [];
+const files = () => names.map((name) => parseEventFileName(name)!);
+
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'event-file-decoder-')));
+  outside = mkdtempSync(path.join(os.tmpdir(), 'event-file-decoder-outside-'));
+  events = path.join(root, 'conversation', 'events');
+  mkdirSync(events, { recursive: true });
+  const write = (n: number, text: string) => {
+    const name = eventFileName(n, eventId(n));
+    writeFileSync(path.join(events, name), text);
+    names.push(name);
+    return name;
+  };
+  for (let n = 0; n < 70; n++) write(n, serializeEvent(say(n, `event number ${n}`)));
+  write(70, serializeEvent(say(70, 'x'.repeat(200_000))));
+  write(71, '{"id": "truncated');
+  write(72, `{"id":"${eventId(72)}","kind":"PauseEvent","timestamp":"2026-09-01T11:00:00","deep":${'{"a":'.repeat(6000)}1${'}'.repeat(6000)}}`);
+  write(73, serializeEvent(say(73, 'a kind this contract has not')).replace('MessageEvent', 'FutureEvent'));
+  write(74, '');
+  const special = (n: number, make: (file: string) => void) => {
+    const name = eventFileName(n, eventId(n));
+    make(path.join(events, name));
+    names.push(name);
+  };
+  special(75, (file) => execFileSync('mkfifo', [file]));
+  special(76, (file) => mkdirSync(file));
+  writeFileSync(path.join(root, 'inside.json'), serializeEvent(say(77, 'read through a link inside the root')));
+  special(77, (file) => symlinkSync(path.join(root, 'inside.json'), file));
+  writeFileSync(path.join(outside, 'outside.json'), serializeEvent(say(78, 'OUTSIDE')));
+  special(78, (file) => symlinkSync(path.join(outside, 'outside.json'), file));
+  special(79, (file) => symlinkSync(path.join(root, 'missing.json'), file));
+  names.push(eventFileName(80, eventId(80)));
+});
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+async function decodeAll(decodedHereBelow: number): Promise<DecodedFile[]> {
+  const decoder = new EventFileDecoder('contract', decodedHereBelow);
+  try {
+    return await decoder.decode(events, files(), root);
+  } finally {
+    decoder.close();
+  }
+}
+
+/** The results with each payload as text, comparable across threads. */
+function comparable(decoded: DecodedFile[]): unknown[] {
+  return decoded.map((result) =>
+    result.kind === 'row' ? { ...result, row: { ...result.row, payload: result.row.payload.toString('utf8') } } : result,
+  );
+}
+
+test('a batch decoded on the decoding thread is what the calling thread makes of it, hostile files included', async () => {
+  const there = await decodeAll(0);
+  const here = await decodeAll(Number.POSITIVE_INFINITY);
+  expect(comparable(there)).toEqual(comparable(here));
+  const at = (n: number) => there[names.indexOf(eventFileName(n, eventId(n)))]!;
+  expect(there.slice(0, 70).every((result) => result.kind === 'row')).toBe(true);
+  expect(at(70)).toMatchObject({ kind: 'row', row: { eventId: eventId(70) } });
+  expect(at(71)).toMatchObject({ kind: 'unserved', because: 'broken' });
+  // Served or skipped, as the stack allows; the same on both threads, as compared above.
+  expect(['row', 'unserved']).toContain(at(72).kind);
+  expect(at(73)).toMatchObject({ kind: 'unserved', because: 'unknown-kind' });
+  expect(at(74)).toMatchObject({ kind: 'unserved', because: 'broken', reason: 'empty file' });
+  // Opened without blocking, a pipe without a writer reads as empty.
+  expect(at(75)).toMatchObject({ kind: 'unserved', because: 'broken' });
+  expect(at(76)).toEqual({ kind: 'unreadable', reason: 'not a regular file' });
+  expect(at(77)).toMatchObject({ kind: 'row', row: { eventId: eventId(77) } });
+  expect(at(78)).toEqual({ kind: 'unreadable', reason: 'symbolic link to a file outside the conversations directory, not followed' });
+  expect(at(79)).toEqual({ kind: 'unreadable', reason: 'symbolic link to a missing file' });
+  expect(at(80)).toEqual({ kind: 'gone' });
+});
+
+test('a decoder whose thread is stopped while it decodes answers on the calling thread', async () => {
+  const decoder = new EventFileDecoder('contract', 0);
+  const decoding = decoder.decode(events, files(), root);
+  decoder.close();
+  expect(comparable(await decoding)).toEqual(comparable(await decodeAll(Number.POSITIVE_INFINITY)));
+});
