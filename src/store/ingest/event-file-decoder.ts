@@ -57,6 +57,9 @@ export interface DecodeReply {
   decoded: DecodedHere[];
 }
 
+/** Where a batch is decoded: on the calling thread, on the decoding thread, or half on each. */
+export type DecodeOn = 'caller' | 'thread' | 'both';
+
 /** Decoding starts; `mode` is the thread's workerData. */
 export interface DecodingThreadData {
   mode: StoredEventMode;
@@ -100,14 +103,14 @@ export class EventFileDecoder {
 
   /**
    * The files of `directory`, decoded, in the order given; a link is followed only to a
-   * file inside `realRoot`. `callerWaits`: the caller has nothing else to do until this
-   * batch is decoded (the first of a conversation), so its thread decodes half of it while
-   * the decoding thread decodes the other half.
+   * file inside `realRoot`. `on` says where: `both` when the caller has nothing else to do
+   * until this batch is decoded (the first of a long conversation), so its thread decodes
+   * half of it while the decoding thread decodes the other half.
    */
-  async decode(directory: string, files: EventFileName[], realRoot: string, callerWaits = false): Promise<DecodedFile[]> {
+  async decode(directory: string, files: EventFileName[], realRoot: string, on: DecodeOn = 'thread'): Promise<DecodedFile[]> {
     let decoded: DecodedHere[];
-    if (files.length < this.decodedHereBelow || this.threadStopped) decoded = await this.decodeHere(directory, files);
-    else if (!callerWaits) decoded = await this.decodeThere(directory, files);
+    if (on === 'caller' || files.length < this.decodedHereBelow || this.threadStopped) decoded = await this.decodeHere(directory, files);
+    else if (on === 'thread') decoded = await this.decodeThere(directory, files);
     else {
       const half = Math.floor(files.length / 2);
       const there = this.decodeThere(directory, files.slice(half));

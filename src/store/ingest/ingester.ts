@@ -580,10 +580,13 @@ class Ingester implements DirectoryIngester {
     this.progress.filesTotal += pending.files.length;
     const batches: EventFileName[][] = [];
     for (let start = 0; start < pending.files.length; start += batchSize) batches.push(pending.files.slice(start, start + batchSize));
-    // One batch is decoded ahead: on the decoding thread while this one writes the batch
-    // before. Nothing is written while the first is decoded, so this thread takes a share.
+    // A conversation of several batches is decoded one batch ahead, on the decoding thread,
+    // while this thread writes the batch before; nothing is written while the first is
+    // decoded, so this thread takes half of it. A conversation of one batch has nothing to
+    // overlap: the thread would add only its start and the copies of what it decodes.
     const decode = (files: EventFileName[], first: boolean) => {
-      const decoding = this.decoder.decode(pending.eventsDirectory, files, realRoot, first);
+      const on = batches.length < 2 ? 'caller' : first ? 'both' : 'thread';
+      const decoding = this.decoder.decode(pending.eventsDirectory, files, realRoot, on);
       decoding.catch(() => undefined);
       return decoding;
     };
