@@ -64,6 +64,12 @@ async function render(): Promise<void> {
   const state = readViewState(location.search);
   document.title = state.conversation ? 'Conversation · Agent Server' : 'Conversations · Agent Server';
   replaceChildren(main, [element('p', { className: 'loading', text: 'Loading…' })]);
+  // A screen's requests fail together (a 401 on the catalog and on the first page): once one
+  // error has replaced the screen (the key prompt), the others would redraw the prompt under
+  // the reader's typing, and a key typed into the form they replaced is lost.
+  const onError = (error: unknown) => {
+    if (mine === generation) showError(error);
+  };
   try {
     const screen = state.conversation
       ? await showConversation(main, {
@@ -71,13 +77,13 @@ async function render(): Promise<void> {
           state: { ...state, conversation: state.conversation },
           navigate,
           backLink: () => link({ filters: {} }, '← All conversations'),
-          onError: showError,
+          onError,
         })
       : await showConversationList(main, api, (conversation) => link({ conversation, filters: {} }), {
           search: state.search,
           submit: (search) => navigate(search ? { search, filters: {} } : { filters: {} }),
           eventLink: (conversation, event) => link({ conversation, event, filters: {} }),
-          onError: showError,
+          onError,
         });
     if (mine !== generation) screen.dispose();
     else current = screen;
