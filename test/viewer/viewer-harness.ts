@@ -38,8 +38,11 @@ export interface ViewerHarness {
   /** The conversations directory the server reads (a copy of the sample data plus the extra conversations). */
   root: string;
   client: AgentServerClient;
-  /** Opens a new tab; `expectedFailures` are HTTP statuses whose "failed to load" console lines the test provokes on purpose. */
-  open(pathAndQuery?: string, options?: { expectedFailures?: number[] }): Promise<WatchedPage>;
+  /**
+   * Opens a new tab; `expectedFailures` are HTTP statuses whose "failed to load" console lines
+   * the test provokes on purpose; `beforeLoad` runs on the tab before it loads (to set routes).
+   */
+  open(pathAndQuery?: string, options?: { expectedFailures?: number[]; beforeLoad?: (page: Page) => Promise<void> }): Promise<WatchedPage>;
   /**
    * Closes every tab opened since the last call (an open tab keeps following its conversation,
    * which costs the tabs of later tests), then asserts that none logged an error or reached for another host.
@@ -90,7 +93,7 @@ export async function startViewerHarness(options: HarnessOptions = {}): Promise<
     url: running.url,
     root,
     client: createAgentServerClient({ baseUrl: running.url, sessionApiKey: options.sessionApiKeys?.[0] }),
-    async open(pathAndQuery = '/', { expectedFailures = [] } = {}) {
+    async open(pathAndQuery = '/', { expectedFailures = [], beforeLoad } = {}) {
       const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
       // Waits end on what the page shows, not on a clock (Playwright's default is 30 s): a busy
       // machine makes a test slower, never failed; jest.config.js's hang guard still applies.
@@ -108,6 +111,7 @@ export async function startViewerHarness(options: HarnessOptions = {}): Promise<
         if (new URL(request.url()).origin !== origin) watched.foreignRequests.push(request.url());
       });
       pages.push(watched);
+      await beforeLoad?.(page);
       await page.goto(running.url + pathAndQuery);
       return watched;
     },

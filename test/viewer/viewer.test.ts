@@ -510,4 +510,30 @@ describe('session keys', () => {
     await page.locator('article.event').first().waitFor();
     expect(await page.content()).not.toContain(KEY);
   });
+
+  it('a second request refused for want of the key does not redraw the prompt under what the reader is typing', async () => {
+    // The first page's answer is held back until the prompt (drawn on the list's 401) has been typed into.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { page } = await keyed.open(`/?conversation=${SAMPLE_ID}`, {
+      expectedFailures: [401],
+      beforeLoad: async (tab) => {
+        await tab.route('**/events/search?*', async (route) => {
+          await held;
+          await route.continue();
+        });
+      },
+    });
+    const field = page.getByLabel('Session key');
+    await field.waitFor();
+    await field.fill('typed-while-the-first-page-loads');
+    const refused = page.waitForResponse((response) => response.url().includes('/events/search') && response.status() === 401);
+    release();
+    await refused;
+    // A turn of the page's own task queue: what it does with that answer is done by then.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    await expect(field.inputValue()).resolves.toBe('typed-while-the-first-page-loads');
+  });
 });
