@@ -1,10 +1,11 @@
 /**
  * Reads event files and decodes them into the rows the ingester writes. Reading, parsing
- * and checking a file costs about as much as storing its row, so a batch of many files is
- * decoded on a thread of its own (decoding-thread.ts) while the ingester's thread writes
- * the batch before it: on two cores the two run side by side. A batch of a few files (an
- * append being followed) is decoded on the calling thread, where it costs less than the
- * round trip to the other.
+ * and checking a file costs about as much as storing its row, so the batches of a long
+ * conversation are decoded on a thread of its own (decoding-thread.ts) while the ingester's
+ * thread writes the batch before: on two cores the two run side by side. The caller says
+ * where each batch goes (DecodeOn); a batch of a few files (an append being followed) is
+ * decoded on the calling thread whatever it says, where it costs less than the round trip
+ * to the other.
  *
  * Both threads run the same function (decodeEventFile) on the same reader
  * (files/event-file-reader.ts): only regular files, opened without blocking and without
