@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { components } from '../../src/contract';
 import { eventFileName, serializeEvent } from '../../src/fixture/layout';
 import { conversationId, eventId, message } from '../support/events';
-import { type LiveServer, startLiveServer } from '../support/live-server';
+import { type LiveServer, liveServerStoreKind, startLiveServer } from '../support/live-server';
 
 type EventPage = components['schemas']['EventPage'];
 
@@ -22,6 +22,7 @@ const DEEP = conversationId(62);
 const LINKED = conversationId(63);
 const TWINS = conversationId(64);
 const PLAIN = conversationId(65);
+const EVENTS_PIPE = conversationId(66);
 const hexOf = (id: string) => id.replaceAll('-', '');
 const say = (n: number, text: string, timestamp = `2026-07-01T10:00:${String(n % 60).padStart(2, '0')}`) =>
   message({ id: eventId(n), timestamp, source: 'user' }, { text: [text] });
@@ -39,12 +40,16 @@ beforeAll(async () => {
     { id: LINKED, events: [say(4, 'inside the root')] },
     { id: TWINS, events: [say(5, 'first of two'), say(6, 'second'), say(7, 'third')] },
     { id: PLAIN, events: [say(8, 'a plain conversation')] },
+    { id: EVENTS_PIPE, events: [say(11, 'its events/ becomes a pipe')] },
   ]);
   const events = (id: string) => path.join(server.root, hexOf(id), 'events');
   // A named pipe under an event file's name and under meta.json's: opening either for reading would block until a writer comes.
   execFileSync('mkfifo', [path.join(events(PIPES), eventFileName(5, eventId(9)))]);
   rmSync(path.join(server.root, hexOf(PIPES), 'meta.json'), { force: true });
   execFileSync('mkfifo', [path.join(server.root, hexOf(PIPES), 'meta.json')]);
+  // A named pipe as a conversation's events/ itself: its events cannot be listed.
+  rmSync(events(EVENTS_PIPE), { recursive: true, force: true });
+  execFileSync('mkfifo', [events(EVENTS_PIPE)]);
   // An event and a saved state nested deeper than a call stack reaches.
   writeFileSync(
     path.join(events(DEEP), eventFileName(1, eventId(10))),
@@ -82,9 +87,23 @@ async function walk(id: string): Promise<string[]> {
 it('a named pipe under an event file name or meta.json blocks nothing: the listing and every conversation answer', async () => {
   const listing = await server.get('/api/stored-conversations');
   expect(listing.status).toBe(200);
-  expect((listing.body as { items: { id: string }[] }).items.map((item) => item.id).sort()).toEqual([PIPES, DEEP, LINKED, TWINS, PLAIN].sort());
+  const listed = (listing.body as { items: { id: string }[] }).items.map((item) => item.id).filter((id) => id !== EVENTS_PIPE);
+  expect(listed.sort()).toEqual([PIPES, DEEP, LINKED, TWINS, PLAIN].sort());
   expect(await walk(PIPES)).toEqual([eventId(1), eventId(2)]);
   expect(await walk(PLAIN)).toEqual([eventId(8)]);
+});
+
+it('a named pipe as events/ fails that conversation alone: the listing, the search across and the other exports answer (all were 500)', async () => {
+  const own = await server.get(`/api/conversations/${EVENTS_PIPE}/events/search`);
+  // Its events cannot be listed: the index answers an error naming the path; on PostgreSQL the ingester forgot the
+  // events of the directory it no longer recognises and cannot read the new one, so none is served (docs/hardening.md).
+  expect(own.status).toBe(liveServerStoreKind() === 'sqlite' ? 500 : 200);
+  expect((await server.get('/api/stored-conversations')).status).toBe(200);
+  expect((await server.get('/api/stored-conversations/events/search?text=plain')).status).toBe(200);
+  for (const format of ['jsonl', 'markdown', 'otlp', 'atif'])
+    expect((await server.get(`/api/stored-conversations/${PLAIN}/export?format=${format}`)).status).toBe(200);
+  const warning = server.logs.map((line) => JSON.parse(line)).find((line) => line.conversation === hexOf(EVENTS_PIPE));
+  expect(warning).toMatchObject({ level: 'warn', message: 'conversation not read, the others are', reason: expect.stringContaining('ENOTDIR') });
 });
 
 it('an event nested deeper than a call stack is served or skipped, never a 5xx; the conversation and its neighbours answer', async () => {

@@ -12,7 +12,7 @@
  * the next read into the same scratch: the caller decodes first and copies only the bytes
  * it serves, so a file that is skipped is never copied.
  */
-import { close, closeSync, constants, fstatSync, open, openSync, read, readSync } from 'node:fs';
+import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { resolveLinkInsideRoot } from './contained-path';
 import { errorCode } from '../error-code';
@@ -76,9 +76,12 @@ async function readThroughLink(linkPath: string, realRoot: string, scratch: Buff
   }
 }
 
+/** The path opened is a pipe, a socket or a device: none is read. */
+class NotRegularFile extends Error {}
+
 function failedRead(code: string | undefined, error: unknown): FileRead {
   if (code === 'ENOENT') return { kind: 'gone' };
-  if (code === 'EISDIR' || code === 'EAGAIN') return { kind: 'unreadable', reason: 'not a regular file' };
+  if (code === 'EISDIR' || code === 'EAGAIN' || error instanceof NotRegularFile) return { kind: 'unreadable', reason: 'not a regular file' };
   return { kind: 'unreadable', reason: `cannot be read (${code ?? String(error)})` };
 }
 
@@ -92,6 +95,8 @@ function readBytesNow(filePath: string, scratch: Buffer): { bytes: Buffer; versi
   const fd = openSync(filePath, OPEN_FLAGS);
   try {
     const stats = fstatSync(fd);
+    // A pipe with a writer, or a device, would feed the read below without end.
+    if (!stats.isFile()) throw new NotRegularFile();
     const version = { size: stats.size, modifiedMs: stats.mtimeMs };
     const chunks: Buffer[] = [];
     for (;;) {
@@ -107,6 +112,8 @@ function readBytesNow(filePath: string, scratch: Buffer): { bytes: Buffer; versi
 async function readBytes(filePath: string, scratch: Buffer): Promise<Buffer> {
   const fd = await new Promise<number>((resolve, reject) => open(filePath, OPEN_FLAGS, (error, opened) => (error ? reject(error) : resolve(opened))));
   try {
+    const regular = await new Promise<boolean>((resolve, reject) => fstat(fd, (error, stats) => (error ? reject(error) : resolve(stats.isFile()))));
+    if (!regular) throw new NotRegularFile();
     const chunks: Buffer[] = [];
     for (;;) {
       const length = await new Promise<number>((resolve, reject) =>
