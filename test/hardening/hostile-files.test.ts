@@ -7,12 +7,13 @@
  * docs/hardening.md lists each case; test/postgres runs this file again on PostgreSQL.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { components } from '../../src/contract';
 import { eventFileName, serializeEvent } from '../../src/fixture/layout';
 import { MAX_DOCUMENT_BYTES } from '../../src/store/files/document-file';
+import { MAX_EVENT_FILE_BYTES } from '../../src/store/files/event-file-reader';
 import { writeConversationState } from '../support/conversation-state';
 import { conversationId, eventId, message } from '../support/events';
 import { type LiveServer, liveServerStoreKind, startLiveServer } from '../support/live-server';
@@ -54,6 +55,10 @@ beforeAll(async () => {
   // A named pipe as a conversation's events/ itself: its events cannot be listed.
   rmSync(events(EVENTS_PIPE), { recursive: true, force: true });
   execFileSync('mkfifo', [events(EVENTS_PIPE)]);
+  // A sparse event file longer than any string the runtime holds: it costs its writer no disk.
+  const sparse = path.join(events(PLAIN), eventFileName(7, eventId(13)));
+  writeFileSync(sparse, '');
+  truncateSync(sparse, MAX_EVENT_FILE_BYTES + 1);
   // A saved state padded past the largest document read: valid JSON, listed in the catalog were it read.
   writeConversationState(server.root, LARGE_STATE, { createdAt: '2026-07-01T09:00:00.000001', updatedAt: '2026-07-01T09:00:01.000001' });
   const largeStateFile = path.join(server.root, hexOf(LARGE_STATE), 'base_state.json');
@@ -115,6 +120,15 @@ it('a named pipe as events/ fails that conversation alone: the listing, the sear
   expect(warnings).toContainEqual(
     expect.objectContaining({ message: 'conversation not read, the others are', reason: expect.stringContaining('ENOTDIR') }),
   );
+});
+
+it('an event file longer than any text the runtime decodes is skipped unread, with the reason logged', async () => {
+  // It was read whole (a 700 MB one took the server from 415 MB to 1.1 GB) only to fail to decode.
+  expect(await walk(PLAIN)).toEqual([eventId(8)]);
+  const skipped = server.logs
+    .map((line) => JSON.parse(line))
+    .filter((line) => line.conversation === hexOf(PLAIN) && line.message === 'event files skipped');
+  expect(skipped.map((line) => line.reason)).toContain(`larger than the longest text this runtime decodes (${MAX_EVENT_FILE_BYTES} bytes), not read`);
 });
 
 it('a saved state larger than the largest document read is not read: that conversation is left out of the catalog, with the reason logged', async () => {
