@@ -2801,6 +2801,19 @@ export interface operations {
                 };
             };
             /**
+             * @description The body nests arrays or objects deeper than the reference's Python decoder reads
+             *     (9998 levels): its `RecursionError` is answered as FastAPI answers any body it
+             *     cannot decode other than by a `JSONDecodeError`, `{"detail":"There was an error parsing the body"}`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /**
              * @description Sent only by a server started with session keys, when the request's
              *     `X-Session-API-Key` header is missing or matches none of them. Session keys are
              *     opt-in, so the contract declares no security scheme.

@@ -1,4 +1,5 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
 import type { Logger } from '../log';
@@ -216,11 +217,22 @@ function comparePaths(a: string, b: string): number {
   return as.length - bs.length;
 }
 
+/**
+ * The file's bytes, when it is still the regular file it was listed as: opened without
+ * following a link and without blocking, so a file replaced since the listing by a link
+ * out of the root or by a named pipe is left out rather than followed or waited on.
+ */
 async function readIfPresent(file: string): Promise<Buffer | undefined> {
+  let handle: FileHandle | undefined;
   try {
-    return await readFile(file);
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!(await handle.stat()).isFile()) return undefined;
+    return await handle.readFile();
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return undefined;
-    throw new Error(`Cannot read ${file} (${errorCode(error) ?? String(error)})`, { cause: error });
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENXIO') return undefined;
+    throw new Error(`Cannot read ${file} (${code ?? String(error)})`, { cause: error });
+  } finally {
+    await handle?.close();
   }
 }

@@ -1,11 +1,13 @@
 /**
  * HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), the format browsers' developer
  * tools save traffic in: what `proxy --record` writes and `--replay` reads. Writing masks the
- * secrets a header or a query may carry; reading says which entry is wrong and why.
+ * secrets a header or a query may carry, and the SDK's secret fields in a JSON body (the one
+ * secret policy, src/secrets: a server under test may answer with a key in clear); reading says
+ * which entry is wrong and why.
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import { packageVersion } from '../package-info';
-import { MASKED_SECRET, isCredentialHeader, isCredentialQueryParameter } from '../secrets';
+import { MASKED_SECRET, isCredentialHeader, isCredentialQueryParameter, maskedJson } from '../secrets';
 
 export interface HarHeader {
   name: string;
@@ -130,8 +132,10 @@ export function harEntry(exchange: RecordedExchange): HarEntry {
 }
 
 /** Text when the bytes are UTF-8, base64 otherwise (an archive); nothing when the body was not kept. */
-function bodyContent(body: Buffer | undefined): { text?: string; encoding?: 'base64' } {
-  if (body === undefined) return {};
+function bodyContent(recorded: Buffer | undefined): { text?: string; encoding?: 'base64' } {
+  if (recorded === undefined) return {};
+  // JSON with the policy's fields masked (the same bytes when there is nothing to mask); other bodies as they are.
+  const body = maskedJson(recorded);
   const text = body.toString('utf8');
   return Buffer.from(text, 'utf8').equals(body) ? { text } : { text: body.toString('base64'), encoding: 'base64' };
 }

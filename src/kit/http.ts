@@ -126,14 +126,14 @@ export function createTransport(options: TransportOptions): Transport {
       const response =
         body === undefined
           ? await doFetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) })
-          : await sendWithBody(url, method, headers, body, options.timeoutMs);
-      const contentType = response.headers.get('content-type');
+          : await sendWithBody(url, method, headers, body, options.timeoutMs, options.maxResponseBytes ?? KIT_READ_LIMITS.responseBytes);
       const cap = options.maxResponseBytes ?? KIT_READ_LIMITS.responseBytes;
-      const bytes = await readCapped(response, cap);
-      if (bytes === undefined) {
+      const bytes = response === TOO_LARGE ? undefined : await readCapped(response, cap);
+      if (response === TOO_LARGE || bytes === undefined) {
         const message = `the response is larger than the kit reads (${cap} bytes): it stopped reading there`;
         return { ok: false, failure: { reason: 'too-large', path, url, message } };
       }
+      const contentType = response.headers.get('content-type');
       const bodyBytes = isTextual(contentType) ? undefined : bytes;
       const bodyText = bytes.toString('utf8');
       const exchange: Exchange = {
@@ -195,25 +195,56 @@ async function readCapped(response: Response, cap: number): Promise<Buffer | und
 }
 
 /** One request with a body, through node:http, answered as a fetch Response so that one path reads every answer. */
-function sendWithBody(url: string, method: string, headers: Headers, body: RequestBody, timeoutMs: number): Promise<Response> {
+/** What sendWithBody answers when the response runs past the cap: it stopped reading there. */
+const TOO_LARGE = Symbol('too large');
+
+/**
+ * A request with a body, which fetch cannot send on a GET. As with fetch, the whole exchange
+ * must end within `timeoutMs` (a server that trickles its body is not waited on for ever), and
+ * no more than `cap` bytes of the answer are held.
+ */
+function sendWithBody(
+  url: string,
+  method: string,
+  headers: Headers,
+  body: RequestBody,
+  timeoutMs: number,
+  cap: number,
+): Promise<Response | typeof TOO_LARGE> {
   const outgoing: Record<string, string> = { 'content-type': body.contentType, 'content-length': String(Buffer.byteLength(body.text)) };
   headers.forEach((value, name) => {
     outgoing[name] = value;
   });
   const client = url.startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
+    const timedOut = () => request.destroy(Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' }));
+    const deadline = setTimeout(timedOut, timeoutMs);
     const request = client.request(url, { method, headers: outgoing, timeout: timeoutMs }, (response) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let length = 0;
+      response.on('data', (chunk: Buffer) => {
+        length += chunk.length;
+        if (length > cap) {
+          clearTimeout(deadline);
+          request.destroy();
+          resolve(TOO_LARGE);
+          return;
+        }
+        chunks.push(chunk);
+      });
       response.on('error', reject);
       response.on('end', () => {
+        clearTimeout(deadline);
         const answerHeaders = new Headers();
         for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') answerHeaders.set(name, value);
         resolve(new Response(Buffer.concat(chunks), { status: response.statusCode ?? 0, headers: answerHeaders }));
       });
     });
-    request.on('timeout', () => request.destroy(Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' })));
-    request.on('error', reject);
+    request.on('timeout', timedOut);
+    request.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
     request.end(body.text);
   });
 }

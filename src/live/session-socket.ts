@@ -145,6 +145,10 @@ class SessionSubscriber implements SocketSubscriber {
   answerInbound(frame: string): void {
     const parsed = parseJsonText(frame);
     // Not JSON: the reference's own answer, Python's decoder error; the socket stays open.
+    if (!parsed.ok && 'tooDeep' in parsed) {
+      void this.send({ type: 'error', code: 'RecursionError', detail: parsed.tooDeep });
+      return;
+    }
     if (!parsed.ok) {
       void this.send({ type: 'error', code: 'JSONDecodeError', detail: jsonDecodeErrorText(parsed) });
       return;

@@ -10,7 +10,9 @@
  * server's `env` and `headers` (every value), an MCP credential's `password`, `client_secret`,
  * `access_token`, `refresh_token` and `value`, and every value of the secret registry
  * (`secret_registry.secret_sources`: a static secret's value, a lookup's URL and headers;
- * only `kind` and `description` name rather than hold the secret). Any string that is a Fernet
+ * only `kind` and `description` name rather than hold the secret), the same of the `secrets`
+ * a conversation was started with and an agent's context holds, and an ACP agent's
+ * `acp_resume_session_id`. Any string that is a Fernet
  * token (`gAAAAA...`) is ciphertext made with the server's key, so it is masked wherever it
  * is, as the reference's trajectory export masks it, and inside any text. Nothing here walks by recursion: a
  * value nested any number of levels deep is masked.
@@ -34,13 +36,18 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   'client_secret',
   'access_token',
   'refresh_token',
+  'acp_resume_session_id',
   'env',
   'headers',
 ]);
 /** Those of them that hold a map of secrets (every value a secret) rather than one. */
 export const HOLDER_FIELDS: ReadonlySet<string> = new Set(['env', 'headers']);
-/** The secret registry's sources: every string below is a secret but these, which name it. */
-const SECRET_SOURCES = 'secret_sources';
+/**
+ * Maps of secrets by name whose values may be sources (objects naming their `kind`): the secret
+ * registry's sources, and the `secrets` of a conversation's start request and of an agent's
+ * context (a clear string, or a source). Every string below is a secret but these, which name it.
+ */
+const SOURCE_FIELDS: ReadonlySet<string> = new Set(['secret_sources', 'secrets']);
 const SOURCE_NAMES: ReadonlySet<string> = new Set(['kind', 'description']);
 /** An MCP credential (an object with a `strategy`) holds its secret in `value`. */
 const CREDENTIAL_MARK = 'strategy';
@@ -100,7 +107,7 @@ export class KnownSecrets {
   byteScan(includingProviderCiphertext: boolean): ByteScan {
     const slot = includingProviderCiphertext ? 1 : 0;
     if (this.scans[slot]) return this.scans[slot];
-    const names = [...SECRET_FIELDS, SECRET_SOURCES, CREDENTIAL_MARK];
+    const names = [...SECRET_FIELDS, ...SOURCE_FIELDS, CREDENTIAL_MARK];
     const ciphertextAfter = `"${PROVIDER_CIPHERTEXT}":"`;
     const values = this.values.map((value) => Buffer.from(jsonEscaped(value), 'utf8').toString('latin1'));
     const pattern = new RegExp(
@@ -192,7 +199,7 @@ function scopeOf(parent: Scope, field: string, credential: boolean): Scope {
   if (parent !== Scope.Open) return parent;
   if (HOLDER_FIELDS.has(field)) return Scope.Holder;
   if (SECRET_FIELDS.has(field) || (credential && field === CREDENTIAL_VALUE)) return Scope.Secret;
-  if (field === SECRET_SOURCES) return Scope.Sources;
+  if (SOURCE_FIELDS.has(field)) return Scope.Sources;
   return Scope.Open;
 }
 

@@ -9,6 +9,7 @@ import type {
   UnauthorizedError,
   ValidationError,
 } from '../contract';
+import { jsonText } from '../json/json-text';
 import type { Logger } from '../log';
 import { StoreUnavailableError } from '../store/store-unavailable';
 import type { ParameterSpec } from './parameters';
@@ -57,7 +58,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const known = toHttpError(error, req);
     if (known) {
-      res.status(known.status).set(known.headers).json(known.body);
+      // Written without recursion: a 422 echoes a body's items as sent, which may be nested thousands deep.
+      res.status(known.status).set(known.headers).type('json').send(jsonText(known.body));
       return;
     }
     const correlationId = randomUUID();

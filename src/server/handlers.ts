@@ -6,9 +6,10 @@
  */
 import type { ConversationCatalog } from '../catalog/conversation-catalog';
 import { trajectoryArchive } from '../catalog/trajectory-archive';
-import type { Event, NotFoundError } from '../contract';
+import type { Event, HTTPValidationError, NotFoundError } from '../contract';
 import { conversationExport } from '../export/conversation-export';
 import { conversationUsage, usageTotal } from '../export/usage/conversation-usage';
+import { jsonText } from '../json/json-text';
 import { type CrossSearchCriteria, hyphenate } from '../search';
 import { maskedJson, maskedJsonItems, recentKnownSecrets } from '../secrets';
 import type { EventStore } from '../store/event-store';
@@ -57,7 +58,8 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       const hex = conversationHex(parsed);
       // As in the reference, the conversation is looked up before the body is judged.
       if ((await store.getEvent(hex, '')) === undefined) return conversationNotFound(hex);
-      if (!body.ok) return { status: 422, body: { detail: body.problems } };
+      // Written without recursion: an item that is not a string is echoed as sent, and may be nested thousands deep.
+      if (!body.ok) return { status: 422, body: new SerializedJson<HTTPValidationError>([Buffer.from(jsonText({ detail: body.problems }))]) };
       const known = await knownSecrets(hex);
       const events: (Buffer | null)[] = [];
       for (const id of body.value) {

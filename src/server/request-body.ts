@@ -58,6 +58,7 @@ export function parseRequestBody(): RequestHandler {
     req.on('end', () => {
       if (refused) return;
       const body = readListOfStrings(Buffer.concat(chunks), req.get('content-type'));
+      if (body === NESTED_TOO_DEEP) return next(new HttpError(400, { detail: 'There was an error parsing the body' }));
       if (!body.ok && body.problems[0]?.type === 'json_invalid') return next(new HttpError(422, { detail: body.problems }));
       (req as Request & { [BODY]?: RequestBody })[BODY] = body;
       next();
@@ -65,14 +66,18 @@ export function parseRequestBody(): RequestHandler {
   };
 }
 
+/** A body nested deeper than Python's decoder reads: FastAPI answers the `RecursionError` with a 400, before anything else. */
+const NESTED_TOO_DEEP = Symbol('nested too deep');
+
 /** A body declared `list[str]`, or what pydantic says of it. */
-function readListOfStrings(bytes: Buffer, contentType: string | undefined): RequestBody {
+function readListOfStrings(bytes: Buffer, contentType: string | undefined): RequestBody | typeof NESTED_TOO_DEEP {
   const failed = (...problems: ValidationError[]): RequestBody => ({ ok: false, problems });
   if (bytes.length === 0) return failed({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
   const text = bytes.toString('utf8');
   // FastAPI reads a body sent as another media type as its bytes, which no list accepts.
   if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) return failed(notAList(text));
   const parsed = parseJsonText(text);
+  if (!parsed.ok && 'tooDeep' in parsed) return NESTED_TOO_DEEP;
   if (!parsed.ok)
     return failed({ type: 'json_invalid', loc: ['body', parsed.position], msg: 'JSON decode error', input: {}, ctx: { error: parsed.message } });
   if (!Array.isArray(parsed.value)) return failed(notAList(parsed.value));

@@ -6,7 +6,10 @@
  * (src/store/directory/open/contained-path.ts): a conversation or events directory linked outside is
  * treated as absent, an event file linked outside is skipped and counted.
  */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Event } from '../../src/contract';
@@ -19,6 +22,7 @@ import type { EventStore } from '../../src/store/event-store';
 import { conversationId, eventId, message } from '../support/events';
 import { type LiveServer, startLiveServer } from '../support/live-server';
 import { pageBody } from '../support/search-requests';
+import { unzipWithPython } from '../support/unzip';
 import { rawGet } from './support/raw-http';
 
 const INSIDE = conversationId(50);
@@ -184,6 +188,37 @@ describe('symbolic links out of the root are not followed', () => {
     ]);
     expect(server.logs.join('\n')).not.toContain(SECRET_TEXT);
   });
+
+  it('a file of the trajectory zip replaced by a link out of the root or a named pipe while the zip streams is left out', async () => {
+    const written = writeConversation(server.root, INSIDE, [inside]);
+    writeFileSync(path.join(outside, 'secret.txt'), SECRET_TEXT);
+    // Bytes that do not compress, sorted before the files replaced: the download stalls behind them while its reader waits.
+    writeFileSync(path.join(written.directory, 'a-large.bin'), randomBytes(24 * 1024 * 1024));
+    writeFileSync(path.join(written.directory, 'z-link.txt'), 'listed as a regular file');
+    writeFileSync(path.join(written.directory, 'z-pipe.json'), '{}');
+    const zip = await new Promise<Buffer>((resolve, reject) => {
+      get(`${server.url}/api/file/download-trajectory/${INSIDE}`, (response) => {
+        const chunks: Buffer[] = [];
+        response.once('data', (first: Buffer) => {
+          chunks.push(first);
+          response.pause();
+          // Listed as regular files; replaced before the download reads them.
+          rmSync(path.join(written.directory, 'z-link.txt'));
+          symlinkSync(path.join(outside, 'secret.txt'), path.join(written.directory, 'z-link.txt'));
+          rmSync(path.join(written.directory, 'z-pipe.json'));
+          execFileSync('mkfifo', [path.join(written.directory, 'z-pipe.json')]);
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve(Buffer.concat(chunks)));
+          setTimeout(() => response.resume(), 200);
+        });
+        response.on('error', reject);
+      }).on('error', reject);
+    });
+    const entries = unzipWithPython(zip);
+    expect([...entries.keys()]).toContain(`${INSIDE_HEX}/a-large.bin`);
+    expect([...entries.keys()].filter((name) => name.includes('z-'))).toEqual([]);
+    expect(zip.includes(Buffer.from(SECRET_TEXT))).toBe(false);
+  }, 60_000);
 
   it('links that stay inside the root are followed: containment, not a ban on links', async () => {
     const other = conversationId(51);

@@ -11,7 +11,7 @@ import { processMemory, resetPeakResident } from '../../dev/process/server-proce
 import { type ServerProcess, startServerProcess } from '../../dev/soak/server-process';
 import { writeConversation } from '../../src/fixture';
 import { eventually } from '../support/eventually';
-import { conversationId, eventId, message, observation } from '../support/events';
+import { action, conversationId, eventId, message, observation } from '../support/events';
 import { unzipWithPython } from '../support/unzip';
 
 jest.setTimeout(180_000);
@@ -30,6 +30,10 @@ const A_COPY_PER_DOWNLOAD = CONCURRENT * LARGE_TEXT_BYTES;
 const LINE = 'drwxr-xr-x  2 agent agent 4096 Nov 26 10:00 node_modules/some-package/dist/\n';
 const LARGE_TEXT = LINE.repeat(Math.ceil(LARGE_TEXT_BYTES / LINE.length));
 
+const LARGE_CALL = ((call) => ({ ...call, tool_call: { ...call.tool_call, arguments: JSON.stringify({ thought: LARGE_TEXT }) } }))(
+  action({ id: eventId(4), timestamp: '2026-11-01T10:00:04.000000' }, 'Write it all down.'),
+);
+
 let root: string;
 let server: ServerProcess;
 
@@ -39,6 +43,14 @@ beforeAll(async () => {
     message({ id: eventId(1), timestamp: '2026-11-01T10:00:01.000000', source: 'user' }, { text: ['List everything.'] }),
     observation({ id: eventId(2), timestamp: '2026-11-01T10:00:02.000000' }, LARGE_TEXT),
     message({ id: eventId(3), timestamp: '2026-11-01T10:00:03.000000', source: 'agent' }, { text: ['That was long.'] }),
+    // A tool call whose arguments are as large, answered only by the next event: the trace and
+    // the trajectory hold an open call's arguments until then, past the turn that read them.
+    LARGE_CALL,
+    {
+      ...observation({ id: eventId(5), timestamp: '2026-11-01T10:00:05.000000' }, 'Written.'),
+      tool_call_id: LARGE_CALL.tool_call_id!,
+      action_id: LARGE_CALL.id!,
+    },
   ]);
   server = await startServerProcess({ conversationsPath: root });
   // The text index is filled behind the stored rows, and filling it for the large event takes
@@ -52,7 +64,9 @@ afterAll(async () => {
 });
 
 /** Eight concurrent exports in one format: their bodies, and what was resident before them and at most during them. */
-async function concurrentExports(format: 'markdown' | 'jsonl' | 'zip'): Promise<{ bodies: Buffer[]; before: number; peak: number }> {
+async function concurrentExports(
+  format: 'markdown' | 'jsonl' | 'otlp' | 'atif' | 'zip',
+): Promise<{ bodies: Buffer[]; before: number; peak: number }> {
   // One export of the format runs alone first, and the peak starts again after it: what SQLite
   // caches of the stored pages and what the allocator keeps after one download are there
   // before the measure, so the peak shows what eight at once add, which is what grows with the event.
@@ -90,7 +104,7 @@ test('eight concurrent JSON lines exports of it, each with the event whole, stay
   const { bodies, before, peak } = await concurrentExports('jsonl');
   for (const text of bodies.map(String)) {
     const lines = text.split('\n');
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(6);
     expect(JSON.parse(lines[1]!).observation.content[0].text).toHaveLength(LARGE_TEXT.length);
   }
   // Sent in pieces as read: what stays is the garbage of a few pieces, not a copy per export.
@@ -105,5 +119,17 @@ test('eight concurrent trajectory zips of it stay within bounded memory', async 
     expect(JSON.parse(String(large![1])).observation.content[0].text).toHaveLength(LARGE_TEXT.length);
   }
   // Each zip reads, masks and compresses the large file whole, two downloads at a time at most: a few copies, not one per download.
+  expect(peak - before).toBeLessThan(A_COPY_PER_DOWNLOAD);
+});
+
+test.each(['otlp', 'atif'] as const)('eight concurrent %s exports of it, which parse every event, stay within bounded memory', async (format) => {
+  const { bodies, before, peak } = await concurrentExports(format);
+  for (const text of bodies.map(String)) {
+    // The long texts are cut to what a trace carries, saying so; the rest is whole.
+    expect(text).toContain('more characters not carried: the JSON lines export has this event whole');
+    expect(text).toContain('That was long.');
+    expect(text.length).toBeLessThan(4 * MB);
+  }
+  // Each event is read whole in its turn, two downloads at a time at most; nothing of it is kept past its turn but what a trace carries.
   expect(peak - before).toBeLessThan(A_COPY_PER_DOWNLOAD);
 });

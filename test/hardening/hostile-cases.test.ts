@@ -226,6 +226,16 @@ describe('other methods', () => {
   });
 });
 
+it.each(['/api/conversations/search?page_id=%00', '/api/stored-conversations/events/search?page_id=%00', `${SEARCH}?page_id=%00`])(
+  'a page id holding U+0000, which PostgreSQL text cannot hold, names nothing and starts the walk at the first page: %s (on PostgreSQL the catalog answered a 500)',
+  async (target) => {
+    const answer = await server.get(target);
+    expect(answer.status).toBe(200);
+    const first = await server.get(target.replace(/[?&]page_id=%00$/, ''));
+    expect(answer.body).toEqual(first.body);
+  },
+);
+
 it('after all of the above the server still answers /alive', async () => {
   expect(await server.statusAndBody('/alive')).toEqual({ status: 200, body: { status: 'ok' } });
 });

@@ -7,13 +7,16 @@
  * docs/hardening.md lists each case; test/postgres runs this file again on PostgreSQL.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { components } from '../../src/contract';
 import { eventFileName, serializeEvent } from '../../src/fixture/layout';
+import { MAX_DOCUMENT_BYTES } from '../../src/store/files/document-file';
+import { MAX_EVENT_FILE_BYTES } from '../../src/store/files/event-file-reader';
+import { writeConversationState } from '../support/conversation-state';
 import { conversationId, eventId, message } from '../support/events';
-import { type LiveServer, startLiveServer } from '../support/live-server';
+import { type LiveServer, liveServerStoreKind, startLiveServer } from '../support/live-server';
 
 type EventPage = components['schemas']['EventPage'];
 
@@ -22,6 +25,8 @@ const DEEP = conversationId(62);
 const LINKED = conversationId(63);
 const TWINS = conversationId(64);
 const PLAIN = conversationId(65);
+const EVENTS_PIPE = conversationId(66);
+const LARGE_STATE = conversationId(67);
 const hexOf = (id: string) => id.replaceAll('-', '');
 const say = (n: number, text: string, timestamp = `2026-07-01T10:00:${String(n % 60).padStart(2, '0')}`) =>
   message({ id: eventId(n), timestamp, source: 'user' }, { text: [text] });
@@ -39,12 +44,26 @@ beforeAll(async () => {
     { id: LINKED, events: [say(4, 'inside the root')] },
     { id: TWINS, events: [say(5, 'first of two'), say(6, 'second'), say(7, 'third')] },
     { id: PLAIN, events: [say(8, 'a plain conversation')] },
+    { id: EVENTS_PIPE, events: [say(11, 'its events/ becomes a pipe')] },
+    { id: LARGE_STATE, events: [say(12, 'its saved state is padded')] },
   ]);
   const events = (id: string) => path.join(server.root, hexOf(id), 'events');
   // A named pipe under an event file's name and under meta.json's: opening either for reading would block until a writer comes.
   execFileSync('mkfifo', [path.join(events(PIPES), eventFileName(5, eventId(9)))]);
   rmSync(path.join(server.root, hexOf(PIPES), 'meta.json'), { force: true });
   execFileSync('mkfifo', [path.join(server.root, hexOf(PIPES), 'meta.json')]);
+  // A named pipe as a conversation's events/ itself: its events cannot be listed.
+  rmSync(events(EVENTS_PIPE), { recursive: true, force: true });
+  execFileSync('mkfifo', [events(EVENTS_PIPE)]);
+  // A sparse event file longer than any string the runtime holds: it costs its writer no disk.
+  const sparse = path.join(events(PLAIN), eventFileName(7, eventId(13)));
+  writeFileSync(sparse, '');
+  truncateSync(sparse, MAX_EVENT_FILE_BYTES + 1);
+  // A saved state padded past the largest document read: valid JSON, listed in the catalog were it read.
+  writeConversationState(server.root, LARGE_STATE, { createdAt: '2026-07-01T09:00:00.000001', updatedAt: '2026-07-01T09:00:01.000001' });
+  const largeStateFile = path.join(server.root, hexOf(LARGE_STATE), 'base_state.json');
+  const state = JSON.parse(readFileSync(largeStateFile, 'utf8'));
+  writeFileSync(largeStateFile, JSON.stringify({ ...state, padding: 'x'.repeat(MAX_DOCUMENT_BYTES) }));
   // An event and a saved state nested deeper than a call stack reaches.
   writeFileSync(
     path.join(events(DEEP), eventFileName(1, eventId(10))),
@@ -82,9 +101,48 @@ async function walk(id: string): Promise<string[]> {
 it('a named pipe under an event file name or meta.json blocks nothing: the listing and every conversation answer', async () => {
   const listing = await server.get('/api/stored-conversations');
   expect(listing.status).toBe(200);
-  expect((listing.body as { items: { id: string }[] }).items.map((item) => item.id).sort()).toEqual([PIPES, DEEP, LINKED, TWINS, PLAIN].sort());
+  const listed = (listing.body as { items: { id: string }[] }).items.map((item) => item.id).filter((id) => id !== EVENTS_PIPE && id !== LARGE_STATE);
+  expect(listed.sort()).toEqual([PIPES, DEEP, LINKED, TWINS, PLAIN].sort());
   expect(await walk(PIPES)).toEqual([eventId(1), eventId(2)]);
   expect(await walk(PLAIN)).toEqual([eventId(8)]);
+});
+
+it('a named pipe as events/ fails that conversation alone: the listing, the search across and the other exports answer (all were 500)', async () => {
+  const own = await server.get(`/api/conversations/${EVENTS_PIPE}/events/search`);
+  // Its events cannot be listed: the index answers an error naming the path; on PostgreSQL the ingester forgot the
+  // events of the directory it no longer recognises and cannot read the new one, so none is served (docs/hardening.md).
+  expect(own.status).toBe(liveServerStoreKind() === 'sqlite' ? 500 : 200);
+  expect((await server.get('/api/stored-conversations')).status).toBe(200);
+  expect((await server.get('/api/stored-conversations/events/search?text=plain')).status).toBe(200);
+  for (const format of ['jsonl', 'markdown', 'otlp', 'atif'])
+    expect((await server.get(`/api/stored-conversations/${PLAIN}/export?format=${format}`)).status).toBe(200);
+  const warnings = server.logs.map((line) => JSON.parse(line)).filter((line) => line.conversation === hexOf(EVENTS_PIPE) && line.level === 'warn');
+  expect(warnings).toContainEqual(
+    expect.objectContaining({ message: 'conversation not read, the others are', reason: expect.stringContaining('ENOTDIR') }),
+  );
+});
+
+it('an event file longer than any text the runtime decodes is skipped unread, with the reason logged', async () => {
+  // It was read whole (a 700 MB one took the server from 415 MB to 1.1 GB) only to fail to decode.
+  expect(await walk(PLAIN)).toEqual([eventId(8)]);
+  const skipped = server.logs
+    .map((line) => JSON.parse(line))
+    .filter((line) => line.conversation === hexOf(PLAIN) && line.message === 'event files skipped');
+  expect(skipped.map((line) => line.reason)).toContain(`larger than the longest text this runtime decodes (${MAX_EVENT_FILE_BYTES} bytes), not read`);
+});
+
+it('a saved state larger than the largest document read is not read: that conversation is left out of the catalog, with the reason logged', async () => {
+  // A 300 MB one held every request for 39 s and took the server to 3.8 GB when six catalog searches found it at once.
+  const search = await server.get('/api/conversations/search?limit=100');
+  expect(search.status).toBe(200);
+  expect((search.body as { items: { id: string }[] }).items.map((item) => item.id)).not.toContain(LARGE_STATE);
+  expect((await server.get(`/api/conversations/${LARGE_STATE}`)).status).toBe(404);
+  expect(await walk(LARGE_STATE)).toEqual([eventId(12)]);
+  const reasons = server.logs
+    .map((line) => JSON.parse(line))
+    .filter((line) => line.conversation === hexOf(LARGE_STATE))
+    .map((line) => line.reason);
+  expect(reasons).toContain(`larger than ${MAX_DOCUMENT_BYTES} bytes, not read`);
 });
 
 it('an event nested deeper than a call stack is served or skipped, never a 5xx; the conversation and its neighbours answer', async () => {

@@ -31,13 +31,16 @@ const STATE_SECRETS = {
   mcpClientSecret: 'mcp-client-secret-0001',
   mcpAccessToken: 'mcp-access-token-0001',
   encrypted: 'gAAAAABencrypted-github-token',
+  contextSecret: 'agent-context-secret-0001',
+  acpSession: 'acp-resume-session-0001',
 };
 /** Held only by events: a key in a stored state update, and a Fernet token in a tool's output. */
 const EVENT_KEY = 'sk-event-state-key-0003';
 const EVENT_CIPHERTEXT = 'gAAAAABevent-ciphertext-0004';
-/** Held by meta.json, which the catalog lays over the state: a client tool's headers. */
+/** Held by meta.json, which the catalog lays over the state: a client tool's headers, and the secrets the conversation was started with. */
 const META_SECRET = 'meta-tool-token-0005';
-const ALL_SECRETS = [...Object.values(STATE_SECRETS), EVENT_KEY, EVENT_CIPHERTEXT, META_SECRET];
+const META_START_SECRET = 'meta-start-secret-0006';
+const ALL_SECRETS = [...Object.values(STATE_SECRETS), EVENT_KEY, EVENT_CIPHERTEXT, META_SECRET, META_START_SECRET];
 
 const PLAIN_EVENT = message({ id: eventId(1), timestamp: '2026-11-01T10:00:01.000000', source: 'user' }, { text: ['Deploy it.'] });
 const KEY_UPDATE = stateUpdate({ id: eventId(2), timestamp: '2026-11-01T10:00:02.000000' }, 'agent', {
@@ -73,10 +76,16 @@ beforeAll(async () => {
     VAULT: { kind: 'StaticSecret', value: STATE_SECRETS.encrypted, description: 'Vault' },
     LOOKUP: { kind: 'LookupSecret', url: 'https://secrets.example/v1', headers: { Authorization: STATE_SECRETS.lookupHeader } },
   };
+  // The SDK's other secret fields: an agent context's `secrets` (a clear string or a source) and an ACP agent's session to resume.
+  state.agent.agent_context = {
+    secrets: { DEPLOY_KEY: STATE_SECRETS.contextSecret, VIA_SOURCE: { kind: 'StaticSecret', value: STATE_SECRETS.contextSecret } },
+  };
+  state.agent.acp_resume_session_id = STATE_SECRETS.acpSession;
   writeFileSync(stateFile, JSON.stringify(state, null, 2));
   const metaFile = path.join(server.root, HEX, 'meta.json');
   const meta = JSON.parse(readFileSync(metaFile, 'utf8'));
   meta.client_tools = [{ name: 'deploy', url: 'https://deploy.example', headers: { Authorization: META_SECRET } }];
+  meta.secrets = { GITHUB_TOKEN: META_START_SECRET };
   writeFileSync(metaFile, JSON.stringify(meta));
 });
 

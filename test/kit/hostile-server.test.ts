@@ -24,11 +24,24 @@ const EVENT = message({ id: eventId(1), timestamp: '2026-11-01T10:00:01.000000',
 const DEPTH = 5_000;
 const LEAKED_KEY = 'sk-kit-report-leak-0001';
 
-type Mode = 'deep' | 'endless' | 'huge-frame' | 'leaky-error';
+type Mode = 'deep' | 'endless' | 'endless-to-a-body' | 'huge-frame' | 'leaky-error';
 
 /** A server that answers the event search as `mode` says and everything else with a 404. */
 async function hostileServer(mode: Mode): Promise<{ url: string; stop(): Promise<void> }> {
   const server = http.createServer((req, res) => {
+    // The batch get, the one request the kit sends with a body (not through fetch).
+    const batchGet = req.url?.split('?')[0] === `/api/conversations/${ID}/events`;
+    if (mode === 'endless-to-a-body' && batchGet) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.from(`${JSON.stringify(EVENT)},`.repeat(200));
+      const more = () => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', more);
+      res.write('[');
+      more();
+      return;
+    }
     if (!req.url?.startsWith(`/api/conversations/${ID}/events/search`)) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
       return;
@@ -106,6 +119,15 @@ test('a page nested 5,000 deep is a finding about the server', async () => {
 
 test('an endless 200 is cut at the response cap and reported', async () => {
   const { code, report } = await runAgainst('endless', ['--level', 'seed']);
+  expect(code).toBe(1);
+  expect(findingsOf(report)).toContainEqual(
+    expect.stringContaining(`the response is larger than the kit reads (${KIT_READ_LIMITS.responseBytes} bytes): it stopped reading there`),
+  );
+});
+
+test('an endless 200 to a request with a body (the batch get) is cut at the response cap and reported too', async () => {
+  // It was read without a cap: the kit grew until it ran out of memory.
+  const { code, report } = await runAgainst('endless-to-a-body', ['--level', 'seed', '--only', 'operations.getConversationEventsByIds.valid']);
   expect(code).toBe(1);
   expect(findingsOf(report)).toContainEqual(
     expect.stringContaining(`the response is larger than the kit reads (${KIT_READ_LIMITS.responseBytes} bytes): it stopped reading there`),

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -123,6 +125,31 @@ describe('--record', () => {
     expect(said.join('')).toContain(
       `contract proxy: --record ${missing}: its folder ${path.dirname(missing)} does not exist; create it or pick another path`,
     );
+  });
+
+  it("masks the SDK's secret fields in a JSON body a server answers with", async () => {
+    // A server under test that answers with a key in clear: the recording is a file people share.
+    const leaky = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[{"llm":{"api_key":"sk-recorded-leak-0001"}}],"next_page_id":null}');
+    });
+    await new Promise<void>((resolve) => leaky.listen(0, '127.0.0.1', resolve));
+    const file = path.join(work, 'leaky.har');
+    const recorder = recordHar(file);
+    const started = await startContractProxy({
+      target: `http://127.0.0.1:${(leaky.address() as AddressInfo).port}`,
+      port: 0,
+      document,
+      record: recorder.add,
+    });
+    if (!started.ok) throw new Error(started.message);
+    await (await fetch(`${started.proxy.url}${searchPath(ours.conversationId)}`)).arrayBuffer();
+    await started.proxy.stop();
+    await recorder.close();
+    leaky.close();
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain('sk-recorded-leak-0001');
+    const body = JSON.parse((JSON.parse(text) as HarLog).log.entries[0]!.response.content.text!) as { items: { llm: { api_key: string } }[] };
+    expect(body.items[0]!.llm.api_key).toBe(MASKED);
   });
 
   it('masks the session key and cookies in headers and query, everywhere in the file', () => {

@@ -114,6 +114,31 @@ test('the batch get answers stored events in the order asked, null for an unknow
   expect(await getWithBody(`${server.url}/api/conversations/${ID}/events`, '[]')).toEqual({ status: 200, body: [] });
 });
 
+test("a body or a frame nested deeper than Python decodes gets the reference's answer, and the server goes on", async () => {
+  // Each once crashed the server: the reader recursed once per level and overflowed the call stack.
+  const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  expect(await getWithBody(`${server.url}/api/conversations/${ID}/events`, deep(200_000))).toEqual({
+    status: 400,
+    body: { detail: 'There was an error parsing the body' },
+  });
+  // As deep as Python decodes: a list, but not of strings.
+  const asDeepAsPython = await getWithBody(`${server.url}/api/conversations/${ID}/events`, `[${deep(9_997)}]`);
+  expect(asDeepAsPython.status).toBe(422);
+  const socket = openTestSocket(sessionUrl(server.url));
+  // The sync and the state update: the socket answers frames from then on.
+  const before = (await socket.framesArrived(2)).length;
+  // Within the largest frame the socket takes.
+  socket.ws.send(deep(30_000));
+  const answer = JSON.parse((await socket.framesArrived(before + 1))[before]!);
+  socket.ws.close();
+  expect(answer).toEqual({
+    type: 'error',
+    code: 'RecursionError',
+    detail: 'maximum recursion depth exceeded while decoding a JSON array from a unicode string',
+  });
+  expect((await server.get('/alive')).status).toBe(200);
+});
+
 test("the agent's final response is its last message's text", async () => {
   const response = await server.get(`/api/conversations/${ID}/agent_final_response`);
   expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { response: expect.any(String) } });

@@ -65,9 +65,26 @@ const JSON_TEXTS: [string, string][] = [
   ['\n\n  [1,\n 2 3]', "Expecting ',' delimiter: line 4 column 4 (char 11)"],
   ['01', 'Extra data: line 1 column 2 (char 1)'],
   ['[NaN, -Infinity, 1e5]', 'ok'],
+  ['[{"a":1},]', 'Illegal trailing comma before end of array: line 1 column 9 (char 8)'],
+  ['{"a":[1,2],}', 'Illegal trailing comma before end of object: line 1 column 11 (char 10)'],
+  ['{"a":{"b" 1}}', "Expecting ':' delimiter: line 1 column 11 (char 10)"],
+  ['{"a":{1:2}}', 'Expecting property name enclosed in double quotes: line 1 column 7 (char 6)'],
 ];
 
 test.each(JSON_TEXTS)('JSON text %j', (text, want) => {
   const parsed = parseJsonText(text);
-  expect(parsed.ok ? 'ok' : jsonDecodeErrorText(parsed)).toBe(want);
+  expect(parsed.ok ? 'ok' : 'tooDeep' in parsed ? parsed.tooDeep : jsonDecodeErrorText(parsed)).toBe(want);
+});
+
+test.each([
+  ['9998 arrays', `${'['.repeat(9998)}${']'.repeat(9998)}`, 'ok'],
+  ['9999 arrays', `${'['.repeat(9999)}${']'.repeat(9999)}`, 'maximum recursion depth exceeded while decoding a JSON array from a unicode string'],
+  [
+    '200,000 objects',
+    `${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}`,
+    'maximum recursion depth exceeded while decoding a JSON object from a unicode string',
+  ],
+])('JSON text nested %s: read as deep as Python reads, then its RecursionError', (_name, text, want) => {
+  const parsed = parseJsonText(text);
+  expect(parsed.ok ? 'ok' : 'tooDeep' in parsed ? parsed.tooDeep : jsonDecodeErrorText(parsed)).toBe(want);
 });

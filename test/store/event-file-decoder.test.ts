@@ -86,8 +86,8 @@ test('a batch decoded on the decoding thread is what the calling thread makes of
   expect(['row', 'unserved']).toContain(at(72).kind);
   expect(at(73)).toMatchObject({ kind: 'unserved', because: 'unknown-kind' });
   expect(at(74)).toMatchObject({ kind: 'unserved', because: 'broken', reason: 'empty file' });
-  // Opened without blocking, a pipe without a writer reads as empty.
-  expect(at(75)).toMatchObject({ kind: 'unserved', because: 'broken' });
+  // Opened without blocking and refused before any read: a pipe is not a regular file, with a writer or without.
+  expect(at(75)).toEqual({ kind: 'unreadable', reason: 'not a regular file' });
   expect(at(76)).toEqual({ kind: 'unreadable', reason: 'not a regular file' });
   expect(at(77)).toMatchObject({ kind: 'row', row: { eventId: eventId(77) } });
   expect(at(78)).toEqual({ kind: 'unreadable', reason: 'symbolic link to a file outside the conversations directory, not followed' });

@@ -8,9 +8,21 @@ import { storedTimestampMicros } from '../../search';
 import { maskCredentialText } from '../../secrets';
 import { observationText } from '../observation-text';
 
-/** The secret policy the other exports apply to what a person reads. */
+/**
+ * The most characters of one text a trace or a trajectory carries. The builders keep texts
+ * while a tool call is open or a step waits for its observation, so a text of any length would
+ * stay in memory past the turn in which its event was read; what is cut says how much, and the
+ * JSON lines export has the event whole.
+ */
+export const TRACE_TEXT_CHARACTERS = 256 * 1024;
+
+/** The secret policy the other exports apply to what a person reads, then the text cut to what a trace carries. */
 export function masked(text: string): string {
-  return maskCredentialText(text);
+  const whole = maskCredentialText(text);
+  if (whole.length <= TRACE_TEXT_CHARACTERS) return whole;
+  // A copy, not a slice: a slice of a string keeps the whole string alive.
+  const kept = Buffer.from(whole.slice(0, TRACE_TEXT_CHARACTERS), 'utf16le').toString('utf16le');
+  return `${kept}\n[${whole.length - TRACE_TEXT_CHARACTERS} more characters not carried: the JSON lines export has this event whole]`;
 }
 
 /**
@@ -40,6 +52,8 @@ export function actionThought(event: EventOfKind<'ActionEvent'>): string {
 /** A tool call's arguments as an object; text that is not a JSON object is kept as `{ raw }`. */
 export function callArguments(event: EventOfKind<'ActionEvent'>): Record<string, unknown> {
   const raw = event.tool_call.arguments;
+  // Arguments longer than a trace carries are given as their text, cut.
+  if (raw.length > TRACE_TEXT_CHARACTERS) return { raw: masked(raw) };
   try {
     const parsed: unknown = JSON.parse(raw);
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))

@@ -13,6 +13,13 @@ import { resolveLinkInsideRoot } from './contained-path';
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
+/**
+ * The largest document read. A saved state or meta.json holds a conversation's settings, not
+ * its events; one of hundreds of megabytes (a hostile writer's) would be read, decoded and
+ * parsed whole, on the thread that answers every request, by each request that found it new.
+ */
+export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
 export type DocumentRead = { kind: 'text'; text: string; stats: Stats } | { kind: 'absent' } | { kind: 'refused'; reason: string };
 
 /** Where a document's path leads, when it is a regular file inside the root; its stats say whether it changed. */
@@ -31,6 +38,7 @@ export async function readDocument(realRoot: string, file: string): Promise<Docu
     try {
       const stats = await handle.stat();
       if (!stats.isFile()) return { kind: 'refused', reason: 'not a regular file' };
+      if (stats.size > MAX_DOCUMENT_BYTES) return { kind: 'refused', reason: `larger than ${MAX_DOCUMENT_BYTES} bytes, not read` };
       return { kind: 'text', text: await handle.readFile('utf8'), stats };
     } finally {
       await handle.close();

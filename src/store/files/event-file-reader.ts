@@ -12,7 +12,8 @@
  * the next read into the same scratch: the caller decodes first and copies only the bytes
  * it serves, so a file that is skipped is never copied.
  */
-import { close, closeSync, constants, fstatSync, open, openSync, read, readSync } from 'node:fs';
+import { constants as bufferConstants } from 'node:buffer';
+import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { resolveLinkInsideRoot } from './contained-path';
 import { errorCode } from '../error-code';
@@ -76,9 +77,23 @@ async function readThroughLink(linkPath: string, realRoot: string, scratch: Buff
   }
 }
 
+/** The path opened is a pipe, a socket or a device: none is read. */
+class NotRegularFile extends Error {}
+
+/**
+ * An event is decoded from one string, and no string of this runtime is longer than this: a
+ * larger file (a sparse one costs its writer nothing) could never be decoded, and reading it
+ * would only fill memory.
+ */
+export const MAX_EVENT_FILE_BYTES = bufferConstants.MAX_STRING_LENGTH;
+
+class TooLargeToDecode extends Error {}
+
 function failedRead(code: string | undefined, error: unknown): FileRead {
   if (code === 'ENOENT') return { kind: 'gone' };
-  if (code === 'EISDIR' || code === 'EAGAIN') return { kind: 'unreadable', reason: 'not a regular file' };
+  if (code === 'EISDIR' || code === 'EAGAIN' || error instanceof NotRegularFile) return { kind: 'unreadable', reason: 'not a regular file' };
+  if (error instanceof TooLargeToDecode)
+    return { kind: 'unreadable', reason: `larger than the longest text this runtime decodes (${MAX_EVENT_FILE_BYTES} bytes), not read` };
   return { kind: 'unreadable', reason: `cannot be read (${code ?? String(error)})` };
 }
 
@@ -92,6 +107,9 @@ function readBytesNow(filePath: string, scratch: Buffer): { bytes: Buffer; versi
   const fd = openSync(filePath, OPEN_FLAGS);
   try {
     const stats = fstatSync(fd);
+    // A pipe with a writer, or a device, would feed the read below without end.
+    if (!stats.isFile()) throw new NotRegularFile();
+    if (stats.size > MAX_EVENT_FILE_BYTES) throw new TooLargeToDecode();
     const version = { size: stats.size, modifiedMs: stats.mtimeMs };
     const chunks: Buffer[] = [];
     for (;;) {
@@ -107,6 +125,11 @@ function readBytesNow(filePath: string, scratch: Buffer): { bytes: Buffer; versi
 async function readBytes(filePath: string, scratch: Buffer): Promise<Buffer> {
   const fd = await new Promise<number>((resolve, reject) => open(filePath, OPEN_FLAGS, (error, opened) => (error ? reject(error) : resolve(opened))));
   try {
+    const stats = await new Promise<import('node:fs').Stats>((resolve, reject) =>
+      fstat(fd, (error, found) => (error ? reject(error) : resolve(found))),
+    );
+    if (!stats.isFile()) throw new NotRegularFile();
+    if (stats.size > MAX_EVENT_FILE_BYTES) throw new TooLargeToDecode();
     const chunks: Buffer[] = [];
     for (;;) {
       const length = await new Promise<number>((resolve, reject) =>

@@ -315,7 +315,16 @@ class Ingester implements DirectoryIngester {
     this.passStarted = performance.now();
     this.progress = { ...emptyProgress(), conversationsTotal: present.size };
     for (const hex of [...present].sort()) {
-      await this.inTurn(hex, () => this.look(realRoot, hex, rows.get(hex)));
+      // A conversation that cannot be read (an `events` that is a pipe or a file, a directory
+      // it may not list) stops neither the pass nor the others: its own requests meet the error.
+      await this.inTurn(hex, () => this.look(realRoot, hex, rows.get(hex))).catch((error: unknown) => {
+        if (!isFileSystemError(error)) throw error;
+        const reason = (error as Error).message;
+        const key = `not read|${hex}|${reason}`;
+        if (this.warned.has(key)) return;
+        this.warned.add(key);
+        this.options.logger.warn('conversation not read, the others are', { conversation: hex, reason });
+      });
       this.progress.conversationsDone += 1;
     }
     if (this.progress.filesDone > 0) this.report(true);
@@ -1008,4 +1017,15 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** An error from reading the directory (it or a cause names a system call), not from the database. */
+function isFileSystemError(error: unknown): boolean {
+  for (
+    let cause = error as { syscall?: unknown; cause?: unknown } | undefined;
+    typeof cause === 'object' && cause !== null;
+    cause = cause.cause as typeof cause
+  )
+    if (typeof cause.syscall === 'string') return true;
+  return false;
 }

@@ -61,7 +61,7 @@ export class IndexedDirectoryStore implements EventStore {
   /** The pass under way, or the next one queued behind it. */
   private passing: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
-  private readonly firstPass: Promise<void>;
+  private firstPass: Promise<void>;
   private firstPassDone = false;
   /** Whether the index was whole when opened (an earlier run finished its first pass). */
   private readonly completeAtOpen: boolean;
@@ -79,18 +79,25 @@ export class IndexedDirectoryStore implements EventStore {
     this.sql = new SqlStore(sqliteDatabase(index.reader), { logger: options.logger, storedEvents: mode });
     this.writer = sqliteDatabase(index.writer);
     this.ingester = createIngester({ root, database: this.writer, logger: options.logger, storedEvents: mode, follow: true });
-    const started = performance.now();
     this.completeAtOpen = index.complete;
-    this.firstPass = this.pass().then(() => {
-      this.firstPassDone = true;
-      if (!index.complete) options.logger.info('conversations index built', { file: options.indexPath, ms: Math.round(performance.now() - started) });
-      index.markComplete();
-    });
-    this.firstPass.catch(() => undefined);
+    this.firstPass = this.firstWholePass();
     this.timer = setInterval(() => {
       if (this.ingester.mayHaveChanged()) void this.pass().catch(() => undefined);
     }, options.pollMs ?? DEFAULT_POLL_MS);
     this.timer.unref();
+  }
+
+  /** The pass after which the index is whole; marks it so in the file. */
+  private firstWholePass(): Promise<void> {
+    const started = performance.now();
+    const passing = this.pass().then(() => {
+      this.firstPassDone = true;
+      if (!this.index.complete)
+        this.options.logger.info('conversations index built', { file: this.options.indexPath, ms: Math.round(performance.now() - started) });
+      this.index.markComplete();
+    });
+    passing.catch(() => undefined);
+    return passing;
   }
 
   /** A pass of the whole directory; a caller arriving while one runs waits for the next, which starts after it. */
@@ -186,7 +193,12 @@ export class IndexedDirectoryStore implements EventStore {
     // compares it with the directory; a new one answers only once it is whole.
     if (!this.firstPassDone) {
       if (this.completeAtOpen) return;
-      await this.firstPass;
+      const attempt = this.firstPass;
+      // A first pass that failed (the directory unreadable for a while) is tried again by the next answer that needs it, not held against every later one.
+      await attempt.catch(() => {
+        if (this.firstPass === attempt) this.firstPass = this.firstWholePass();
+        return this.firstPass;
+      });
     }
     // Lets the watches deliver what the kernel has queued, so a change made before this request is seen.
     await afterNextPoll();
