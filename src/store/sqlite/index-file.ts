@@ -17,7 +17,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from '../../log';
 import { errorCode } from '../error-code';
 import type { StoredEventMode } from '../stored-event/decide';
-import { INDEX_SCHEMA, SCHEMA_VERSION } from './schema';
+import { ACROSS_INDEXES, INDEX_SCHEMA, SCHEMA_VERSION } from './schema';
 
 /** Why the index file cannot be used; the message names the file and what to do. */
 export class IndexFileError extends Error {
@@ -50,6 +50,7 @@ export interface OpenedIndex {
   reader: BetterSqlite3.Database;
   /** Whether a whole pass over the directory has been stored, so the index is complete as of that pass. */
   complete: boolean;
+  /** Records that a whole pass has been stored, with the indexes a new index is built without (schema.ts's ACROSS_INDEXES). */
   markComplete(): void;
   close(): void;
 }
@@ -131,9 +132,12 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       },
       markComplete() {
         if (complete) return;
-        writer
-          .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
-          .run(COMPLETE_FACT, '1');
+        writer.transaction(() => {
+          writer.exec(ACROSS_INDEXES);
+          writer
+            .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
+            .run(COMPLETE_FACT, '1');
+        })();
         complete = true;
       },
       close() {

@@ -81,10 +81,13 @@ export class IndexedDirectoryStore implements EventStore {
     this.ingester = createIngester({ root, database: this.writer, logger: options.logger, storedEvents: mode, follow: true });
     const started = performance.now();
     this.completeAtOpen = index.complete;
-    this.firstPass = this.pass().then(() => {
+    this.firstPass = this.pass().then(async () => {
+      if (!index.complete) {
+        // In the writer's turn: the trigram index's filling, begun by the pass, writes on the same connection.
+        await this.writer.transaction(async () => index.markComplete());
+        options.logger.info('conversations index built', { file: options.indexPath, ms: Math.round(performance.now() - started) });
+      }
       this.firstPassDone = true;
-      if (!index.complete) options.logger.info('conversations index built', { file: options.indexPath, ms: Math.round(performance.now() - started) });
-      index.markComplete();
     });
     this.firstPass.catch(() => undefined);
     this.timer = setInterval(() => {
