@@ -118,8 +118,12 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       // Memory-mapped reads would count the whole file against the process.
       connection.pragma('mmap_size = 0');
       connection.pragma(`cache_size = -${cacheKiB}`);
-      connection.pragma('temp_store = MEMORY');
     }
+    reader.pragma('temp_store = MEMORY');
+    // The writer's one large sort is of the indexes sorted in when the index is first
+    // complete (markComplete): held in memory, it would grow with the archive; spilled to a
+    // temporary file (in the system's temporary folder), it holds about one cache's worth.
+    writer.pragma('temp_store = FILE');
     // The index is a cache of the directory: a file damaged by a power loss is rebuilt
     // (staleness), so commits need not wait for the disk; WAL keeps a crash of this process safe.
     writer.pragma('synchronous = OFF');
