@@ -136,12 +136,20 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       },
       markComplete() {
         if (complete) return;
-        writer.transaction(() => {
-          writer.exec(ACROSS_INDEXES);
-          writer
-            .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
-            .run(COMPLETE_FACT, '1');
-        })();
+        // A sort holds as much as the page cache may, beside it: the cache is halved while
+        // it runs, so the two together stay within the one cache's memory.
+        const cacheSize = writer.pragma('cache_size', { simple: true }) as number;
+        writer.pragma(`cache_size = ${Math.trunc(cacheSize / 2)}`);
+        try {
+          writer.transaction(() => {
+            writer.exec(ACROSS_INDEXES);
+            writer
+              .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
+              .run(COMPLETE_FACT, '1');
+          })();
+        } finally {
+          writer.pragma(`cache_size = ${cacheSize}`);
+        }
         complete = true;
       },
       close() {
