@@ -228,6 +228,18 @@ interface Batch {
   displaced?: number[];
 }
 
+/** What a look found gone from the directory: positions of stored events, names of skipped files. */
+interface GoneFiles {
+  events: number[];
+  skipped: string[];
+}
+
+/** Documents read of a conversation's directory, and the versions they were read at. */
+interface DocumentsRead {
+  documents: Documents;
+  stamp: string;
+}
+
 /** Watches that say what changed: the root (conversations added or removed) and each conversation's directory and `events/`. */
 interface ConversationWatch {
   watchers: FSWatcher[];
@@ -364,7 +376,7 @@ class Ingester implements DirectoryIngester {
       return;
     }
     const row = known ?? (await this.conversationRow(hex));
-    await this.copyDocuments(realRoot, row, location.directory);
+    const documents = await this.readDocuments(realRoot, row, location.directory);
     const eventsDirectory = await this.eventsDirectoryOf(realRoot, location.directory);
     const stamp = eventsDirectory === undefined ? undefined : await directoryStamp(eventsDirectory);
     const identity = `${location.identity}/${stamp?.identity ?? 'no events'}`;
@@ -376,12 +388,15 @@ class Ingester implements DirectoryIngester {
     const verify = !this.verified.has(hex);
     let skipped = row.skipped_count > 0 ? await this.skippedFiles(row.id) : new Map<string, SkippedFile>();
     const retrySkipped = eventsDirectory !== undefined && (await this.anyChanged(eventsDirectory, skipped));
-    if (!verify && stamp !== undefined && stamp.changed === row.events_stamp && !retrySkipped && rewritten.size === 0) return;
+    if (!verify && stamp !== undefined && stamp.changed === row.events_stamp && !retrySkipped && rewritten.size === 0) {
+      await this.copyDocuments(row, documents);
+      return;
+    }
 
     // A pass's row may predate a request's look that skipped files since: read them afresh before reading files.
     if (known && row.skipped_count === 0) skipped = await this.skippedFiles(row.id);
     const pending = await this.pendingFiles(row, eventsDirectory, identity, stamp?.changed, skipped, rewritten, verify);
-    await this.copy(pending, realRoot);
+    await this.copy(pending, realRoot, documents);
     this.verified.add(hex);
   }
 
@@ -509,15 +524,17 @@ class Ingester implements DirectoryIngester {
 
   /**
    * What the catalog and the list of conversations read of the directory: `meta.json` (and
-   * its title) and `base_state.json`, copied again whenever either file changes. A document
-   * that is not a regular file inside the root, or that cannot be handled (nested deeper than
-   * the call stack reaches), is left out with a warning naming it.
+   * its title) and `base_state.json`, copied again whenever either file changes; undefined
+   * when neither did. A document that is not a regular file inside the root, or that cannot
+   * be handled (nested deeper than the call stack reaches), is left out with a warning
+   * naming it. The caller writes what this read (writeDocuments), with the conversation's
+   * events when they fit one transaction.
    */
-  private async copyDocuments(realRoot: string, row: ConversationRow, directory: string): Promise<void> {
+  private async readDocuments(realRoot: string, row: ConversationRow, directory: string): Promise<DocumentsRead | undefined> {
     const metaFile = path.join(directory, META_FILE);
     const stateFile = path.join(directory, STATE_FILE);
     const [metaStats, stateStats] = await Promise.all([documentStats(realRoot, metaFile), documentStats(realRoot, stateFile)]);
-    if (`${versionOf(metaStats)}|${versionOf(stateStats)}` === row.documents_stamp) return;
+    if (`${versionOf(metaStats)}|${versionOf(stateStats)}` === row.documents_stamp) return undefined;
     const [metaRead, stateRead] = await Promise.all([readDocument(realRoot, metaFile), readDocument(realRoot, stateFile)]);
     // The versions of what was read, which a write between the look and the read may have changed.
     const stamp = `${versionOf(metaRead.kind === 'text' ? metaRead.stats : undefined)}|${versionOf(stateRead.kind === 'text' ? stateRead.stats : undefined)}`;
@@ -533,30 +550,37 @@ class Ingester implements DirectoryIngester {
       stateRead.kind === 'text' ? stateRead.text : undefined,
     );
     if (documents.problem) this.options.logger.warn(documents.problem, { conversation: row.hex, file: documents.problemFile ?? metaFile });
-    const { database } = this.options;
-    await database.transaction(async (writer) => {
-      const p = new Parameters(writer.dialect);
-      await writer.run({
-        text: `UPDATE conversations SET title = ${p.add(nullableTextColumn(documents.title))}, documents_stamp = ${p.add(stamp)} WHERE id = ${p.add(row.id)}`,
-        values: p.values,
-      });
-      row.documents_stamp = stamp;
-      if (documents.meta === undefined && documents.state === undefined) {
-        const d = new Parameters(writer.dialect);
-        await writer.run({ text: `DELETE FROM conversation_documents WHERE conversation_id = ${d.add(row.id)}`, values: d.values });
-        return;
-      }
-      const u = new Parameters(writer.dialect);
-      await writer.run({
-        text: `INSERT INTO conversation_documents (conversation_id, hex, meta, state, in_catalog, execution_status, created_micros, updated_micros, parent_hex)
-          VALUES (${u.add(row.id)}, ${u.add(row.hex)}, ${u.add(documents.meta ?? null)}, ${u.add(documents.state ?? null)}, ${u.add(documents.inCatalog)},
-            ${u.add(documents.status)}, ${u.bigint(documents.createdMicros)}, ${u.bigint(documents.updatedMicros)}, ${u.add(documents.parentHex)})
-          ON CONFLICT (conversation_id) DO UPDATE SET
-            meta = excluded.meta, state = excluded.state, in_catalog = excluded.in_catalog, execution_status = excluded.execution_status,
-            created_micros = excluded.created_micros, updated_micros = excluded.updated_micros, parent_hex = excluded.parent_hex`,
-        values: u.values,
-      });
+    return { documents, stamp };
+  }
+
+  private async writeDocuments(writer: SqlWriter, row: ConversationRow, { documents, stamp }: DocumentsRead): Promise<void> {
+    const p = new Parameters(writer.dialect);
+    await writer.run({
+      text: `UPDATE conversations SET title = ${p.add(nullableTextColumn(documents.title))}, documents_stamp = ${p.add(stamp)} WHERE id = ${p.add(row.id)}`,
+      values: p.values,
     });
+    if (documents.meta === undefined && documents.state === undefined) {
+      const d = new Parameters(writer.dialect);
+      await writer.run({ text: `DELETE FROM conversation_documents WHERE conversation_id = ${d.add(row.id)}`, values: d.values });
+      return;
+    }
+    const u = new Parameters(writer.dialect);
+    await writer.run({
+      text: `INSERT INTO conversation_documents (conversation_id, hex, meta, state, in_catalog, execution_status, created_micros, updated_micros, parent_hex)
+        VALUES (${u.add(row.id)}, ${u.add(row.hex)}, ${u.add(documents.meta ?? null)}, ${u.add(documents.state ?? null)}, ${u.add(documents.inCatalog)},
+          ${u.add(documents.status)}, ${u.bigint(documents.createdMicros)}, ${u.bigint(documents.updatedMicros)}, ${u.add(documents.parentHex)})
+        ON CONFLICT (conversation_id) DO UPDATE SET
+          meta = excluded.meta, state = excluded.state, in_catalog = excluded.in_catalog, execution_status = excluded.execution_status,
+          created_micros = excluded.created_micros, updated_micros = excluded.updated_micros, parent_hex = excluded.parent_hex`,
+      values: u.values,
+    });
+  }
+
+  /** Writes documents read apart from any events: a conversation whose events did not change, or that has several batches. */
+  private async copyDocuments(row: ConversationRow, read: DocumentsRead | undefined): Promise<void> {
+    if (!read) return;
+    await this.options.database.transaction((writer) => this.writeDocuments(writer, row, read));
+    row.documents_stamp = read.stamp;
   }
 
   /** A conversation whose directory was replaced: what was stored of the old one goes, and the new one is read in full. */
@@ -583,36 +607,78 @@ class Ingester implements DirectoryIngester {
     return false;
   }
 
-  /** Reads and writes the pending files in batches, then forgets files no longer listed, then records what it saw. */
-  private async copy(pending: PendingConversation, realRoot: string): Promise<void> {
+  /**
+   * Reads and writes the pending files, forgets files no longer listed, and records what it
+   * saw. A conversation whose files fit one batch (most of an archive, and every append
+   * being followed) is written in one transaction with its documents and what it saw: each
+   * commit writes whole pages of every index the rows touch, so one commit per conversation
+   * rather than one per step is what a first start of many small conversations costs least.
+   * A longer one is written a batch per transaction, decoded one batch ahead, and records
+   * what it saw only once every batch is in, so an interrupted read is read again.
+   */
+  private async copy(pending: PendingConversation, realRoot: string, documents: DocumentsRead | undefined): Promise<void> {
     const batchSize = this.options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.progress.filesTotal += pending.files.length;
+    if (pending.files.length <= batchSize) {
+      const decoded = pending.files.length === 0 ? [] : await this.decoder.decode(pending.eventsDirectory, pending.files, realRoot, 'caller');
+      const batch = await this.batchOf(pending, pending.files, decoded);
+      await this.resolveDuplicateIds(pending, batch);
+      const gone = this.goneFiles(pending);
+      const added = await this.options.database.transaction(async (writer) => {
+        if (documents) await this.writeDocuments(writer, pending.row, documents);
+        const added = await this.writeBatch(writer, pending, batch);
+        await this.writeRemoved(writer, pending, gone);
+        await this.writeSeen(writer, pending);
+        return added;
+      });
+      this.written += 1;
+      if (documents) pending.row.documents_stamp = documents.stamp;
+      this.afterBatch(pending, batch, added);
+      this.afterRemoved(pending, gone);
+      this.afterSeen(pending);
+      return;
+    }
+    await this.copyDocuments(pending.row, documents);
     const batches: EventFileName[][] = [];
     for (let start = 0; start < pending.files.length; start += batchSize) batches.push(pending.files.slice(start, start + batchSize));
-    // A conversation of several batches is decoded one batch ahead, on the decoding thread,
-    // while this thread writes the batch before; nothing is written while the first is
-    // decoded, so this thread takes half of it. A conversation of one batch has nothing to
-    // overlap: the thread would add only its start and the copies of what it decodes.
+    // Each batch is decoded one batch ahead, on the decoding thread, while this thread
+    // writes the batch before; nothing is written while the first is decoded, so this
+    // thread takes half of it.
     const decode = (files: EventFileName[], first: boolean) => {
-      const on = batches.length < 2 ? 'caller' : first ? 'both' : 'thread';
-      const decoding = this.decoder.decode(pending.eventsDirectory, files, realRoot, on);
+      const decoding = this.decoder.decode(pending.eventsDirectory, files, realRoot, first ? 'both' : 'thread');
       decoding.catch(() => undefined);
       return decoding;
     };
-    let next = batches.length > 0 ? decode(batches[0]!, true) : undefined;
+    let next = decode(batches[0]!, true);
     for (const [at, files] of batches.entries()) {
-      const decoded = await next!;
-      next = at + 1 < batches.length ? decode(batches[at + 1]!, false) : undefined;
-      await this.write(pending, await this.batchOf(pending, files, decoded));
+      const decoded = await next;
+      if (at + 1 < batches.length) next = decode(batches[at + 1]!, false);
+      const batch = await this.batchOf(pending, files, decoded);
+      await this.resolveDuplicateIds(pending, batch);
+      const added = await this.options.database.transaction((writer) => this.writeBatch(writer, pending, batch));
+      this.written += 1;
+      this.afterBatch(pending, batch, added);
     }
-    await this.removeDeleted(pending);
-    const { database } = this.options;
-    const p = new Parameters(database.dialect);
-    await database.run({
+    const gone = this.goneFiles(pending);
+    await this.options.database.transaction(async (writer) => {
+      await this.writeRemoved(writer, pending, gone);
+      await this.writeSeen(writer, pending);
+    });
+    this.written += 1;
+    this.afterRemoved(pending, gone);
+    this.afterSeen(pending);
+  }
+
+  /** Records the directory's identity and times the look saw, so the next look of an unchanged `events/` lists nothing. */
+  private async writeSeen(writer: SqlWriter, pending: PendingConversation): Promise<void> {
+    const p = new Parameters(writer.dialect);
+    await writer.run({
       text: `UPDATE conversations SET events_stamp = ${p.add(pending.stamp ?? null)}, directory_identity = ${p.add(pending.identity)} WHERE id = ${p.add(pending.row.id)}`,
       values: p.values,
     });
-    this.written += 1;
+  }
+
+  private afterSeen(pending: PendingConversation): void {
     pending.row.events_stamp = pending.stamp ?? null;
     pending.row.directory_identity = pending.identity;
   }
@@ -644,54 +710,57 @@ class Ingester implements DirectoryIngester {
     return batch;
   }
 
-  private async write(pending: PendingConversation, batch: Batch): Promise<void> {
+  /** Writes a batch's rows and files not served, with the counters they change; the events it added. */
+  private async writeBatch(writer: SqlWriter, pending: PendingConversation, batch: Batch): Promise<number> {
     const { row: conversation, stored } = pending;
-    await this.resolveDuplicateIds(pending, batch);
-    const added = await this.options.database.transaction(async (writer) => {
-      if (writer.dialect.name === 'postgres') {
-        // One writer of a conversation's events at a time, whatever the number of ingesters:
-        // append numbers are then committed in order, and a socket that saw one never misses a smaller one.
-        await writer.rows({ text: 'SELECT pg_advisory_xact_lock($1, $2)', values: [APPEND_LOCK, conversation.id] });
-      }
-      let added = 0;
-      const unserved = batch.skipped.filter((file) => stored.get(file.position)?.name === file.name).map((file) => file.position);
-      const gone = [...unserved, ...(batch.displaced ?? [])];
-      if (gone.length > 0) added -= await deleteEvents(writer, conversation.id, gone);
-      if (batch.rows.length > 0) {
-        await this.insertEvents(writer, conversation, batch.rows);
-        added += batch.rows.filter((row) => !stored.has(row.position) || gone.includes(row.position)).length;
-        const p = new Parameters(writer.dialect);
-        await writer.run({
-          text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(conversation.id)} AND ${p.textList(
-            'file_name',
-            batch.rows.map((row) => row.fileName),
-          )}`,
-          values: p.values,
-        });
-      }
-      for (const file of batch.skipped) {
-        const p = new Parameters(writer.dialect);
-        await writer.run({
-          text: `INSERT INTO skipped_files (conversation_id, file_name, because, reason, size, modified_ms)
-            VALUES (${p.add(conversation.id)}, ${p.add(textColumn(file.name))}, ${p.add(file.because)}, ${p.add(file.reason)}, ${p.add(file.size)}, ${p.add(file.modifiedMs)})
-            ON CONFLICT (conversation_id, file_name) DO UPDATE SET because = excluded.because, reason = excluded.reason, size = excluded.size, modified_ms = excluded.modified_ms`,
-          values: p.values,
-        });
-      }
+    if (batch.rows.length === 0 && batch.skipped.length === 0 && (batch.displaced ?? []).length === 0) return 0;
+    if (writer.dialect.name === 'postgres') {
+      // One writer of a conversation's events at a time, whatever the number of ingesters:
+      // append numbers are then committed in order, and a socket that saw one never misses a smaller one.
+      await writer.rows({ text: 'SELECT pg_advisory_xact_lock($1, $2)', values: [APPEND_LOCK, conversation.id] });
+    }
+    let added = 0;
+    const unserved = batch.skipped.filter((file) => stored.get(file.position)?.name === file.name).map((file) => file.position);
+    const gone = [...unserved, ...(batch.displaced ?? [])];
+    if (gone.length > 0) added -= await deleteEvents(writer, conversation.id, gone);
+    if (batch.rows.length > 0) {
+      await this.insertEvents(writer, conversation, batch.rows);
+      added += batch.rows.filter((row) => !stored.has(row.position) || gone.includes(row.position)).length;
       const p = new Parameters(writer.dialect);
-      const id = p.add(conversation.id);
       await writer.run({
-        text: `UPDATE conversations SET event_count = event_count + ${p.add(added)},
-          skipped_count = (SELECT count(*) FROM skipped_files WHERE conversation_id = ${id}) WHERE id = ${id}`,
+        text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(conversation.id)} AND ${p.textList(
+          'file_name',
+          batch.rows.map((row) => row.fileName),
+        )}`,
         values: p.values,
       });
-      return added;
+    }
+    for (const file of batch.skipped) {
+      const p = new Parameters(writer.dialect);
+      await writer.run({
+        text: `INSERT INTO skipped_files (conversation_id, file_name, because, reason, size, modified_ms)
+          VALUES (${p.add(conversation.id)}, ${p.add(textColumn(file.name))}, ${p.add(file.because)}, ${p.add(file.reason)}, ${p.add(file.size)}, ${p.add(file.modifiedMs)})
+          ON CONFLICT (conversation_id, file_name) DO UPDATE SET because = excluded.because, reason = excluded.reason, size = excluded.size, modified_ms = excluded.modified_ms`,
+        values: p.values,
+      });
+    }
+    const p = new Parameters(writer.dialect);
+    const id = p.add(conversation.id);
+    await writer.run({
+      text: `UPDATE conversations SET event_count = event_count + ${p.add(added)},
+        skipped_count = (SELECT count(*) FROM skipped_files WHERE conversation_id = ${id}) WHERE id = ${id}`,
+      values: p.values,
     });
+    return added;
+  }
+
+  /** What the ingester keeps of a conversation once a batch is committed: its stored files, the log lines, the progress. */
+  private afterBatch(pending: PendingConversation, batch: Batch, added: number): void {
+    const { row: conversation, stored } = pending;
     for (const position of batch.displaced ?? []) stored.delete(position);
     for (const row of batch.rows) {
       stored.set(row.position, { name: row.fileName, eventId: row.eventId, size: row.size, modifiedMs: row.modifiedMs });
     }
-    this.written += 1;
     const report = this.reportOf(conversation.hex);
     for (const row of batch.rows) {
       if (row.unlisted !== null) report.unlisted(row.unlisted);
@@ -817,37 +886,45 @@ class Ingester implements DirectoryIngester {
     return this.nextAppendNumber++;
   }
 
-  /** Files the database holds that are no longer in the directory are no longer served. */
-  private async removeDeleted(pending: PendingConversation): Promise<void> {
-    const { row, listed, stored } = pending;
-    const goneEvents = [...stored].filter(([, file]) => !listed.has(file.name)).map(([position]) => position);
-    const goneSkipped = [...pending.skipped.keys()].filter((name) => !listed.has(name));
-    if (goneEvents.length === 0 && goneSkipped.length === 0) return;
-    await this.options.database.transaction(async (writer) => {
-      const removed = goneEvents.length === 0 ? 0 : await deleteEvents(writer, row.id, goneEvents);
-      if (goneSkipped.length > 0) {
-        const p = new Parameters(writer.dialect);
-        await writer.run({
-          text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(row.id)} AND ${p.textList('file_name', goneSkipped.map(textColumn))}`,
-          values: p.values,
-        });
-      }
-      // A file skipped because a later one held its id is read again once that one is gone.
-      const r = new Parameters(writer.dialect);
-      await writer.run({
-        text: `UPDATE skipped_files SET size = -1 WHERE conversation_id = ${r.add(row.id)} AND reason LIKE 'event id %'`,
-        values: r.values,
-      });
+  /** Files the database holds, and files it skipped, that are no longer in the directory. */
+  private goneFiles(pending: PendingConversation): GoneFiles {
+    const { listed, stored } = pending;
+    return {
+      events: [...stored].filter(([, file]) => !listed.has(file.name)).map(([position]) => position),
+      skipped: [...pending.skipped.keys()].filter((name) => !listed.has(name)),
+    };
+  }
+
+  /** Files no longer in the directory are no longer served; the events removed. */
+  private async writeRemoved(writer: SqlWriter, pending: PendingConversation, gone: GoneFiles): Promise<number> {
+    const { row } = pending;
+    if (gone.events.length === 0 && gone.skipped.length === 0) return 0;
+    const removed = gone.events.length === 0 ? 0 : await deleteEvents(writer, row.id, gone.events);
+    if (gone.skipped.length > 0) {
       const p = new Parameters(writer.dialect);
-      const id = p.add(row.id);
       await writer.run({
-        text: `UPDATE conversations SET event_count = event_count - ${p.add(removed)},
-          skipped_count = (SELECT count(*) FROM skipped_files WHERE conversation_id = ${id}) WHERE id = ${id}`,
+        text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(row.id)} AND ${p.textList('file_name', gone.skipped.map(textColumn))}`,
         values: p.values,
       });
+    }
+    // A file skipped because a later one held its id is read again once that one is gone.
+    const r = new Parameters(writer.dialect);
+    await writer.run({
+      text: `UPDATE skipped_files SET size = -1 WHERE conversation_id = ${r.add(row.id)} AND reason LIKE 'event id %'`,
+      values: r.values,
     });
-    this.written += 1;
-    for (const position of goneEvents) stored.delete(position);
+    const p = new Parameters(writer.dialect);
+    const id = p.add(row.id);
+    await writer.run({
+      text: `UPDATE conversations SET event_count = event_count - ${p.add(removed)},
+        skipped_count = (SELECT count(*) FROM skipped_files WHERE conversation_id = ${id}) WHERE id = ${id}`,
+      values: p.values,
+    });
+    return removed;
+  }
+
+  private afterRemoved(pending: PendingConversation, gone: GoneFiles): void {
+    for (const position of gone.events) pending.stored.delete(position);
   }
 
   private watchRoot(realRoot: string): void {

@@ -82,7 +82,19 @@ export const SQLITE: SqlDialect = {
  */
 function sqliteCandidates(column: TextColumn, needle: string, bind: (value: unknown) => string): string {
   return `SELECT rowid AS row_id FROM events_text WHERE events_text MATCH ${bind(trigramQuery(column, needle))}
-      UNION ALL SELECT row_id FROM events WHERE row_id > (SELECT through_row_id FROM events_text_mark)`;
+      UNION ALL ${rowsPastTextMark(column)}`;
+}
+
+/**
+ * The rows the trigram index does not hold yet. Only message events have a `body`, and the
+ * index of message events (events_messages) lists their row ids without reading the rows:
+ * the table's row ids past the mark are read from its pages, served bytes and all, which
+ * after a first start is every page of the table.
+ */
+function rowsPastTextMark(column: TextColumn): string {
+  const past = 'row_id > (SELECT through_row_id FROM events_text_mark)';
+  if (column === 'body_text') return `SELECT row_id FROM events INDEXED BY events_messages WHERE body_text IS NOT NULL AND ${past}`;
+  return `SELECT row_id FROM events WHERE ${past}`;
 }
 
 export const POSTGRES: SqlDialect = {

@@ -17,7 +17,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from '../../log';
 import { errorCode } from '../error-code';
 import type { StoredEventMode } from '../stored-event/decide';
-import { INDEX_SCHEMA, SCHEMA_VERSION } from './schema';
+import { ACROSS_INDEXES, INDEX_SCHEMA, SCHEMA_VERSION } from './schema';
 
 /** Why the index file cannot be used; the message names the file and what to do. */
 export class IndexFileError extends Error {
@@ -50,6 +50,7 @@ export interface OpenedIndex {
   reader: BetterSqlite3.Database;
   /** Whether a whole pass over the directory has been stored, so the index is complete as of that pass. */
   complete: boolean;
+  /** Records that a whole pass has been stored, with the indexes a new index is built without (schema.ts's ACROSS_INDEXES). */
   markComplete(): void;
   close(): void;
 }
@@ -117,8 +118,12 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       // Memory-mapped reads would count the whole file against the process.
       connection.pragma('mmap_size = 0');
       connection.pragma(`cache_size = -${cacheKiB}`);
-      connection.pragma('temp_store = MEMORY');
     }
+    reader.pragma('temp_store = MEMORY');
+    // The writer's one large sort is of the indexes sorted in when the index is first
+    // complete (markComplete): held in memory, it would grow with the archive; spilled to a
+    // temporary file (in the system's temporary folder), it holds about one cache's worth.
+    writer.pragma('temp_store = FILE');
     // The index is a cache of the directory: a file damaged by a power loss is rebuilt
     // (staleness), so commits need not wait for the disk; WAL keeps a crash of this process safe.
     writer.pragma('synchronous = OFF');
@@ -131,9 +136,20 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       },
       markComplete() {
         if (complete) return;
-        writer
-          .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
-          .run(COMPLETE_FACT, '1');
+        // A sort holds as much as the page cache may, beside it: the cache is halved while
+        // it runs, so the two together stay within the one cache's memory.
+        const cacheSize = writer.pragma('cache_size', { simple: true }) as number;
+        writer.pragma(`cache_size = ${Math.trunc(cacheSize / 2)}`);
+        try {
+          writer.transaction(() => {
+            writer.exec(ACROSS_INDEXES);
+            writer
+              .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
+              .run(COMPLETE_FACT, '1');
+          })();
+        } finally {
+          writer.pragma(`cache_size = ${cacheSize}`);
+        }
         complete = true;
       },
       close() {

@@ -69,6 +69,9 @@ export class IndexedDirectoryStore implements EventStore {
   private closed = false;
   /** The ingester's count of writes when /health's counters were last read. */
   private countedWrites = -1;
+  /** Requests waiting for their conversation to be read (current), and who waits for there to be none. */
+  private refreshing = 0;
+  private readonly refreshesDone: (() => void)[] = [];
 
   constructor(
     root: string,
@@ -90,11 +93,16 @@ export class IndexedDirectoryStore implements EventStore {
   /** The pass after which the index is whole; marks it so in the file. */
   private firstWholePass(): Promise<void> {
     const started = performance.now();
-    const passing = this.pass().then(() => {
-      this.firstPassDone = true;
-      if (!this.index.complete)
+    const passing = this.pass().then(async () => {
+      if (!this.index.complete) {
+        // Marking the index complete sorts in the indexes it was built without, which holds
+        // the thread: a request that came during the first pass answers first.
+        await this.noRequestWaiting();
+        // In the writer's turn: the trigram index's filling, begun by the pass, writes on the same connection.
+        await this.writer.transaction(async () => this.index.markComplete());
         this.options.logger.info('conversations index built', { file: this.options.indexPath, ms: Math.round(performance.now() - started) });
-      this.index.markComplete();
+      }
+      this.firstPassDone = true;
     });
     passing.catch(() => undefined);
     return passing;
@@ -170,13 +178,29 @@ export class IndexedDirectoryStore implements EventStore {
 
   /** Brings one conversation up to date before it is answered for. */
   private async current(hex: string): Promise<void> {
+    this.refreshing += 1;
     try {
-      await this.ingester.refresh(hex);
-    } catch (error) {
-      this.fail(error);
-      throw error;
+      try {
+        await this.ingester.refresh(hex);
+      } catch (error) {
+        this.fail(error);
+        throw error;
+      }
+      await this.countAgain();
+    } finally {
+      this.refreshing -= 1;
+      if (this.refreshing === 0) for (const resolve of this.refreshesDone.splice(0)) resolve();
     }
-    await this.countAgain();
+  }
+
+  /**
+   * Resolves once no request is waiting for its conversation to be read, and the answers of
+   * those that were have been written (they are computed without waiting on I/O once their
+   * conversation is current, so a turn of the event loop after it sees them out).
+   */
+  private async noRequestWaiting(): Promise<void> {
+    while (this.refreshing > 0) await new Promise<void>((resolve) => this.refreshesDone.push(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   /** /health's counters follow the index: read again whenever the ingester wrote. */

@@ -56,9 +56,6 @@ CREATE UNIQUE INDEX events_by_id ON events (conversation_id, event_id);
 CREATE INDEX events_messages ON events (conversation_id, sort_micros, position) WHERE body_text IS NOT NULL;
 CREATE INDEX events_appended ON events (conversation_id, ingest_seq);
 CREATE INDEX events_unlisted ON events (unlisted) WHERE unlisted IS NOT NULL;
-CREATE INDEX events_across ON events (sort_micros, conversation_uuid, position);
-CREATE INDEX events_across_by_kind ON events (kind, sort_micros, conversation_uuid, position);
-CREATE INDEX events_across_by_source ON events (source, sort_micros, conversation_uuid, position);
 
 -- Trigram index of the two searched texts. Trigram indexing costs more than everything else
 -- an insert does, so rows are stored first and indexed after (text-index.ts): the index holds
@@ -101,4 +98,19 @@ CREATE TABLE conversation_documents (
 CREATE INDEX catalog_by_creation ON conversation_documents (created_micros, hex) WHERE in_catalog;
 CREATE INDEX catalog_by_update ON conversation_documents (updated_micros, hex) WHERE in_catalog;
 CREATE INDEX catalog_children ON conversation_documents (parent_hex, hex) WHERE in_catalog AND parent_hex IS NOT NULL;
+`;
+
+/**
+ * The indexes of the search across conversations (also PostgreSQL's, migration 0002). They
+ * order the events of every conversation together, so a conversation's rows land all over
+ * them, and while an index is first built each conversation's commit rewrote pages across
+ * the whole of each. Nothing reads them before the first pass is whole (the search across
+ * conversations waits for it, indexed-directory.ts), so a new index is built without them
+ * and they are sorted in once, when it is marked complete (index-file.ts); an index that
+ * was ever complete has them.
+ */
+export const ACROSS_INDEXES = `
+CREATE INDEX IF NOT EXISTS events_across ON events (sort_micros, conversation_uuid, position);
+CREATE INDEX IF NOT EXISTS events_across_by_kind ON events (kind, sort_micros, conversation_uuid, position);
+CREATE INDEX IF NOT EXISTS events_across_by_source ON events (source, sort_micros, conversation_uuid, position);
 `;
