@@ -19,7 +19,7 @@ import { type ColdOpenFigures, measureColdOpen } from './cold-open';
 import { getOk } from './http-get';
 import { bringIntoPageCache } from './read-floor';
 import { ROTATING_CURSORS, type Scenario, searchScenarios } from './scenarios';
-import { type OurServerOptions, type ServerProcess, processCpuMs, spawnOurServer, withServer } from './server-process';
+import { type OurServerOptions, type ServerProcess, processCpuMs, spawnOurServer, waitUntilAnswering, withServer } from './server-process';
 import { type LoadShape, type ServerLoadFigures, measure } from './side-by-side';
 
 export const SIDE_BY_SIDE_ROUNDS = 3;
@@ -96,6 +96,7 @@ export async function measureBuildsSideBySide(
       return withServer(
         spawnOurServer(name, { ...options.server(name), ...(build === 'other' ? { repoRoot: options.otherRoot } : {}), validateResponses: false }),
         async (server) => {
+          await waitUntilAnswering(server);
           await checkedBody(server.baseUrl, firstPage);
           return untilRested(server);
         },
