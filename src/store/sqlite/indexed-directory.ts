@@ -38,6 +38,13 @@ export interface IndexedDirectoryOptions {
 
 const DEFAULT_POLL_MS = 1000;
 /**
+ * The share of `--memory-budget-mb` given to the index's page cache. The budget bounds what
+ * the process holds beyond its idle size, and the cache is not all of that: a first index
+ * holds the batches it decodes and writes, and V8's heap grows with them, about as much as
+ * a small budget again, whatever the cache's size.
+ */
+const BUDGET_SHARE_OF_CACHE = 1 / 4;
+/**
  * How long a step of filling the trigram index should hold the event loop. A step holds the
  * loop, and after each the filling rests as long as the step took: a request, which takes
  * several turns of the loop, waits for one step at most per turn and has at least half the
@@ -54,7 +61,8 @@ const TEXT_ROWS_MOST = 256;
 /** Opens the index of `realRoot` and starts following the directory. Throws IndexFileError when the index file cannot be used. */
 export function openIndexedDirectory(realRoot: string, options: IndexedDirectoryOptions): IndexedDirectoryStore {
   const mode = options.storedEvents ?? 'contract';
-  const index = openIndexFile(options.indexPath, { realRoot, storedEvents: mode, cacheBytes: options.memoryBudgetBytes, logger: options.logger });
+  const cacheBytes = options.memoryBudgetBytes === undefined ? undefined : options.memoryBudgetBytes * BUDGET_SHARE_OF_CACHE;
+  const index = openIndexFile(options.indexPath, { realRoot, storedEvents: mode, cacheBytes, logger: options.logger });
   return new IndexedDirectoryStore(realRoot, index, options);
 }
 
