@@ -101,7 +101,12 @@ export async function runAgainstRef(options: AgainstRefOptions, progress: (line:
     const conversations = [];
     for (const dataset of datasets) {
       progress(`${dataset.spec.label}: this checkout beside ${label}`);
-      const figures = await measureBuildsSideBySide(dataset, { otherRoot: tree, otherLabel: label, server, rotatingPage: true }, plan.load, progress);
+      const figures = await measureBuildsSideBySide(
+        dataset,
+        { otherRoot: tree, otherLabel: label, server, rotatingPage: true, warmUp: true },
+        plan.load,
+        progress,
+      );
       conversations.push({ dataset, figures });
     }
     return {
@@ -184,7 +189,11 @@ function conversationSection(dataset: Dataset, figures: BuildsSideBySideFigures,
 ${rows.join('\n')}
 | all rounds | **this checkout / ${other}** | **${ratioOf((t) => t.firstPage.requestsPerSecond)}** | **${ratioOf((t) => t.firstPage.cpuMicrosPerRequest)}** | **${ratioOf((t) => t.rotatingPage?.requestsPerSecond)}** | **${ratioOf((t) => t.rotatingPage?.cpuMicrosPerRequest)}** | **${ratioOf((t) => t.coldOpen.firstAnswerMs)}** | **${ratioOf((t) => t.coldOpen.firstPageMemory.residentBytes)}** |
 
-First page answered with the same bytes by both builds in every round: ${sameBytes ? 'yes' : '**no**'}. Failed requests: ${figures.rounds.reduce((sum, round) => sum + failures(round.checkout) + failures(round.other), 0)}.
+First page answered with the same bytes by both builds in every round: ${sameBytes ? 'yes' : '**no**'}. Failed requests: ${figures.rounds.reduce((sum, round) => sum + failures(round.checkout) + failures(round.other), 0)}.${
+    figures.warmUp
+      ? ` Before the rounds, each build had a turn that was not measured, until its CPU rested (an index on disk complete): this checkout ${figures.warmUp.checkout.toFixed(0)} s, ${other} ${figures.warmUp.other.toFixed(0)} s from the spawn; so every round's cold open of a build that keeps an index is a restart on it.`
+      : ''
+  }
 `;
 }
 

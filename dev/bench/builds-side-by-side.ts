@@ -8,6 +8,10 @@
  * fresh, opens the conversation (the cold open and the memory the moment its first page has
  * arrived), then has its first page and, when asked, a page at another cursor on every request
  * put under load; then it is stopped, so only one of them holds memory and takes CPU at a time.
+ * When asked (`warmUp`), each build first has a turn that is not measured: it opens the
+ * conversation and runs until its CPU has rested, so a build that keeps an index on disk
+ * (the SQLite store) is measured on a complete one, as a server that ran before is, and not
+ * while it still fills it behind its first answers.
  */
 import type { Dataset } from './datasets';
 import { spreadEventIds } from './datasets';
@@ -15,7 +19,7 @@ import { type ColdOpenFigures, measureColdOpen } from './cold-open';
 import { getOk } from './http-get';
 import { bringIntoPageCache } from './read-floor';
 import { ROTATING_CURSORS, type Scenario, searchScenarios } from './scenarios';
-import { type OurServerOptions, spawnOurServer, withServer } from './server-process';
+import { type OurServerOptions, type ServerProcess, processCpuMs, spawnOurServer, waitUntilAnswering, withServer } from './server-process';
 import { type LoadShape, type ServerLoadFigures, measure } from './side-by-side';
 
 export const SIDE_BY_SIDE_ROUNDS = 3;
@@ -33,6 +37,8 @@ export interface BuildTurnFigures {
 export interface BuildsSideBySideFigures {
   /** One entry per round; odd rounds measured this checkout first, even ones the other build first. */
   readonly rounds: readonly { readonly checkout: BuildTurnFigures; readonly other: BuildTurnFigures }[];
+  /** Per build, seconds from the spawn of its warm-up turn until its CPU rested; undefined without one. */
+  readonly warmUp?: { readonly checkout: number; readonly other: number };
 }
 
 export interface BuildsSideBySideOptions {
@@ -43,7 +49,15 @@ export interface BuildsSideBySideOptions {
   readonly server: (label: string) => Omit<OurServerOptions, 'validateResponses'>;
   readonly rotatingPage: boolean;
   readonly rounds?: number;
+  /** Before the rounds, a turn of each build that opens the conversation and runs until its CPU rests, not measured. */
+  readonly warmUp?: boolean;
 }
+
+/** A build has rested when its CPU grew by less than this share of a core over REST_WINDOW_MS. */
+const REST_CPU_SHARE = 0.05;
+const REST_WINDOW_MS = 2000;
+/** A warm-up that has not rested by then ends anyway; the report gives its time. */
+const WARM_UP_LIMIT_MS = 600_000;
 
 export async function measureBuildsSideBySide(
   dataset: Dataset,
@@ -74,6 +88,23 @@ export async function measureBuildsSideBySide(
       },
     );
   };
+  let warmUp: BuildsSideBySideFigures['warmUp'];
+  if (options.warmUp) {
+    const warm = (build: 'checkout' | 'other'): Promise<number> => {
+      const name = `${build === 'checkout' ? 'checkout' : options.otherLabel}-${label}-warm-up`;
+      bringIntoPageCache(dataset.directory);
+      return withServer(
+        spawnOurServer(name, { ...options.server(name), ...(build === 'other' ? { repoRoot: options.otherRoot } : {}), validateResponses: false }),
+        async (server) => {
+          await waitUntilAnswering(server);
+          await checkedBody(server.baseUrl, firstPage);
+          return untilRested(server);
+        },
+      );
+    };
+    progress(`  ${label}: a warm-up turn of each build, until its CPU rests`);
+    warmUp = { checkout: await warm('checkout'), other: await warm('other') };
+  }
   const rounds = [];
   const total = options.rounds ?? SIDE_BY_SIDE_ROUNDS;
   for (let round = 1; round <= total; round++) {
@@ -89,7 +120,20 @@ export async function measureBuildsSideBySide(
       rounds.push({ checkout: await turn('checkout', round), other });
     }
   }
-  return { rounds };
+  return { rounds, warmUp };
+}
+
+/** Waits until the server's CPU has rested over a whole window; seconds since its spawn. */
+async function untilRested(server: ServerProcess): Promise<number> {
+  const deadline = performance.now() + WARM_UP_LIMIT_MS;
+  let before = processCpuMs(server.pid);
+  while (performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, REST_WINDOW_MS));
+    const now = processCpuMs(server.pid);
+    if (now - before < REST_CPU_SHARE * REST_WINDOW_MS) break;
+    before = now;
+  }
+  return (performance.now() - server.spawnedAt) / 1000;
 }
 
 function scenarioNamed(scenarios: readonly Scenario[], name: Scenario['name']): Scenario {

@@ -55,12 +55,15 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
                with --store postgres: 1M events over 1000 conversations instead of one of 100k
   --index-store [--conversations N] [--events-per-conversation N] [--long-events N] [--against REF]
                the SQLite index store: first start, restart, searches across conversations,
-               one long conversation, peak memory (bench/RESULTS.md; default 2000 x 250 and 100k);
+               one long conversation (--long-events 0: none), peak memory (bench/RESULTS.md; default
+               2000 x 250 and 100k);
                with --against, REF built in a temporary worktree measured after this checkout
-  --cross-search
+  --cross-search [--sqlite-only]
                only the search across stored conversations (1000 conversations of 200 events
-               on the directory store, with and without a 64 MiB budget; 1M events on
-               PostgreSQL) and the export of 100k events (bench/RESULTS-cross-search.md)
+               on the SQLite index, with and without a 64 MiB budget, and each server's memory
+               against the budget's bound; 1M events on PostgreSQL) and the export of 100k
+               events (bench/RESULTS-cross-search.md); --sqlite-only: the SQLite index's
+               search alone
   --session-api-key KEY
                run our server with this session key (or set SESSION_API_KEY) and send it
 `;
@@ -81,6 +84,7 @@ async function main(): Promise<number> {
         store: { type: 'string' },
         'many-conversations': { type: 'boolean', default: false },
         'cross-search': { type: 'boolean', default: false },
+        'sqlite-only': { type: 'boolean', default: false },
         'index-store': { type: 'boolean', default: false },
         conversations: { type: 'string' },
         'events-per-conversation': { type: 'string' },
@@ -122,8 +126,9 @@ async function main(): Promise<number> {
 
   if (values['cross-search']) {
     try {
-      const results = await runCrossSearchBench({ quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY }, (line) =>
-        process.stderr.write(`${line}\n`),
+      const results = await runCrossSearchBench(
+        { quick: values.quick, repoRoot: REPO_ROOT, dataDirectory: DATA_DIRECTORY, sqliteOnly: values['sqlite-only'] },
+        (line) => process.stderr.write(`${line}\n`),
       );
       const report = renderCrossSearchReport(results);
       process.stdout.write(`${report}\n`);

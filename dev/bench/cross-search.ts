@@ -1,14 +1,19 @@
 /**
- * `npm run bench -- --cross-search`: the search across stored conversations and the
- * export, side by side in one run. The search over 1000 conversations of 200 events on
- * the directory store, without a memory budget and under 64 MiB, and over 1M events (1000
+ * `npm run bench -- --cross-search [--sqlite-only]`: the search across stored conversations
+ * and the export, side by side in one run. The search over 1000 conversations of 200 events
+ * on the SQLite index of the directory (each server on an index of its own, built by its
+ * first start), without a memory budget and under 64 MiB, and over 1M events (1000
  * conversations of 1000) on PostgreSQL: the first page, p50 and p99 of sequential
  * requests, for a body matching nothing and one matching a few events (a phrase written
- * into three conversations beside the generated ones). Then a 100k-event conversation
- * exported as JSON lines and Markdown from each store: MB/s, and the server's peak
- * resident memory during the export alone (the kernel's high-water mark reset first).
+ * into three conversations beside the generated ones), and the server's memory: idle (its
+ * first answer), its peak over its whole life (the first index included), judged against
+ * the budget's bound. Then a 100k-event conversation exported as JSON lines and Markdown
+ * from each store: MB/s, and the server's peak resident memory during the export alone
+ * (the kernel's high-water mark reset first). `--sqlite-only` measures the search on the
+ * SQLite index alone.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { writeConversation } from '../../src/fixture';
 import { createMemoryLogger } from '../../src/log';
@@ -29,6 +34,8 @@ export interface CrossSearchBenchOptions {
   readonly quick: boolean;
   readonly repoRoot: string;
   readonly dataDirectory: string;
+  /** Only the search on the SQLite index: no PostgreSQL, no export. */
+  readonly sqliteOnly?: boolean;
 }
 
 interface SearchFigures {
@@ -45,7 +52,14 @@ interface StoreSearchFigures {
   data: string;
   nothing: SearchFigures;
   few: SearchFigures;
+  /** The most resident while searching (the high-water mark reset before the first search). */
   peakResidentBytes: number;
+  /** Resident at the server's first answer, before it had read a conversation; undefined where not measured. */
+  idleResidentBytes?: number;
+  /** The most resident over the server's whole life, its first index included. */
+  lifePeakResidentBytes?: number;
+  /** `--memory-budget-mb`, where one was given. */
+  budgetMiB?: number;
 }
 
 interface ExportFigures {
@@ -75,6 +89,11 @@ const FEW_PHRASE = 'zebra ledger 7731';
 const FEW_CONVERSATIONS = 3;
 const NOTHING_PHRASE = 'zqxjkvw no such text';
 const PAGE = 20;
+/**
+ * Under a memory budget, what a server may hold beyond its idle size: the budget plus this
+ * (the same bound as `--scaling-only`'s budget run, targets.ts).
+ */
+const BUDGET_HEADROOM_MIB = 48;
 
 export async function runCrossSearchBench(options: CrossSearchBenchOptions, progress: (line: string) => void): Promise<CrossSearchBenchResults> {
   const startedAt = new Date();
@@ -86,18 +105,30 @@ export async function runCrossSearchBench(options: CrossSearchBenchOptions, prog
   const servers: ScriptProcess[] = [];
   const search: StoreSearchFigures[] = [];
   const exports: ExportFigures[] = [];
+  const indexes = mkdtempSync(path.join(os.tmpdir(), 'cross-search-indexes-'));
   try {
     const directoryData = ensureManyConversations(directorySpec, path.join(options.dataDirectory, 'cross-search-directory'), progress);
     addFewMatches(directoryData.root);
     const directoryLabel = `${directorySpec.count} conversations of ${directorySpec.eventsEach} events`;
     for (const budget of [undefined, 64]) {
-      const name = budget === undefined ? 'directory, no budget' : `directory, ${budget} MiB budget`;
+      const name = budget === undefined ? 'SQLite index, no budget' : `SQLite index, ${budget} MiB budget`;
       progress(`cross-search: ${name}`);
-      const args = ['--conversations-path', directoryData.root, ...(budget === undefined ? [] : ['--memory-budget-mb', String(budget)])];
+      const args = [
+        '--conversations-path',
+        directoryData.root,
+        '--index-path',
+        path.join(indexes, `budget-${budget ?? 'none'}.sqlite`),
+        ...(budget === undefined ? [] : ['--memory-budget-mb', String(budget)]),
+      ];
       const server = await startServer(servers, args, options.repoRoot);
-      search.push({ store: name, data: directoryLabel, ...(await measureSearch(server, requests)) });
+      const idleResidentBytes = processMemory(server.pid).residentBytes;
+      const peakBeforeSearching = processMemory(server.pid).peakResidentBytes;
+      const figures = await measureSearch(server, requests);
+      const lifePeakResidentBytes = Math.max(peakBeforeSearching, figures.peakResidentBytes);
+      search.push({ store: name, data: directoryLabel, ...figures, idleResidentBytes, lifePeakResidentBytes, budgetMiB: budget });
       await stopLast(servers);
     }
+    if (options.sqliteOnly) return crossSearchResults(options, startedAt, started, loadAverageAtStart, search, exports);
 
     const postgresData = ensureManyConversations(postgresSpec, path.join(options.dataDirectory, 'postgres-many'), progress);
     addFewMatches(postgresData.root);
@@ -150,7 +181,19 @@ export async function runCrossSearchBench(options: CrossSearchBenchOptions, prog
     }
   } finally {
     await Promise.all(servers.map((server) => server.stop(5000)));
+    rmSync(indexes, { recursive: true, force: true });
   }
+  return crossSearchResults(options, startedAt, started, loadAverageAtStart, search, exports);
+}
+
+function crossSearchResults(
+  options: CrossSearchBenchOptions,
+  startedAt: Date,
+  started: number,
+  loadAverageAtStart: number,
+  search: StoreSearchFigures[],
+  exports: ExportFigures[],
+): CrossSearchBenchResults {
   const machine = describeMachine();
   return {
     startedAt,
@@ -274,7 +317,7 @@ export function renderCrossSearchReport(results: CrossSearchBenchResults): strin
     '',
     `Commit ${results.commit}; ${results.machine}; ${results.elapsedSeconds.toFixed(0)} s. **Measured under load**: the machine is shared with other engineers' work (1-minute load average ${results.loadAverageAtStart.toFixed(1)} at the start, ${results.loadAverageAtEnd.toFixed(1)} at the end), so these figures are upper bounds, not a quiet machine's.`,
     '',
-    `First page of ${PAGE} hits, newest first; "cold" is the first request after the server started (every conversation read from disk, or the database's cache cold), p50 and p99 are of the sequential requests after it (with 20 requests the p99 is their slowest).`,
+    `First page of ${PAGE} hits, newest first; "cold" is the first request after the server started (on the SQLite index, the server's first start: it answers once every conversation is indexed; on PostgreSQL, the database's cache cold), p50 and p99 are of the sequential requests after it (with 20 requests the p99 is their slowest).`,
     '',
     '| store | data | body | hits | cold | p50 | p99 | peak RSS while searching |',
     '|---|---|---|---|---|---|---|---|',
@@ -285,14 +328,45 @@ export function renderCrossSearchReport(results: CrossSearchBenchResults): strin
       ),
     ),
     '',
+    ...memorySection(results.search),
+    ...(results.exports.length === 0 ? [] : exportSection(results.exports)),
+  ].join('\n');
+}
+
+/** Each SQLite server's memory over its life, and the budget's bound where one was given. */
+function memorySection(search: StoreSearchFigures[]): string[] {
+  const measured = search.filter((figures) => figures.idleResidentBytes !== undefined && figures.lifePeakResidentBytes !== undefined);
+  if (measured.length === 0) return [];
+  const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
+  return [
+    'Memory of each SQLite server: idle at its first answer, and its peak over its whole life (its first index, then the searches):',
+    '',
+    '| store | idle RSS | peak RSS | peak - idle | bound | |',
+    '|---|---|---|---|---|---|',
+    ...measured.map((figures) => {
+      const idle = figures.idleResidentBytes!;
+      const peak = figures.lifePeakResidentBytes!;
+      const bound = figures.budgetMiB === undefined ? undefined : figures.budgetMiB + BUDGET_HEADROOM_MIB;
+      const verdict = bound === undefined ? '' : peak - idle <= bound * 2 ** 20 ? 'PASS' : '**MISS**';
+      return `| ${figures.store} | ${mib(idle)} | ${mib(peak)} | ${mib(peak - idle)} | ${bound === undefined ? '—' : `idle + ${bound} MiB`} | ${verdict} |`;
+    }),
+    '',
+    'Every answer was right (the bench stops on a wrong one): no hit for the phrase matching nothing, exactly the three events written for the one matching a few.',
+    '',
+  ];
+}
+
+function exportSection(exports: ExportFigures[]): string[] {
+  const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
+  return [
     'Export of one conversation (one request, read whole by the bench):',
     '',
     '| store | format | size | time | MB/s | RSS before | peak RSS during |',
     '|---|---|---|---|---|---|---|',
-    ...results.exports.map(
+    ...exports.map(
       (figures) =>
         `| ${figures.store} | ${figures.format} | ${mib(figures.bytes)} | ${figures.seconds.toFixed(2)} s | ${figures.megabytesPerSecond.toFixed(1)} | ${mib(figures.residentBeforeBytes)} | ${mib(figures.peakResidentBytes)} |`,
     ),
     '',
-  ].join('\n');
+  ];
 }

@@ -84,6 +84,8 @@ const DEFAULT_POLL_MS = 250;
 /** The first key of the per-conversation lock a PostgreSQL batch is written under (the second is the conversation's row id). */
 const APPEND_LOCK = 0x61707064;
 const DEFAULT_BATCH_SIZE = 500;
+/** How long a look whose watches stayed silent spares a request's refresh its own (lookedRecently). */
+const LOOK_AGAIN_MS = 250;
 /** Files whose size and time are compared with the database at once (a group of system calls in flight). */
 const COMPARED_AT_ONCE = 64;
 /** Conversations whose stored-file lists are kept between looks: the few being appended to at once. */
@@ -259,6 +261,14 @@ class Ingester implements DirectoryIngester {
   private readonly turns = new Map<string, Promise<void>>();
   /** Conversations whose files have been compared one by one with the database since this process started. */
   private readonly verified = new Set<string>();
+  /**
+   * Per conversation, when its last look began, kept only when that look ended with both its
+   * watches running and none of them having spoken since it began: until a watch speaks, a
+   * request's refresh needs no look of its own (refresh).
+   */
+  private readonly lookedAt = new Map<string, number>();
+  /** Per conversation, how many times its watches spoke: a look tells whether one did while it ran. */
+  private readonly watchEvents = new Map<string, number>();
   private readonly watches = new Map<string, ConversationWatch>();
   private rootWatcher: FSWatcher | undefined;
   /** Set by any watch event and cleared when a pass starts; true while watches cannot tell (not started, failed). */
@@ -344,7 +354,24 @@ class Ingester implements DirectoryIngester {
 
   async refresh(hex: string): Promise<void> {
     const realRoot = await this.root();
+    if (this.lookedRecently(hex)) {
+      // Lets the watches deliver what the kernel has queued, so a change made before this request is seen.
+      await afterNextPoll();
+      if (this.lookedRecently(hex)) return;
+    }
     await this.inTurn(hex, () => this.look(realRoot, hex));
+  }
+
+  /**
+   * Whether a look at the conversation began lately and no watch of it has spoken since:
+   * nothing changed there that the index lacks. A request's look cost as much as its page
+   * (a handful of system calls, taking turns with every other request for the conversation);
+   * the time bound keeps a file system whose watches stay silent (a network one) looked at
+   * often enough that what is appended there is still seen within the second.
+   */
+  private lookedRecently(hex: string): boolean {
+    const began = this.lookedAt.get(hex);
+    return this.options.follow === true && this.watchesWork && began !== undefined && performance.now() - began < LOOK_AGAIN_MS;
   }
 
   private inTurn(hex: string, work: () => Promise<void>): Promise<void> {
@@ -366,8 +393,16 @@ class Ingester implements DirectoryIngester {
     this.options.logger.info('ingest: conversation deleted, its directory is gone', { conversation: hex });
   }
 
-  /** One look at a conversation: its documents, then its event files; `known` is its row as a pass read it. */
+  /** One look at a conversation (lookAt), remembered when its watches ran and stayed silent throughout (lookedRecently). */
   private async look(realRoot: string, hex: string, known?: ConversationRow): Promise<void> {
+    const heard = this.watchEvents.get(hex) ?? 0;
+    const began = performance.now();
+    await this.lookAt(realRoot, hex, known);
+    if (this.watches.get(hex)?.watchers.length === 2 && (this.watchEvents.get(hex) ?? 0) === heard) this.lookedAt.set(hex, began);
+  }
+
+  /** One look at a conversation: its documents, then its event files; `known` is its row as a pass read it. */
+  private async lookAt(realRoot: string, hex: string, known?: ConversationRow): Promise<void> {
     const location = await locateConversation(realRoot, hex);
     if (!location.found) {
       if (location.linkOutsideRoot)
@@ -931,6 +966,8 @@ class Ingester implements DirectoryIngester {
     try {
       this.rootWatcher = watch(realRoot, { persistent: false }, () => {
         this.changed = true;
+        // A conversation's directory added, removed, renamed or replaced by a link: each is looked at again.
+        this.lookedAt.clear();
       });
       this.rootWatcher.on('error', () => {
         this.watchesWork = false;
@@ -956,6 +993,8 @@ class Ingester implements DirectoryIngester {
       try {
         const watcher = watch(target, { persistent: false }, (_eventType, name) => {
           this.changed = true;
+          this.watchEvents.set(hex, (this.watchEvents.get(hex) ?? 0) + 1);
+          this.lookedAt.delete(hex);
           if (notes && typeof name === 'string') state.rewritten.add(name);
         });
         watcher.on('error', () => {
@@ -973,6 +1012,7 @@ class Ingester implements DirectoryIngester {
   private unwatch(hex: string): void {
     for (const watcher of this.watches.get(hex)?.watchers ?? []) watcher.close();
     this.watches.delete(hex);
+    this.lookedAt.delete(hex);
   }
 
   close(): void {

@@ -47,9 +47,11 @@ export type TextColumn = 'body_text' | 'search_text';
  * the rows holding the needle's trigrams are fetched and sorted, which costs as many as
  * they are; `check`, the statement walks its ordered index and the trigram index only
  * says whether a row may hold the needle, which stops at the page's last match, so it
- * costs little where candidates are many.
+ * costs little where candidates are many; or the candidates of one column's needle are
+ * the rows of a table the statement names (`candidates`: fetched once, with its WITH),
+ * and a needle of the other column is checked as under `check`.
  */
-export type TrigramUse = 'lead' | 'check';
+export type TrigramUse = 'lead' | 'check' | { readonly column: TextColumn; readonly candidates: string };
 
 /** FTS5 and pg_trgm both index runs of three characters; a shorter needle has none. */
 function hasTrigram(needle: string): boolean {
@@ -70,8 +72,9 @@ export const SQLITE: SqlDialect = {
     const like = likeContains(`e.${column}`, needle, bind);
     // FTS5 answers a needle of three characters or more from its index; a shorter one is checked row by row.
     if (!hasTrigram(needle)) return like;
+    if (typeof use === 'object' && use.column === column) return `e.row_id IN (SELECT row_id FROM ${use.candidates}) AND ${like}`;
     // The unary plus keeps SQLite from leading with the row ids.
-    return `${use === 'check' ? '+' : ''}e.row_id IN (${sqliteCandidates(column, needle, bind)}) AND ${like}`;
+    return `${use === 'lead' ? '' : '+'}e.row_id IN (${sqliteCandidates(column, needle, bind)}) AND ${like}`;
   },
   trigramCandidates: (column, needle, bind) => (hasTrigram(needle) ? sqliteCandidates(column, needle, bind) : undefined),
 };
@@ -125,15 +128,19 @@ export function containsPattern(text: string): string {
 const MOST_TRIGRAMS = 32;
 
 /**
- * An FTS5 query for the column: every trigram of the needle, each a term of its own. The
- * index keeps which rows hold a trigram, not where (detail=column: smaller, and faster to
- * write), so the query asks for rows holding all of them, and LIKE then checks they form
- * the needle.
+ * An FTS5 query for the column: trigrams of the needle that cover it end to end (every
+ * third one, and the last), each a term of its own. The index keeps which rows hold a
+ * trigram, not where (detail=column: smaller, and faster to write), so the query asks for
+ * rows holding all of them, and LIKE then checks they form the needle. The trigrams between
+ * those would narrow the rows little, since the index cannot tell where they stand, and
+ * each term costs a walk of every row that holds it.
  */
 export function trigramQuery(column: TextColumn, needle: string): string {
   const characters = [...needle];
-  const trigrams = new Set<string>();
-  for (let start = 0; start + 3 <= characters.length && trigrams.size < MOST_TRIGRAMS; start++)
-    trigrams.add(characters.slice(start, start + 3).join(''));
+  const last = characters.length - 3;
+  const starts: number[] = [];
+  for (let start = 0; start < last && starts.length < MOST_TRIGRAMS - 1; start += 3) starts.push(start);
+  starts.push(last);
+  const trigrams = new Set(starts.map((start) => characters.slice(start, start + 3).join('')));
   return `${column} : (${[...trigrams].map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ')})`;
 }

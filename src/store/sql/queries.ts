@@ -151,9 +151,14 @@ export interface KeyedRow {
 /**
  * Up to `limit + 1` matches across conversations after `criteria.after`, in walk order: the
  * last only says that another page follows. `use`: how `body` and `text` use the trigram
- * index (acrossCandidatesStatement helps choose).
+ * index (acrossLeadStatement tells when `check` is the one).
  */
-export function acrossPageStatement(dialect: SqlDialect, criteria: CrossSearchCriteria, form: PayloadForm, use: TrigramUse = 'lead'): Statement {
+export function acrossPageStatement(
+  dialect: SqlDialect,
+  criteria: CrossSearchCriteria,
+  form: PayloadForm,
+  use: Exclude<TrigramUse, object> = 'lead',
+): Statement {
   const parameters = new Parameters(dialect);
   const order = orderOf(criteria.sortOrder);
   const conditions = [filterConditions(criteria, parameters, use)];
@@ -194,22 +199,41 @@ export function acrossWindowStatement(dialect: SqlDialect, criteria: CrossSearch
 }
 
 /**
- * How many rows the trigram index hands over for each of the `body` and `text` needles,
- * counted up to `atMost + 1` (`count`, a row per needle); undefined where the database
- * plans the index's use itself, or no needle has trigrams.
+ * The page of acrossPageStatement led by the rows the trigram index hands over for one
+ * needle (`body`'s, else `text`'s), fetched once, up to `atMost + 1` of them: every row
+ * carries their count (`candidates`). With more than `atMost` the page is not read (the
+ * caller walks the order instead, as `check`); a row whose `hex` is null only carries the
+ * count. Undefined where the database plans the trigram index's use itself, or no needle
+ * has trigrams.
  */
-export function acrossCandidatesStatement(dialect: SqlDialect, filters: EventFilters, atMost: number): Statement | undefined {
+export function acrossLeadStatement(dialect: SqlDialect, criteria: CrossSearchCriteria, atMost: number, form: PayloadForm): Statement | undefined {
   const parameters = new Parameters(dialect);
   const bind = (value: unknown) => parameters.add(value);
-  const counts: string[] = [];
+  let lead: { column: TextColumn; rows: string } | undefined;
   for (const [column, needle] of [
-    ['body_text', filters.body],
-    ['search_text', filters.text],
+    ['body_text', criteria.body],
+    ['search_text', criteria.text],
   ] as const) {
-    const candidates = needle === undefined ? undefined : dialect.trigramCandidates(column, textColumn(needle), bind);
-    if (candidates !== undefined) counts.push(`SELECT count(*) AS count FROM (${candidates} LIMIT ${parameters.add(atMost + 1)})`);
+    const rows = needle === undefined ? undefined : dialect.trigramCandidates(column, textColumn(needle), bind);
+    if (rows !== undefined) {
+      lead = { column, rows };
+      break;
+    }
   }
-  return counts.length === 0 ? undefined : { text: counts.join(' UNION ALL '), values: parameters.values };
+  if (!lead) return undefined;
+  const order = orderOf(criteria.sortOrder);
+  const most = parameters.add(atMost);
+  const conditions = [filterConditions(criteria, parameters, { column: lead.column, candidates: 'candidates' })];
+  if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
+  const text = `WITH candidates(row_id) AS MATERIALIZED (${lead.rows} LIMIT ${most} + 1)
+    SELECT (SELECT count(*) FROM candidates) AS candidates, p.* FROM (SELECT 1) one LEFT JOIN (
+      SELECT c.hex, c.title, e.sort_micros, e.conversation_uuid, e.position, ${dialect.payload('e.payload', form)}
+      FROM events e JOIN conversations c ON c.id = e.conversation_id
+      WHERE ${conditions.join(' AND ')}
+      ORDER BY e.sort_micros ${order}, e.conversation_uuid ${order}, e.position ${order}
+      LIMIT CASE WHEN (SELECT count(*) FROM candidates) <= ${most} THEN ${parameters.add(criteria.limit + 1)} ELSE 0 END) p ON 1
+    ORDER BY p.sort_micros ${order}, p.conversation_uuid ${order}, p.position ${order}`;
+  return { text, values: parameters.values };
 }
 
 /** How many events of every conversation pass the filters. */

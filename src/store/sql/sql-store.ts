@@ -29,8 +29,8 @@ import {
   type EventVersion,
   type ExportRow,
   type KeyedRow,
-  acrossCandidatesStatement,
   acrossCountStatement,
+  acrossLeadStatement,
   acrossPageStatement,
   acrossWindowStatement,
   type FeedOrder,
@@ -66,7 +66,7 @@ const EXPORT_BATCH = 1000;
 const TEXT_WINDOW = 2000;
 /**
  * Candidates of the trigram index a search across conversations fetches and sorts; with
- * more, it walks its ordered index instead (trigramUse). Either costs about as much here.
+ * more, it walks its ordered index instead (acrossLeadStatement). Either costs about as much here.
  */
 const FEW_CANDIDATES = 2000;
 const MAX_BIGINT = (2n ** 63n - 1n).toString();
@@ -75,6 +75,9 @@ const MAX_BIGINT = (2n ** 63n - 1n).toString();
  * `substr` of it (into its own memory, freed after the statement), so pieces are not small.
  */
 const PIECE_BYTES = 4 * LARGE_EVENT_BYTES;
+
+/** A row of acrossLeadStatement: a page's row, or (null `hex`) only the count of candidates. */
+type LedRow = KeyedRow & { candidates: number | string };
 
 interface PageRow {
   event_id: string;
@@ -193,34 +196,30 @@ export class SqlStore implements EventStore {
   /**
    * A page of the search across conversations: one walk of an ordered index from the
    * cursor's key; with `body` or `text`, first a bounded walk that checks every event
-   * (acrossWindowStatement), which answers alone when the needle is common.
+   * (acrossWindowStatement), which answers alone when the needle is common; then, where
+   * the database leaves the trigram index's use to the statement, the page led by the
+   * index's rows when they are few (acrossLeadStatement), or else a walk of the order that
+   * asks the index of each row and stops at the page's last match, where sorting them all
+   * would not.
    */
   searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
     return this.guard('search across conversations', async () => {
       const { dialect } = this.database;
-      let rows: KeyedRow[] = [];
-      let use: TrigramUse = 'lead';
+      let rows: KeyedRow[] | undefined;
+      let use: Exclude<TrigramUse, object> = 'lead';
       if (criteria.body !== undefined || criteria.text !== undefined) {
-        rows = await this.payloadRows<KeyedRow>((form) => acrossWindowStatement(dialect, criteria, TEXT_WINDOW, form), 'payload', true);
-        if (rows.length <= criteria.limit) use = await this.trigramUse(criteria);
+        const window = await this.payloadRows<KeyedRow>((form) => acrossWindowStatement(dialect, criteria, TEXT_WINDOW, form), 'payload', true);
+        if (window.length > criteria.limit) rows = window;
+        else if (acrossLeadStatement(dialect, criteria, FEW_CANDIDATES, 'bytea')) {
+          const led = await this.payloadRows<LedRow>((form) => acrossLeadStatement(dialect, criteria, FEW_CANDIDATES, form)!, 'payload', true);
+          if (Number(led[0]?.candidates ?? 0) > FEW_CANDIDATES) use = 'check';
+          else rows = led.filter((row) => row.hex !== null);
+        }
       }
-      if (rows.length <= criteria.limit)
-        rows = await this.payloadRows<KeyedRow>((form) => acrossPageStatement(dialect, criteria, form, use), 'payload', true);
+      rows ??= await this.payloadRows<KeyedRow>((form) => acrossPageStatement(dialect, criteria, form, use), 'payload', true);
       const hits = rows.slice(0, criteria.limit).map((row) => ({ key: keyOfRow(row), title: row.title ?? null, json: row.payload }));
       return { hits, next: rows.length > criteria.limit ? hits[hits.length - 1]!.key : null };
     });
-  }
-
-  /**
-   * Whether a search across conversations leads with the trigram index's rows (few: they
-   * are fetched and sorted) or walks its ordered index and asks the trigram index of each
-   * row (many: the walk stops at the page's last match, where sorting them all would not).
-   */
-  private async trigramUse(filters: EventFilters): Promise<TrigramUse> {
-    const statement = acrossCandidatesStatement(this.database.dialect, filters, FEW_CANDIDATES);
-    if (!statement) return 'lead';
-    const counts = await this.database.rows<{ count: number | string }>(statement);
-    return counts.some((row) => Number(row.count) <= FEW_CANDIDATES) ? 'lead' : 'check';
   }
 
   countAll(filters: EventFilters): Promise<number> {

@@ -38,16 +38,31 @@ export interface IndexedDirectoryOptions {
 
 const DEFAULT_POLL_MS = 1000;
 /**
- * Rows the trigram index takes in per step. A step holds the event loop, and after each the
- * filling rests as long as the step took: a request, which takes several turns of the loop,
- * waits for one step at most per turn and has at least half the thread meanwhile.
+ * The share of `--memory-budget-mb` given to the index's page cache. The budget bounds what
+ * the process holds beyond its idle size, and the cache is not all of that: a first index
+ * holds the batches it decodes and writes, and V8's heap grows with them, about as much as
+ * a small budget again, whatever the cache's size.
  */
-const TEXT_ROWS_PER_STEP = 256;
+const BUDGET_SHARE_OF_CACHE = 1 / 4;
+/**
+ * How long a step of filling the trigram index should hold the event loop. A step holds the
+ * loop, and after each the filling rests as long as the step took: a request, which takes
+ * several turns of the loop, waits for one step at most per turn and has at least half the
+ * thread meanwhile. A step that becomes due while a long request holds the loop runs as soon
+ * as that request ends, so the next request waits for it whole: steps are kept short, and
+ * the rows each takes in follow how long the last took (rows differ in size, and FTS5
+ * merges its segments within some steps).
+ */
+const TEXT_STEP_MS = 8;
+/** Rows per step: from the fewest, which cost more per row (a transaction and a segment each), to the most. */
+const TEXT_ROWS_FEWEST = 16;
+const TEXT_ROWS_MOST = 256;
 
 /** Opens the index of `realRoot` and starts following the directory. Throws IndexFileError when the index file cannot be used. */
 export function openIndexedDirectory(realRoot: string, options: IndexedDirectoryOptions): IndexedDirectoryStore {
   const mode = options.storedEvents ?? 'contract';
-  const index = openIndexFile(options.indexPath, { realRoot, storedEvents: mode, cacheBytes: options.memoryBudgetBytes, logger: options.logger });
+  const cacheBytes = options.memoryBudgetBytes === undefined ? undefined : options.memoryBudgetBytes * BUDGET_SHARE_OF_CACHE;
+  const index = openIndexFile(options.indexPath, { realRoot, storedEvents: mode, cacheBytes, logger: options.logger });
   return new IndexedDirectoryStore(realRoot, index, options);
 }
 
@@ -144,12 +159,16 @@ export class IndexedDirectoryStore implements EventStore {
     this.indexingText = (async () => {
       const began = performance.now();
       let steps = 0;
+      let rows = TEXT_ROWS_FEWEST * 4;
       for (;;) {
         const started = performance.now();
         if (this.closed) return;
-        if (!(await indexTextStep(this.writer, TEXT_ROWS_PER_STEP))) break;
+        if (!(await indexTextStep(this.writer, rows))) break;
         steps++;
-        await sleep(performance.now() - started);
+        const took = performance.now() - started;
+        if (took > TEXT_STEP_MS) rows = Math.max(TEXT_ROWS_FEWEST, rows >> 1);
+        else if (took < TEXT_STEP_MS / 2) rows = Math.min(TEXT_ROWS_MOST, rows << 1);
+        await sleep(took);
       }
       // Once, when the first filling since the start has caught up: from then on `body` and `text` answer from the index alone.
       if (steps > 0 && !this.textIndexCaughtUp)
