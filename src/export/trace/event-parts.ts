@@ -16,13 +16,21 @@ import { observationText } from '../observation-text';
  */
 export const TRACE_TEXT_CHARACTERS = 256 * 1024;
 
+/**
+ * Room past the cut in which a credential that starts before it is still seen whole: longer
+ * than any credential shape of fixed length, and a shape without an end runs to the end of
+ * what is masked, so nothing of it before the cut is left.
+ */
+const MASKED_PAST_THE_CUT = 4096;
+
 /** The secret policy the other exports apply to what a person reads, then the text cut to what a trace carries. */
 export function masked(text: string): string {
-  const whole = maskCredentialText(text);
-  if (whole.length <= TRACE_TEXT_CHARACTERS) return whole;
+  if (text.length <= TRACE_TEXT_CHARACTERS) return maskCredentialText(text);
+  // Only the head is masked: masking the whole made a copy of a text of any length in every export at once.
+  const head = maskCredentialText(text.slice(0, TRACE_TEXT_CHARACTERS + MASKED_PAST_THE_CUT)).slice(0, TRACE_TEXT_CHARACTERS);
   // A copy, not a slice: a slice of a string keeps the whole string alive.
-  const kept = Buffer.from(whole.slice(0, TRACE_TEXT_CHARACTERS), 'utf16le').toString('utf16le');
-  return `${kept}\n[${whole.length - TRACE_TEXT_CHARACTERS} more characters not carried: the JSON lines export has this event whole]`;
+  const kept = Buffer.from(head, 'utf16le').toString('utf16le');
+  return `${kept}\n[${text.length - TRACE_TEXT_CHARACTERS} more characters not carried: the JSON lines export has this event whole]`;
 }
 
 /**

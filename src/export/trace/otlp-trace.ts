@@ -9,7 +9,7 @@
  * one or the other: Phoenix reads OpenInference, Langfuse and others the GenAI ones.
  */
 import { createHash } from 'node:crypto';
-import type { components, Event, EventOfKind } from '../../contract';
+import type { components, Event } from '../../contract';
 import { storedTimestampMicros } from '../../search';
 import { type ResponseUsage, completionLogUsage, conversationUsage, responseUsages } from '../usage/conversation-usage';
 import {
@@ -59,8 +59,11 @@ interface OpenResponse {
   calls: { name: string; arguments: string }[];
 }
 
+/** What a tool call's span carries, kept until its result comes: not the action, whose arguments may be far larger. */
 interface OpenCall {
-  action: EventOfKind<'ActionEvent'>;
+  toolName: string;
+  toolCallId: string;
+  argumentsJson: string;
   spanId: string;
   start: number;
 }
@@ -141,10 +144,10 @@ export async function* conversationSpans(conversation: TracedConversation, event
 
   const toolSpan = (call: OpenCall, end: number, result: ToolResultEvent | undefined): OtlpSpan => {
     const outcome = result ? toolResult(result) : { text: 'No result was recorded.', error: false, rejected: false };
-    const argumentsJson = JSON.stringify(callArguments(call.action));
+    const { argumentsJson } = call;
     return span({
       spanId: call.spanId,
-      name: `execute_tool ${call.action.tool_name}`,
+      name: `execute_tool ${call.toolName}`,
       kind: SPAN_KIND_INTERNAL,
       startTimeUnixNano: nanos(call.start),
       endTimeUnixNano: nanos(Math.max(call.start, end)),
@@ -152,15 +155,15 @@ export async function* conversationSpans(conversation: TracedConversation, event
       attributes: attributes({
         ...session,
         'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': call.action.tool_name,
-        'gen_ai.tool.call.id': call.action.tool_call_id,
+        'gen_ai.tool.name': call.toolName,
+        'gen_ai.tool.call.id': call.toolCallId,
         'gen_ai.tool.type': 'function',
         'gen_ai.tool.call.arguments': argumentsJson,
         'gen_ai.tool.call.result': outcome.text,
         'error.type': outcome.error ? (result?.kind === 'AgentErrorEvent' ? 'AgentErrorEvent' : 'tool_error') : undefined,
         'openinference.span.kind': 'TOOL',
-        'tool.name': call.action.tool_name,
-        'tool_call.id': call.action.tool_call_id,
+        'tool.name': call.toolName,
+        'tool_call.id': call.toolCallId,
         'input.value': argumentsJson,
         'input.mime_type': 'application/json',
         'output.value': outcome.text,
@@ -203,7 +206,13 @@ export async function* conversationSpans(conversation: TracedConversation, event
       }
     }
     if (event.kind === 'ActionEvent') {
-      openCalls.set(event.tool_call_id, { action: event, spanId: spanIdOf(traceId, `call:${event.id ?? event.tool_call_id}`), start: now });
+      openCalls.set(event.tool_call_id, {
+        toolName: event.tool_name,
+        toolCallId: event.tool_call_id,
+        argumentsJson: JSON.stringify(callArguments(event)),
+        spanId: spanIdOf(traceId, `call:${event.id ?? event.tool_call_id}`),
+        start: now,
+      });
     } else if (isToolResult(event)) {
       const call = openCalls.get(event.tool_call_id);
       if (call) {
