@@ -1,10 +1,11 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open, readdir } from 'node:fs/promises';
+import { type FileHandle, open, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
 import type { Logger } from '../log';
 import { hyphenate } from '../search';
 import { conversationNames, locateConversation, realRootOf } from '../store/files/conversation-location';
+import { isInsideRoot } from '../store/files/contained-path';
 import { errorCode } from '../store/error-code';
 import { readDocument } from '../store/files/document-file';
 import { statIfPresent, versionOf } from '../store/files/file-version';
@@ -104,10 +105,11 @@ class DirectoryCatalog implements ConversationCatalog {
   }
 
   async files(hex: string): Promise<ConversationFile[] | undefined> {
-    const location = await locateConversation(await this.realRoot(), hex);
+    const realRoot = await this.realRoot();
+    const location = await locateConversation(realRoot, hex);
     if (!location.found) return undefined;
     const files: ConversationFile[] = [];
-    await collectFiles(location.directory, '', files);
+    await collectFiles(realRoot, location.directory, '', files);
     return files.sort((a, b) => comparePaths(a.relativePath, b.relativePath));
   }
 
@@ -180,7 +182,7 @@ function childrenIndex(entries: readonly CatalogEntry[]): Map<string, string[]> 
   return children;
 }
 
-async function collectFiles(directory: string, prefix: string, files: ConversationFile[]): Promise<void> {
+async function collectFiles(realRoot: string, directory: string, prefix: string, files: ConversationFile[]): Promise<void> {
   let entries: import('node:fs').Dirent[];
   try {
     entries = await readdir(path.join(directory, prefix), { withFileTypes: true });
@@ -198,12 +200,21 @@ async function collectFiles(directory: string, prefix: string, files: Conversati
       const stats = await statIfPresent(absolute);
       if (!stats) continue;
       files.push({ relativePath: `${relativePath}/`, modifiedAt: stats.mtime, size: 0, read: async () => Buffer.alloc(0) });
-      await collectFiles(directory, relativePath, files);
+      await collectFiles(realRoot, directory, relativePath, files);
     } else if (dirent.isFile()) {
       const stats = await statIfPresent(absolute);
       if (!stats) continue;
-      files.push({ relativePath, modifiedAt: stats.mtime, size: stats.size, read: () => readIfPresent(absolute) });
+      files.push({ relativePath, modifiedAt: stats.mtime, size: stats.size, read: () => readIfPresent(realRoot, absolute) });
     }
+  }
+}
+
+/** Where an open file really is, as Linux names a descriptor's file; undefined where the system does not say. */
+async function openedPath(handle: FileHandle): Promise<string | undefined> {
+  try {
+    return await readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return undefined;
   }
 }
 
@@ -218,15 +229,19 @@ function comparePaths(a: string, b: string): number {
 }
 
 /**
- * The file's bytes, when it is still the regular file it was listed as: opened without
- * following a link and without blocking, so a file replaced since the listing by a link
- * out of the root or by a named pipe is left out rather than followed or waited on.
+ * The file's bytes, when it is still the regular file it was listed as, inside the root:
+ * opened without following a link and without blocking, so a file replaced since the
+ * listing by a link out of the root or by a named pipe is left out rather than followed or
+ * waited on; and where the system names what a descriptor opened, a file reached through a
+ * directory swapped for a link out of the root since the listing is left out too.
  */
-async function readIfPresent(file: string): Promise<Buffer | undefined> {
+async function readIfPresent(realRoot: string, file: string): Promise<Buffer | undefined> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     if (!(await handle.stat()).isFile()) return undefined;
+    const opened = await openedPath(handle);
+    if (opened !== undefined && !isInsideRoot(realRoot, opened)) return undefined;
     return await handle.readFile();
   } catch (error) {
     const code = errorCode(error);
