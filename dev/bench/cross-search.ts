@@ -309,8 +309,10 @@ function resetPeakResident(pid: number): void {
   }
 }
 
+/** Bytes as whole MiB, as the report's tables give memory. */
+const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
+
 export function renderCrossSearchReport(results: CrossSearchBenchResults): string {
-  const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
   const ms = (value: number) => `${value.toFixed(1)} ms`;
   return [
     `## Search across conversations and export, ${results.startedAt.toISOString()}`,
@@ -337,7 +339,6 @@ export function renderCrossSearchReport(results: CrossSearchBenchResults): strin
 function memorySection(search: StoreSearchFigures[]): string[] {
   const measured = search.filter((figures) => figures.idleResidentBytes !== undefined && figures.lifePeakResidentBytes !== undefined);
   if (measured.length === 0) return [];
-  const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
   return [
     'Memory of each SQLite server: idle at its first answer, and its peak over its whole life (its first index, then the searches):',
     '',
@@ -357,7 +358,6 @@ function memorySection(search: StoreSearchFigures[]): string[] {
 }
 
 function exportSection(exports: ExportFigures[]): string[] {
-  const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
   return [
     'Export of one conversation (one request, read whole by the bench):',
     '',
