@@ -9,10 +9,12 @@
  * through the secret policy (src/secrets) with the conversation's known secrets.
  */
 import type { Event, ExportFormat } from '../contract';
+import { type Abridging, abridgedJson } from '../json/abridged-json';
 import { jsonText } from '../json/json-text';
-import { type KnownSecrets, PieceScan, maskSecrets, maskedJson } from '../secrets';
+import { type KnownSecrets, PieceScan, maskCredentialText, maskSecrets, maskedJson } from '../secrets';
 import type { ExportedEvent, LargeEvent } from '../store';
 import { eventSection, isUserMessage, largeEventSection, markdownHeading, taskSection } from './markdown';
+import { CUT_TEXT_HEAD_CHARACTERS, TRACE_TEXT_CHARACTERS, cutText } from './trace/event-parts';
 import type { TracedConversation } from './trace/otlp-trace';
 import { atifJsonPieces, otlpJsonPieces, parsedEvents } from './trace/trace-documents';
 
@@ -102,11 +104,22 @@ async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGene
 
 const LINE_END = Buffer.from('\n');
 
-/** Events for the trace formats, which parse every one: a large event is read whole in its turn, held until the next is asked for. */
+/**
+ * Events for the trace formats, which parse every one. A large event is read in pieces with
+ * its long texts cut as a trace cuts them, so no export holds it whole; a completion log is
+ * the exception, since its usage is read from the JSON inside its text: it is read whole in
+ * its turn, held until the next event is asked for.
+ */
 async function* maskedEvents(events: AsyncIterable<ExportedEvent>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  const abridging = traceAbridging(known);
   for await (const event of events) {
     if (Buffer.isBuffer(event)) {
       yield maskedJson(event, known);
+      continue;
+    }
+    const abridged = event.kind === 'LLMCompletionLogEvent' ? undefined : await abridgedJson(event.pieces(), abridging);
+    if (abridged) {
+      yield maskedJson(abridged, known);
       continue;
     }
     const { bytes, release } = await event.whole();
@@ -116,6 +129,21 @@ async function* maskedEvents(events: AsyncIterable<ExportedEvent>, known: KnownS
       release();
     }
   }
+}
+
+/**
+ * Long texts cut to what a trace carries, their heads masked with the conversation's known
+ * secrets before the cut, since a value that straddles it would be left half shown. An event
+ * whose size is not in a few long texts is read whole instead, past a size that is a few
+ * texts a trace carries.
+ */
+function traceAbridging(known: KnownSecrets): Abridging {
+  return {
+    longerThan: TRACE_TEXT_CHARACTERS,
+    headCharacters: CUT_TEXT_HEAD_CHARACTERS,
+    abridge: (head, length) => cutText(head, length, (text) => maskCredentialText(maskSecrets(text, known))),
+    maxBytes: 16 * TRACE_TEXT_CHARACTERS,
+  };
 }
 
 /**

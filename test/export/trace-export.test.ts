@@ -21,6 +21,7 @@ import { PushError, pushConversationTrace } from '../../src/export/trace/otlp-pu
 import type { OtlpSpan, OtlpTraceDocument } from '../../src/export/trace/otlp-trace';
 import { runExportCommand } from '../../src/export/trace/push-command';
 import { action, agentError, conversationId, eventId, message, observation } from '../support/events';
+import { writeConversationState } from '../support/conversation-state';
 import { type LiveServer, startLiveServer } from '../support/live-server';
 
 jest.setTimeout(240_000);
@@ -31,6 +32,25 @@ const SAMPLE = path.resolve(__dirname, '../../sample-data/conversations', RECORD
 const SECRET = 'sk-proj-abcdefghijklmnopqrstuvwxyz012345';
 const QUIET = conversationId(1);
 const SECRETIVE = conversationId(2);
+/** Conversations whose tool output is longer than a trace carries: under a mebibyte stored, and over it (read in pieces). */
+const LONG_OUTPUT = conversationId(3);
+const VERY_LONG_OUTPUT = conversationId(4);
+/** A secret of the conversations' saved state (test/support/conversation-state.ts) that no credential shape matches. */
+const KNOWN_SECRET = 'aws-secret-0001';
+/** Escaped in JSON, two-byte, four-byte (a surrogate pair) and known-secret characters, so that any cut falls among them. */
+const LONG_OUTPUT_UNIT = `é "quoted"\n😀\t${KNOWN_SECRET} `;
+
+function longOutputConversation(characters: number) {
+  const call = action({ id: eventId(1), timestamp: '2026-06-01T10:00:01' }, 'Print it all.');
+  const output = LONG_OUTPUT_UNIT.repeat(Math.ceil(characters / LONG_OUTPUT_UNIT.length));
+  const printed: EventOfKind<'ObservationEvent'> = {
+    ...observation({ id: eventId(2), timestamp: '2026-06-01T10:00:02' }, output),
+    tool_call_id: call.tool_call_id,
+    action_id: call.id!,
+  };
+  return { output, events: [call, printed, message({ id: eventId(3), timestamp: '2026-06-01T10:00:03', source: 'agent' }, { text: ['Printed.'] })] };
+}
+const longOutputs = { [LONG_OUTPUT]: longOutputConversation(400_000), [VERY_LONG_OUTPUT]: longOutputConversation(3_000_000) };
 
 function secretiveConversation() {
   const call = action({ id: eventId(2), timestamp: '2026-06-01T10:00:02' }, 'I will print the key.');
@@ -163,6 +183,43 @@ describe('otlp', () => {
     ]);
     expect(attributesOf(spans[0]!)['input.value']).toBe('Hello?');
   });
+});
+
+describe('texts longer than a trace carries', () => {
+  let longServer: LiveServer;
+  beforeAll(async () => {
+    longServer = await startLiveServer(Object.entries(longOutputs).map(([id, { events }]) => ({ id, events })));
+    for (const id of Object.keys(longOutputs))
+      writeConversationState(longServer.root, id, { createdAt: '2026-06-01T10:00:00', updatedAt: '2026-06-01T10:00:03' });
+  });
+  afterAll(() => longServer?.stop());
+
+  test.each([
+    ['stored under a mebibyte', LONG_OUTPUT],
+    ['stored over a mebibyte, which is read in pieces', VERY_LONG_OUTPUT],
+  ])(
+    'a tool output longer than a trace carries, %s, is cut with a notice of what is left out, the known secret masked up to the cut',
+    async (_name, id) => {
+      const { output } = longOutputs[id]!;
+      const response = await fetch(`${longServer.url}/api/stored-conversations/${id}/export?format=otlp`);
+      const body: unknown = await response.json();
+      const tool = spansOf(body).find((span) => span.name.startsWith('execute_tool'))!;
+      const carried = String(attributesOf(tool)['output.value']);
+      const [, head, omitted] = /^([\s\S]*)\n\[(\d+) more characters not carried: the JSON lines export has this event whole\]$/.exec(carried) ?? [];
+      // What a trace carries, less what masking took out of the head it was cut from.
+      expect(head!.length).toBeLessThan(256 * 1024);
+      expect(head!.length).toBeGreaterThan(200 * 1024);
+      // Every occurrence is masked: none is left whole, and none is left in part where the text is cut.
+      const fullyMasked = output.replaceAll(KNOWN_SECRET, '**********');
+      expect(fullyMasked.startsWith(head!)).toBe(true);
+      expect(head!.replaceAll('**********', '')).not.toContain(KNOWN_SECRET.slice(0, 4));
+      expect(head!.endsWith('\ud83d')).toBe(false);
+      // What is left out is counted in characters, between the stored text's and the masked text's.
+      expect(head!.length + Number(omitted)).toBeGreaterThanOrEqual(fullyMasked.length);
+      expect(head!.length + Number(omitted)).toBeLessThanOrEqual(output.length);
+      expect(JSON.stringify(spansOf(body))).toContain('Printed.');
+    },
+  );
 });
 
 describe('atif', () => {

@@ -23,14 +23,50 @@ export const TRACE_TEXT_CHARACTERS = 256 * 1024;
  */
 const MASKED_PAST_THE_CUT = 4096;
 
+/** How much of a text longer than a trace carries `cutText` needs: what is kept, and the room past it that is masked. */
+export const CUT_TEXT_HEAD_CHARACTERS = TRACE_TEXT_CHARACTERS + MASKED_PAST_THE_CUT;
+
 /** The secret policy the other exports apply to what a person reads, then the text cut to what a trace carries. */
 export function masked(text: string): string {
   if (text.length <= TRACE_TEXT_CHARACTERS) return maskCredentialText(text);
+  return cutText(text.slice(0, CUT_TEXT_HEAD_CHARACTERS), text.length, maskCredentialText);
+}
+
+/**
+ * A text of `length` characters that is longer than a trace carries, from its head (the first
+ * CUT_TEXT_HEAD_CHARACTERS): the head masked by `mask` and cut, then a notice of how much is
+ * left out. The result is never longer than TRACE_TEXT_CHARACTERS, so a text cut once (as the
+ * trace exports read a large event: abridged-json.ts) is not cut again.
+ */
+export function cutText(head: string, length: number, mask: (text: string) => string): string {
   // Only the head is masked: masking the whole made a copy of a text of any length in every export at once.
-  const head = maskCredentialText(text.slice(0, TRACE_TEXT_CHARACTERS + MASKED_PAST_THE_CUT)).slice(0, TRACE_TEXT_CHARACTERS);
+  const maskedHead = mask(head);
+  let kept = Math.min(maskedHead.length, TRACE_TEXT_CHARACTERS - omittedNotice(length).length);
+  if (head.length < length) {
+    // A secret that runs past the head is not masked in it. Masked without the room past the
+    // cut, the head differs from where a secret runs into that room: what both agree on holds
+    // no secret in part, however much masking shortened or lengthened the text before it.
+    kept = Math.min(kept, agreeingLength(maskedHead, mask(head.slice(0, head.length - MASKED_PAST_THE_CUT))));
+  }
+  // A character written as a surrogate pair is kept whole or not at all.
+  if (isHighSurrogate(maskedHead.charCodeAt(kept - 1))) kept -= 1;
   // A copy, not a slice: a slice of a string keeps the whole string alive.
-  const kept = Buffer.from(head, 'utf16le').toString('utf16le');
-  return `${kept}\n[${text.length - TRACE_TEXT_CHARACTERS} more characters not carried: the JSON lines export has this event whole]`;
+  return Buffer.from(maskedHead.slice(0, kept), 'utf16le').toString('utf16le') + omittedNotice(length - kept);
+}
+
+/** How many first characters two texts share. */
+function agreeingLength(one: string, other: string): number {
+  let shared = 0;
+  while (shared < one.length && shared < other.length && one.charCodeAt(shared) === other.charCodeAt(shared)) shared++;
+  return shared;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code < 0xdc00;
+}
+
+function omittedNotice(omitted: number): string {
+  return `\n[${omitted} more characters not carried: the JSON lines export has this event whole]`;
 }
 
 /**
