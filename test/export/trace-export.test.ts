@@ -15,7 +15,8 @@ import path from 'node:path';
 import { findFreePort } from '../../dev/process/free-port';
 import { type PythonEnvironment, pythonEnvironment } from '../../dev/python/environment';
 import { HARBOR, PHOENIX } from '../../dev/python/toolsets';
-import type { EventOfKind } from '../../src/contract';
+import type { Event, EventOfKind } from '../../src/contract';
+import { TRACE_HELD_AT_ONCE } from '../../src/export/trace/event-parts';
 import { exportTraceServiceRequest } from '../../src/export/trace/otlp-protobuf';
 import { PushError, pushConversationTrace } from '../../src/export/trace/otlp-push';
 import type { OtlpSpan, OtlpTraceDocument } from '../../src/export/trace/otlp-trace';
@@ -32,6 +33,8 @@ const SAMPLE = path.resolve(__dirname, '../../sample-data/conversations', RECORD
 const SECRET = 'sk-proj-abcdefghijklmnopqrstuvwxyz012345';
 const QUIET = conversationId(1);
 const SECRETIVE = conversationId(2);
+const LATE_ANSWER = conversationId(5);
+const MANY_CALLS = conversationId(6);
 /** Conversations whose tool output is longer than a trace carries: under a mebibyte stored, and over it (read in pieces). */
 const LONG_OUTPUT = conversationId(3);
 const VERY_LONG_OUTPUT = conversationId(4);
@@ -50,6 +53,42 @@ function longOutputConversation(characters: number) {
   };
   return { output, events: [call, printed, message({ id: eventId(3), timestamp: '2026-06-01T10:00:03', source: 'agent' }, { text: ['Printed.'] })] };
 }
+/** A call answered only after the steps the trace holds at once: its result comes last. */
+function lateAnswerConversation() {
+  let n = 0;
+  const stamp = () => ({
+    id: eventId(++n),
+    timestamp: `2026-06-01T10:${String(Math.floor(n / 60)).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}`,
+  });
+  const late = action(stamp(), 'Start the long job.');
+  const events: Event[] = [late];
+  for (let step = 0; step < TRACE_HELD_AT_ONCE + 6; step++) {
+    const call = action(stamp(), `Step ${step}.`);
+    events.push(call, { ...observation(stamp(), `Result ${step}.`), tool_call_id: call.tool_call_id, action_id: call.id! });
+  }
+  events.push({ ...observation(stamp(), 'The long job is done.'), tool_call_id: late.tool_call_id, action_id: late.id! });
+  return events;
+}
+
+/** One model response with more tool calls than the trace gathers into one response, all answered after the last. */
+function manyCallsConversation() {
+  const calls = Array.from({ length: TRACE_HELD_AT_ONCE + 6 }, (_, index) => {
+    const call = action({ id: eventId(index + 1), timestamp: '2026-06-01T10:00:01' }, `Call ${index}.`);
+    return {
+      ...call,
+      llm_response_id: 'chatcmpl-parallel',
+      tool_call_id: `call_parallel_${index}`,
+      tool_call: { ...call.tool_call, id: `call_parallel_${index}` },
+    };
+  });
+  const results = calls.map((call, index) => ({
+    ...observation({ id: eventId(1000 + index), timestamp: '2026-06-01T10:00:02' }, `Answer ${index}.`),
+    tool_call_id: call.tool_call_id,
+    action_id: call.id!,
+  }));
+  return [...calls, ...results];
+}
+
 const longOutputs = { [LONG_OUTPUT]: longOutputConversation(400_000), [VERY_LONG_OUTPUT]: longOutputConversation(3_000_000) };
 
 function secretiveConversation() {
@@ -185,10 +224,14 @@ describe('otlp', () => {
   });
 });
 
-describe('texts longer than a trace carries', () => {
+describe('what a trace holds at once is bounded', () => {
   let longServer: LiveServer;
   beforeAll(async () => {
-    longServer = await startLiveServer(Object.entries(longOutputs).map(([id, { events }]) => ({ id, events })));
+    longServer = await startLiveServer([
+      ...Object.entries(longOutputs).map(([id, { events }]) => ({ id, events })),
+      { id: LATE_ANSWER, events: lateAnswerConversation() },
+      { id: MANY_CALLS, events: manyCallsConversation() },
+    ]);
     for (const id of Object.keys(longOutputs))
       writeConversationState(longServer.root, id, { createdAt: '2026-06-01T10:00:00', updatedAt: '2026-06-01T10:00:03' });
   });
@@ -220,6 +263,49 @@ describe('texts longer than a trace carries', () => {
       expect(JSON.stringify(spansOf(body))).toContain('Printed.');
     },
   );
+
+  async function exportedFrom(from: LiveServer, id: string, format: 'otlp' | 'atif'): Promise<unknown> {
+    const response = await fetch(`${from.url}/api/stored-conversations/${id}/export?format=${format}`);
+    expect(response.status).toBe(200);
+    return response.json();
+  }
+
+  type Trajectory = {
+    steps: { step_id: number; tool_calls?: { tool_call_id: string }[]; observation?: { results: { source_call_id: string; content: string }[] } }[];
+  };
+
+  test('a call answered only after more steps than a trajectory holds lets the steps before its answer go, without it', async () => {
+    const { steps } = (await exportedFrom(longServer, LATE_ANSWER, 'atif')) as Trajectory;
+    expect(steps.map((step) => step.step_id)).toEqual(steps.map((_, index) => index + 1));
+    expect(steps[0]!.tool_calls).toHaveLength(1);
+    expect(steps[0]!.observation).toBeUndefined();
+    for (const step of steps.slice(1))
+      expect(step.observation?.results.map((result) => result.source_call_id)).toEqual([step.tool_calls![0]!.tool_call_id]);
+    // The trace holds one open call here, so it keeps the call until its answer.
+    const spans = spansOf(await exportedFrom(longServer, LATE_ANSWER, 'otlp'));
+    const outputs = spans.filter((span) => span.name.startsWith('execute_tool')).map((span) => attributesOf(span)['output.value']);
+    expect(outputs).toContain('The long job is done.');
+    expect(outputs).toHaveLength(TRACE_HELD_AT_ONCE + 7);
+  });
+
+  test('a response with more tool calls than a trace holds open is split, and every call has its span', async () => {
+    const { steps } = (await exportedFrom(longServer, MANY_CALLS, 'atif')) as Trajectory;
+    // Its calls in steps of at most the bound, each call's answer in the step of the call.
+    expect(steps.map((step) => step.tool_calls?.length)).toEqual([TRACE_HELD_AT_ONCE, 6]);
+    for (const step of steps)
+      expect(step.observation?.results.map((result) => result.source_call_id)).toEqual(step.tool_calls!.map((call) => call.tool_call_id));
+    const spans = spansOf(await exportedFrom(longServer, MANY_CALLS, 'otlp'));
+    const tools = spans.filter((span) => span.name.startsWith('execute_tool')).map((span) => attributesOf(span));
+    expect(tools).toHaveLength(TRACE_HELD_AT_ONCE + 6);
+    // Past the bound the oldest open calls are given out without their answers, which come after the last call.
+    const unanswered = tools.filter((attributes) => attributes['output.value'] === 'No result was recorded.');
+    expect(unanswered.map((attributes) => attributes['gen_ai.tool.call.id'])).toEqual(
+      Array.from({ length: 6 }, (_, index) => `call_parallel_${index}`),
+    );
+    const chats = spans.filter((span) => span.name.startsWith('chat'));
+    expect(chats).toHaveLength(1);
+    expect(Object.keys(attributesOf(chats[0]!)).filter((key) => key.endsWith('tool_call.function.name'))).toHaveLength(TRACE_HELD_AT_ONCE);
+  });
 });
 
 describe('atif', () => {

@@ -8,7 +8,7 @@
  */
 import type { Event, EventOfKind } from '../../contract';
 import { type ResponseUsage, completionLogUsage, conversationUsage, responseUsages } from '../usage/conversation-usage';
-import { actionThought, agentModel, callArguments, isToolResult, masked, messageText, toolResult } from './event-parts';
+import { TRACE_HELD_AT_ONCE, actionThought, agentModel, callArguments, isToolResult, masked, messageText, toolResult } from './event-parts';
 import { AGENT_NAME, type TracedConversation } from './otlp-trace';
 
 /** The newest ATIF version Harbor's models know; every field written here exists in it. */
@@ -66,6 +66,8 @@ interface HeldStep {
   step: AtifStep;
   responseId: string | undefined;
   waitingFor: Set<string>;
+  /** The messages and tool calls gathered into the step. */
+  parts: number;
 }
 
 /** The trajectory's steps in order, numbered from 1. */
@@ -77,14 +79,19 @@ export async function* atifSteps(conversation: TracedConversation, events: Async
   let nextId = 1;
 
   const open = (step: Omit<AtifStep, 'step_id'>, responseId?: string): HeldStep => {
-    const entry: HeldStep = { step: { step_id: nextId++, ...step }, responseId, waitingFor: new Set() };
+    const entry: HeldStep = { step: { step_id: nextId++, ...step }, responseId, waitingFor: new Set(), parts: 0 };
     held.push(entry);
     return entry;
   };
   const current = (): HeldStep | undefined => held[held.length - 1];
-  // Steps before the newest can take nothing but their calls' results.
+  // Steps before the newest can take nothing but their calls' results; past the bound, the
+  // oldest is given out without the results it still waits for.
   function* ready(all: boolean): Generator<AtifStep> {
-    while (held.length > 0 && (all || held.length > 1) && held[0]!.waitingFor.size === 0) yield held.shift()!.step;
+    while (held.length > 0 && (all || held.length > 1) && (held[0]!.waitingFor.size === 0 || held.length > TRACE_HELD_AT_ONCE)) {
+      const entry = held.shift()!;
+      for (const callId of entry.waitingFor) stepOfCall.delete(callId);
+      yield entry.step;
+    }
     if (all) for (const entry of held.splice(0)) yield entry.step;
   }
 
@@ -101,7 +108,7 @@ export async function* atifSteps(conversation: TracedConversation, events: Async
     } else if ((event.kind === 'MessageEvent' && event.source === 'agent') || event.kind === 'ActionEvent') {
       const responseId = event.llm_response_id ?? undefined;
       let entry = current();
-      if (entry?.step.source !== 'agent' || responseId === undefined || entry.responseId !== responseId) {
+      if (entry?.step.source !== 'agent' || responseId === undefined || entry.responseId !== responseId || entry.parts >= TRACE_HELD_AT_ONCE) {
         const usage = responseId === undefined ? undefined : (recordedUsage.get(responseId) ?? loggedUsage.get(responseId));
         if (responseId !== undefined) loggedUsage.delete(responseId);
         const model = usage?.model ?? agentModel(conversation.info);
@@ -133,6 +140,7 @@ export async function* atifSteps(conversation: TracedConversation, events: Async
 
 function addToAgentStep(entry: HeldStep, event: EventOfKind<'MessageEvent'> | EventOfKind<'ActionEvent'>, stepOfCall: Map<string, HeldStep>): void {
   const step = entry.step;
+  entry.parts += 1;
   if (event.kind === 'MessageEvent') {
     step.message = joined(step.message, messageText(event));
     if (event.llm_message.reasoning_content) step.reasoning_content = masked(event.llm_message.reasoning_content);

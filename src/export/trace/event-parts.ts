@@ -17,6 +17,16 @@ import { observationText } from '../observation-text';
 export const TRACE_TEXT_CHARACTERS = 256 * 1024;
 
 /**
+ * The most a trace or a trajectory holds open at once of each thing that waits for later
+ * events: tool calls waiting for their results, steps waiting behind them, and the parts
+ * (texts and calls) gathered into one model response. Each holds texts of up to
+ * TRACE_TEXT_CHARACTERS, so a conversation that never answers its calls, or gives one
+ * response thousands of parts, would otherwise hold them all; past the bound the oldest is
+ * given out as it stands (a call without its result), or the response is closed.
+ */
+export const TRACE_HELD_AT_ONCE = 64;
+
+/**
  * Room past the cut in which a credential that starts before it is still seen whole: longer
  * than any credential shape of fixed length, and a shape without an end runs to the end of
  * what is masked, so nothing of it before the cut is left.

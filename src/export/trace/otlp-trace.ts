@@ -13,6 +13,7 @@ import type { components, Event } from '../../contract';
 import { storedTimestampMicros } from '../../search';
 import { type ResponseUsage, completionLogUsage, conversationUsage, responseUsages } from '../usage/conversation-usage';
 import {
+  TRACE_HELD_AT_ONCE,
   type ToolResultEvent,
   actionThought,
   agentModel,
@@ -57,6 +58,8 @@ interface OpenResponse {
   end: number;
   texts: string[];
   calls: { name: string; arguments: string }[];
+  /** The events gathered into the response. */
+  parts: number;
 }
 
 /** What a tool call's span carries, kept until its result comes: not the action, whose arguments may be far larger. */
@@ -188,7 +191,7 @@ export async function* conversationSpans(conversation: TracedConversation, event
     }
     if (event.kind === 'ConversationStateUpdateEvent' && event.key === 'stats') continue;
     const responseId = responseIdOf(event);
-    if (responseId !== undefined && response?.id === responseId) {
+    if (responseId !== undefined && response?.id === responseId && response.parts < TRACE_HELD_AT_ONCE) {
       addToResponse(response, event);
     } else {
       const closed = closeResponse();
@@ -201,11 +204,17 @@ export async function* conversationSpans(conversation: TracedConversation, event
           end: now,
           texts: [],
           calls: [],
+          parts: 0,
         };
         addToResponse(response, event);
       }
     }
     if (event.kind === 'ActionEvent') {
+      const oldest = openCalls.size >= TRACE_HELD_AT_ONCE ? openCalls.values().next().value : undefined;
+      if (oldest) {
+        openCalls.delete(oldest.toolCallId);
+        yield toolSpan(oldest, now, undefined);
+      }
       openCalls.set(event.tool_call_id, {
         toolName: event.tool_name,
         toolCallId: event.tool_call_id,
@@ -271,6 +280,7 @@ function usageAttributes(info: Record<string, unknown> | undefined): Record<stri
 }
 
 function addToResponse(response: OpenResponse, event: Event): void {
+  response.parts += 1;
   if (event.kind === 'ActionEvent') {
     const thought = actionThought(event);
     if (thought && !response.texts.includes(thought)) response.texts.push(thought);
