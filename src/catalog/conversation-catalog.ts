@@ -29,6 +29,18 @@ export interface ConversationFile {
   size: number;
   /** The file's bytes; undefined when it vanished after it was listed (skipped, as the reference skips it). */
   read(): Promise<Buffer | undefined>;
+  /**
+   * The file opened once, for a reader that reads it more than once in pieces (the archive:
+   * once to look for what the secret policy masks, once to send it); undefined when it
+   * vanished. Where absent, the file is read whole.
+   */
+  open?(): Promise<OpenedFile | undefined>;
+}
+
+export interface OpenedFile {
+  /** The bytes from the start, in pieces read as they are taken. */
+  pieces(): AsyncIterable<Buffer>;
+  close(): Promise<void>;
 }
 
 export interface ConversationCatalog {

@@ -20,7 +20,7 @@ import {
   infoOf,
   parseJsonObject,
 } from './catalog-entry';
-import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile } from './conversation-catalog';
+import type { CatalogPage, CatalogSearch, ConversationCatalog, ConversationFile, OpenedFile } from './conversation-catalog';
 import { KnownSecrets, knownSecretsOf } from '../secrets';
 import { type JsonObject, servedState } from './conversation-info';
 
@@ -204,18 +204,26 @@ async function collectFiles(realRoot: string, directory: string, prefix: string,
     } else if (dirent.isFile()) {
       const stats = await statIfPresent(absolute);
       if (!stats) continue;
-      files.push({ relativePath, modifiedAt: stats.mtime, size: stats.size, read: () => readIfPresent(realRoot, absolute) });
+      files.push({
+        relativePath,
+        modifiedAt: stats.mtime,
+        size: stats.size,
+        read: () => readIfPresent(realRoot, absolute),
+        open: () => openIfPresent(realRoot, absolute),
+      });
     }
   }
 }
 
-/** Where an open file really is, as Linux names a descriptor's file; undefined where the system does not say. */
-async function openedPath(handle: FileHandle): Promise<string | undefined> {
+/** Whether an open file really is inside the root, as Linux names a descriptor's file; true where the system does not say. */
+async function openedInsideRoot(realRoot: string, handle: FileHandle): Promise<boolean> {
+  let opened: string;
   try {
-    return await readlink(`/proc/self/fd/${handle.fd}`);
+    opened = await readlink(`/proc/self/fd/${handle.fd}`);
   } catch {
-    return undefined;
+    return true;
   }
+  return isInsideRoot(realRoot, opened);
 }
 
 /** Component by component, as the reference sorts its paths: `events/...` before `events.json`. */
@@ -229,25 +237,67 @@ function comparePaths(a: string, b: string): number {
 }
 
 /**
- * The file's bytes, when it is still the regular file it was listed as, inside the root:
+ * The file's bytes, when it is still the regular file it was listed as, inside the root
+ * (openContained); undefined when it is not.
+ */
+async function readIfPresent(realRoot: string, file: string): Promise<Buffer | undefined> {
+  const handle = await openContained(realRoot, file);
+  try {
+    return await handle?.readFile();
+  } catch (error) {
+    throw new Error(`Cannot read ${file} (${errorCode(error) ?? String(error)})`, { cause: error });
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The file opened once and read in pieces as often as asked, under the same conditions as readIfPresent. */
+async function openIfPresent(realRoot: string, file: string): Promise<OpenedFile | undefined> {
+  const handle = await openContained(realRoot, file);
+  if (!handle) return undefined;
+  return {
+    async *pieces() {
+      for (let position = 0; ; ) {
+        // A new buffer each time: a piece is kept by whoever took it until they are done with it.
+        const piece = Buffer.allocUnsafe(FILE_PIECE_BYTES);
+        let bytesRead: number;
+        try {
+          ({ bytesRead } = await handle.read(piece, 0, piece.length, position));
+        } catch (error) {
+          throw new Error(`Cannot read ${file} (${errorCode(error) ?? String(error)})`, { cause: error });
+        }
+        if (bytesRead === 0) return;
+        position += bytesRead;
+        yield piece.subarray(0, bytesRead);
+      }
+    },
+    close: () => handle.close(),
+  };
+}
+
+/** Bytes of a file read at a time in pieces. */
+const FILE_PIECE_BYTES = 1024 * 1024;
+
+/**
+ * The file opened, when it is still the regular file it was listed as, inside the root:
  * opened without following a link and without blocking, so a file replaced since the
  * listing by a link out of the root or by a named pipe is left out rather than followed or
  * waited on; and where the system names what a descriptor opened, a file reached through a
  * directory swapped for a link out of the root since the listing is left out too.
  */
-async function readIfPresent(realRoot: string, file: string): Promise<Buffer | undefined> {
+async function openContained(realRoot: string, file: string): Promise<FileHandle | undefined> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    if (!(await handle.stat()).isFile()) return undefined;
-    const opened = await openedPath(handle);
-    if (opened !== undefined && !isInsideRoot(realRoot, opened)) return undefined;
-    return await handle.readFile();
+    if (!(await handle.stat()).isFile() || !(await openedInsideRoot(realRoot, handle))) {
+      await handle.close();
+      return undefined;
+    }
+    return handle;
   } catch (error) {
+    await handle?.close();
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENXIO') return undefined;
     throw new Error(`Cannot read ${file} (${code ?? String(error)})`, { cause: error });
-  } finally {
-    await handle?.close();
   }
 }

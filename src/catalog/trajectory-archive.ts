@@ -1,17 +1,18 @@
 /**
  * The trajectory download: a conversation's files as a zip archive, handed out piece by
  * piece as the reader takes them, so memory holds one file at a time whatever the
- * conversation's size. Entries
+ * conversation's size, and a piece of a large file that holds no secret. Entries
  * are named `<hex id>/<path>` after one for the directory itself, as the reference names
  * them; every file passes through the secret policy (maskedContent).
  */
+import { Readable, pipeline } from 'node:stream';
 import { promisify } from 'node:util';
-import { crc32, deflateRaw } from 'node:zlib';
+import { crc32, createDeflateRaw, deflateRaw } from 'node:zlib';
 import { LARGE_EVENT_BYTES } from '../store/event-store';
 import { LARGE_WHOLE_READS } from '../store/whole-reads';
 import type { ConversationFile } from './conversation-catalog';
 import { PYTHON_DUMPS } from '../json/json-text';
-import { type KnownSecrets, mayHoldSecrets, maskedJson } from '../secrets';
+import { type KnownSecrets, PieceScan, mayHoldSecrets, maskedJson } from '../secrets';
 
 const deflate = promisify(deflateRaw);
 
@@ -24,6 +25,9 @@ const VERSION = 20;
 const MADE_BY = (3 << 8) | VERSION;
 /** Bit 11: names are UTF-8. */
 const UTF8_NAMES = 0x0800;
+/** Bit 3: the checksum and sizes follow the data, in a data descriptor. */
+const DATA_DESCRIPTOR = 0x0008;
+const DATA_DESCRIPTOR_SIGNATURE = 0x08074b50;
 const STORED = 0;
 const DEFLATED = 8;
 const DIRECTORY_ATTRIBUTES = ((0o40755 << 16) | 0x10) >>> 0;
@@ -34,6 +38,7 @@ const MAX_OFFSET = 0xffffffff;
 
 interface CentralRecord {
   name: Buffer;
+  flags: number;
   method: number;
   time: number;
   date: number;
@@ -55,48 +60,140 @@ export async function* trajectoryArchive(
   known: KnownSecrets,
   now = new Date(),
 ): AsyncGenerator<Buffer> {
-  const records: CentralRecord[] = [];
-  let offset = 0;
-  const entries: { name: string; modifiedAt: Date; size: number; read: () => Promise<Buffer | undefined> }[] = [
-    { name: `${hex}/`, modifiedAt: now, size: 0, read: async () => Buffer.alloc(0) },
-    ...files.map((file) => ({ name: `${hex}/${file.relativePath}`, modifiedAt: file.modifiedAt, size: file.size, read: () => file.read() })),
-  ];
-  for (const entry of entries) {
-    const directory = entry.name.endsWith('/');
-    // A large file is read, masked and compressed whole: in turns with every other download's large reads, held until its bytes are taken.
-    const release = entry.size > LARGE_EVENT_BYTES ? await LARGE_WHOLE_READS.take() : undefined;
-    try {
-      const data = directory ? Buffer.alloc(0) : await entry.read();
-      if (data === undefined) continue;
-      const content = directory ? data : maskedContent(entry.name, data, known);
-      const compressed = directory ? content : await deflate(content);
-      const { time, date } = dosDateTime(entry.modifiedAt);
-      const record: CentralRecord = {
-        name: Buffer.from(entry.name, 'utf8'),
-        method: directory ? STORED : DEFLATED,
-        time,
-        date,
-        crc: crc32(content),
-        compressedSize: compressed.length,
-        size: content.length,
-        attributes: directory ? DIRECTORY_ATTRIBUTES : FILE_ATTRIBUTES,
-        offset,
-      };
-      if (records.length >= MAX_ENTRIES || offset + compressed.length + 30 + record.name.length > MAX_OFFSET) {
-        throw new Error(`The conversation ${hex} is too large for a zip archive without ZIP64 (more than 65535 files or 4 GiB)`);
+  const zip = new ZipWriter(hex);
+  yield* zip.whole(`${hex}/`, now, undefined);
+  for (const file of files) {
+    const name = `${hex}/${file.relativePath}`;
+    if (file.relativePath.endsWith('/')) {
+      yield* zip.whole(name, file.modifiedAt, undefined);
+      continue;
+    }
+    const large = file.size > LARGE_EVENT_BYTES;
+    if (large && file.open) {
+      // A large file that holds nothing the policy masks is sent as it is read, in pieces.
+      const opened = await file.open();
+      if (!opened) continue;
+      try {
+        if (!(await holdsSecrets(name, opened.pieces(), known))) {
+          yield* zip.streamed(name, file.modifiedAt, unchanged(name, opened.pieces(), known));
+          continue;
+        }
+      } finally {
+        await opened.close();
       }
-      records.push(record);
-      const header = localHeader(record);
-      offset += header.length + compressed.length;
-      yield header;
-      if (compressed.length > 0) yield compressed;
+    }
+    // Read, masked and compressed whole: a large file in turns with every other download's large reads, held until its bytes are taken.
+    const release = large ? await LARGE_WHOLE_READS.take() : undefined;
+    try {
+      const data = await file.read();
+      if (data !== undefined) yield* zip.whole(name, file.modifiedAt, maskedContent(name, data, known));
     } finally {
       release?.();
     }
   }
-  const centralStart = offset;
-  const central = Buffer.concat(records.map(centralHeader));
-  yield Buffer.concat([central, endOfCentralDirectory(records.length, central.length, centralStart)]);
+  yield zip.end();
+}
+
+/** Whether a file's pieces may hold what the secret policy would mask in it (maskedContent). */
+async function holdsSecrets(name: string, pieces: AsyncIterable<Buffer>, known: KnownSecrets): Promise<boolean> {
+  const scan = pieceScanFor(name, known);
+  for await (const piece of pieces) {
+    scan.add(piece);
+    if (scan.found) return true;
+  }
+  return false;
+}
+
+/** The pieces of a file found to hold no secret, read again; the download is cut if they now hold one (the file was rewritten meanwhile). */
+async function* unchanged(name: string, pieces: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  const scan = pieceScanFor(name, known);
+  for await (const piece of pieces) {
+    scan.add(piece);
+    if (scan.found) throw new Error(`${name} was rewritten while it was archived, and now holds what the secret policy masks`);
+    yield piece;
+  }
+}
+
+function pieceScanFor(name: string, known: KnownSecrets): PieceScan {
+  const lower = name.toLowerCase();
+  return lower.endsWith('.json') || lower.endsWith('.jsonl') ? new PieceScan(known, AS_THE_REFERENCE) : new PieceScan(known, { text: true });
+}
+
+/** The entries of one archive as they are written, and their records for the central directory at its end. */
+class ZipWriter {
+  private readonly records: CentralRecord[] = [];
+  private offset = 0;
+
+  constructor(private readonly hex: string) {}
+
+  /** An entry whose content is known whole (undefined for a directory): its header, then its compressed bytes. */
+  async *whole(name: string, modifiedAt: Date, content: Buffer | undefined): AsyncGenerator<Buffer> {
+    const compressed = content === undefined ? Buffer.alloc(0) : await deflate(content);
+    const record = this.record(name, modifiedAt, content === undefined);
+    record.crc = crc32(content ?? compressed);
+    record.size = content?.length ?? 0;
+    record.compressedSize = compressed.length;
+    yield this.written(localHeader(record));
+    if (compressed.length > 0) yield this.written(compressed);
+    this.records.push(record);
+  }
+
+  /**
+   * An entry compressed as its pieces come: its header says a data descriptor follows the
+   * data, with the checksum and sizes known only then (zip's streaming form, which every
+   * reader of the classic format takes).
+   */
+  async *streamed(name: string, modifiedAt: Date, pieces: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    const record = this.record(name, modifiedAt, false);
+    record.flags |= DATA_DESCRIPTOR;
+    yield this.written(localHeader(record));
+    const counted = async function* () {
+      for await (const piece of pieces) {
+        record.crc = crc32(piece, record.crc);
+        record.size += piece.length;
+        yield piece;
+      }
+    };
+    const deflater = createDeflateRaw();
+    // A failure of the reading destroys the deflater with it, which ends the loop below with that error.
+    pipeline(Readable.from(counted()), deflater, () => {});
+    for await (const compressed of deflater as AsyncIterable<Buffer>) {
+      record.compressedSize += compressed.length;
+      yield this.written(compressed);
+    }
+    yield this.written(dataDescriptor(record));
+    this.records.push(record);
+  }
+
+  end(): Buffer {
+    const central = Buffer.concat(this.records.map(centralHeader));
+    return Buffer.concat([central, endOfCentralDirectory(this.records.length, central.length, this.offset)]);
+  }
+
+  private record(name: string, modifiedAt: Date, directory: boolean): CentralRecord {
+    if (this.records.length >= MAX_ENTRIES) throw this.tooLarge();
+    return {
+      name: Buffer.from(name, 'utf8'),
+      flags: UTF8_NAMES,
+      method: directory ? STORED : DEFLATED,
+      ...dosDateTime(modifiedAt),
+      crc: 0,
+      compressedSize: 0,
+      size: 0,
+      attributes: directory ? DIRECTORY_ATTRIBUTES : FILE_ATTRIBUTES,
+      offset: this.offset,
+    };
+  }
+
+  private written(bytes: Buffer): Buffer {
+    this.offset += bytes.length;
+    if (this.offset > MAX_OFFSET) throw this.tooLarge();
+    return bytes;
+  }
+
+  private tooLarge(): Error {
+    return new Error(`The conversation ${this.hex} is too large for a zip archive without ZIP64 (more than 65535 files or 4 GiB)`);
+  }
 }
 
 /**
@@ -166,7 +263,7 @@ function centralHeader(record: CentralRecord): Buffer {
 /** The fields both headers carry in the same order, from the version needed to the name's length. */
 function writeEntryFields(header: Buffer, at: number, record: CentralRecord): void {
   header.writeUInt16LE(VERSION, at);
-  header.writeUInt16LE(UTF8_NAMES, at + 2);
+  header.writeUInt16LE(record.flags, at + 2);
   header.writeUInt16LE(record.method, at + 4);
   header.writeUInt16LE(record.time, at + 6);
   header.writeUInt16LE(record.date, at + 8);
@@ -174,6 +271,16 @@ function writeEntryFields(header: Buffer, at: number, record: CentralRecord): vo
   header.writeUInt32LE(record.compressedSize, at + 14);
   header.writeUInt32LE(record.size, at + 18);
   header.writeUInt16LE(record.name.length, at + 22);
+}
+
+/** What follows a streamed entry's data: its checksum and sizes, after the optional signature readers expect. */
+function dataDescriptor(record: CentralRecord): Buffer {
+  const descriptor = Buffer.alloc(16);
+  descriptor.writeUInt32LE(DATA_DESCRIPTOR_SIGNATURE, 0);
+  descriptor.writeUInt32LE(record.crc, 4);
+  descriptor.writeUInt32LE(record.compressedSize, 8);
+  descriptor.writeUInt32LE(record.size, 12);
+  return descriptor;
 }
 
 function endOfCentralDirectory(entries: number, size: number, offset: number): Buffer {

@@ -98,6 +98,7 @@ export class KnownSecrets {
   }
 
   private readonly scans: (ByteScan | undefined)[] = [undefined, undefined];
+  private plainTextScan: ByteScan | undefined;
 
   /**
    * What in stored JSON bytes, read as latin1 (one character a byte), may be something the
@@ -126,6 +127,20 @@ export class KnownSecrets {
     ];
     this.scans[slot] = { pattern, reach: Math.max(...spans) };
     return this.scans[slot];
+  }
+
+  /**
+   * What in text that is not JSON, its bytes read as latin1, may be a known value: the values
+   * as they are written, for text masked by `maskIn` only.
+   */
+  textScan(): ByteScan {
+    if (this.plainTextScan) return this.plainTextScan;
+    const values = this.values.map((value) => Buffer.from(value, 'utf8').toString('latin1'));
+    this.plainTextScan = {
+      pattern: values.length > 0 ? new RegExp(values.map(escapeRegExp).join('|')) : NEVER,
+      reach: Math.max(0, ...values.map((value) => value.length)),
+    };
+    return this.plainTextScan;
   }
 
   /** `text` with every known value masked. */
@@ -263,26 +278,33 @@ export function mayHoldSecrets(json: Buffer, known: KnownSecrets = KnownSecrets.
 }
 
 /**
- * mayHoldSecrets (without options) over stored JSON bytes that come in pieces, one piece at
- * a time: each is scanned with the end of the one before, as far back as a match reaches, so
- * what is cut between two pieces is found as in the whole.
+ * mayHoldSecrets over stored JSON bytes that come in pieces, one piece at a time (or, with
+ * `text`, whether text that is not JSON may hold a known value): each is scanned with the end
+ * of the one before, as far back as a match reaches, so what is cut between two pieces is
+ * found as in the whole.
  */
 export class PieceScan {
   /** Whether the pieces so far may hold something the policy masks. */
   found = false;
   private carried = '';
+  private readonly scan: ByteScan;
 
-  constructor(private readonly known: KnownSecrets = KnownSecrets.NONE) {}
+  constructor(known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions & { text?: boolean } = {}) {
+    this.scan = options.text ? known.textScan() : known.byteScan(options.maskProviderCiphertext === true);
+  }
 
   add(piece: Buffer): void {
     if (this.found) return;
-    const { pattern, reach } = this.known.byteScan(false);
+    const { pattern, reach } = this.scan;
     const text = piece.toString('latin1');
     // The cut is scanned on its own, so the piece is not copied to put the end of the one before in front of it.
     this.found = pattern.test(this.carried + text.slice(0, reach)) || pattern.test(text);
-    this.carried = text.slice(-reach);
+    this.carried = reach > 0 ? text.slice(-reach) : '';
   }
 }
+
+/** An expression that matches nothing. */
+const NEVER = /(?!)/;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
