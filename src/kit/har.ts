@@ -1,13 +1,14 @@
 /**
  * HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), the format browsers' developer
  * tools save traffic in: what `proxy --record` writes and `--replay` reads. Writing masks the
- * secrets a header or a query may carry, and the SDK's secret fields in a JSON body (the one
- * secret policy, src/secrets: a server under test may answer with a key in clear); reading says
- * which entry is wrong and why.
+ * secrets a header or a query may carry, the SDK's secret fields in a JSON body or line, and
+ * credential-shaped text (the one secret policy, src/secrets: a server under test may answer
+ * with a key in clear), and leaves out bodies that are not text; reading says which entry is
+ * wrong and why.
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import { packageVersion } from '../package-info';
-import { MASKED_SECRET, isCredentialHeader, isCredentialQueryParameter, maskedJson } from '../secrets';
+import { MASKED_SECRET, isCredentialHeader, isCredentialQueryParameter, maskCredentialText, maskedJson } from '../secrets';
 
 export interface HarHeader {
   name: string;
@@ -34,7 +35,7 @@ export interface HarEntry {
     httpVersion: string;
     cookies: unknown[];
     headers: HarHeader[];
-    content: { size: number; mimeType: string; text?: string; encoding?: 'base64' };
+    content: { size: number; mimeType: string; text?: string; encoding?: 'base64'; comment?: string };
     redirectURL: string;
     headersSize: number;
     bodySize: number;
@@ -131,13 +132,31 @@ export function harEntry(exchange: RecordedExchange): HarEntry {
   };
 }
 
-/** Text when the bytes are UTF-8, base64 otherwise (an archive); nothing when the body was not kept. */
-function bodyContent(recorded: Buffer | undefined): { text?: string; encoding?: 'base64' } {
+/**
+ * A body as a recording keeps it: JSON, and each line of JSON lines, with the policy's fields
+ * masked (the same bytes when there is nothing to mask); other text with credential-shaped runs
+ * masked; bytes that are not text (an archive) are not kept, since what they hold cannot be
+ * masked without rewriting them, and a replay compares only text.
+ */
+function bodyContent(recorded: Buffer | undefined): { text?: string; comment?: string } {
   if (recorded === undefined) return {};
-  // JSON with the policy's fields masked (the same bytes when there is nothing to mask); other bodies as they are.
-  const body = maskedJson(recorded);
-  const text = body.toString('utf8');
-  return Buffer.from(text, 'utf8').equals(body) ? { text } : { text: body.toString('base64'), encoding: 'base64' };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(recorded);
+  } catch {
+    return { comment: `${recorded.length} bytes that are not text, not kept: a recording masks secrets only in text` };
+  }
+  if (isJson(text)) return { text: maskedJson(recorded).toString('utf8') };
+  return { text: text.split('\n').map((line) => (isJson(line) ? maskedJson(Buffer.from(line, 'utf8')).toString('utf8') : maskCredentialText(line))).join('\n') };
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const CREATOR = { name: 'agent-server-contract proxy', version: packageVersion() };

@@ -127,10 +127,17 @@ describe('--record', () => {
     );
   });
 
-  it("masks the SDK's secret fields in a JSON body a server answers with", async () => {
+  it("masks the SDK's secret fields in JSON and JSON lines bodies a server answers with, credentials in other text, and keeps no bytes it cannot mask", async () => {
     // A server under test that answers with a key in clear: the recording is a file people share.
-    const leaky = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[{"llm":{"api_key":"sk-recorded-leak-0001"}}],"next_page_id":null}');
+    const bodies: Record<string, { type: string; body: Buffer }> = {
+      '/json': { type: 'application/json', body: Buffer.from('{"items":[{"llm":{"api_key":"sk-recorded-leak-0001"}}],"next_page_id":null}') },
+      '/lines': { type: 'application/x-ndjson', body: Buffer.from('{"id":1}\n{"llm":{"api_key":"sk-recorded-leak-0002"}}\n') },
+      '/text': { type: 'text/markdown', body: Buffer.from('Run it with OPENAI_API_KEY=sk-recorded-leak-0003 set.\n') },
+      '/archive': { type: 'application/zip', body: Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0xfe]), Buffer.from('sk-recorded-leak-0004')]) },
+    };
+    const leaky = http.createServer((req, res) => {
+      const answer = bodies[req.url ?? '']!;
+      res.writeHead(200, { 'content-type': answer.type }).end(answer.body);
     });
     await new Promise<void>((resolve) => leaky.listen(0, '127.0.0.1', resolve));
     const file = path.join(work, 'leaky.har');
@@ -142,14 +149,18 @@ describe('--record', () => {
       record: recorder.add,
     });
     if (!started.ok) throw new Error(started.message);
-    await (await fetch(`${started.proxy.url}${searchPath(ours.conversationId)}`)).arrayBuffer();
+    for (const address of Object.keys(bodies)) await (await fetch(`${started.proxy.url}${address}`)).arrayBuffer();
     await started.proxy.stop();
     await recorder.close();
     leaky.close();
     const text = readFileSync(file, 'utf8');
-    expect(text).not.toContain('sk-recorded-leak-0001');
-    const body = JSON.parse((JSON.parse(text) as HarLog).log.entries[0]!.response.content.text!) as { items: { llm: { api_key: string } }[] };
-    expect(body.items[0]!.llm.api_key).toBe(MASKED);
+    expect(text).not.toContain('sk-recorded-leak');
+    const contents = (JSON.parse(text) as HarLog).log.entries.map((entry) => entry.response.content);
+    const json = JSON.parse(contents[0]!.text!) as { items: { llm: { api_key: string } }[] };
+    expect(json.items[0]!.llm.api_key).toBe(MASKED);
+    expect(contents[1]!.text!.split('\n').map((line) => (line ? JSON.parse(line) : line))).toEqual([{ id: 1 }, { llm: { api_key: MASKED } }, '']);
+    expect(contents[2]!.text).toBe(`Run it with OPENAI_API_KEY=${MASKED} set.\n`);
+    expect(contents[3]).toEqual({ size: bodies['/archive']!.body.length, mimeType: 'application/zip', comment: expect.stringContaining('not kept') });
   });
 
   it('masks the session key and cookies in headers and query, everywhere in the file', () => {
