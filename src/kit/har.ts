@@ -147,7 +147,12 @@ function bodyContent(recorded: Buffer | undefined): { text?: string; comment?: s
     return { comment: `${recorded.length} bytes that are not text, not kept: a recording masks secrets only in text` };
   }
   if (isJson(text)) return { text: maskedJson(recorded).toString('utf8') };
-  return { text: text.split('\n').map((line) => (isJson(line) ? maskedJson(Buffer.from(line, 'utf8')).toString('utf8') : maskCredentialText(line))).join('\n') };
+  return {
+    text: text
+      .split('\n')
+      .map((line) => (isJson(line) ? maskedJson(Buffer.from(line, 'utf8')).toString('utf8') : maskCredentialText(line)))
+      .join('\n'),
+  };
 }
 
 function isJson(text: string): boolean {

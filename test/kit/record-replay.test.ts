@@ -133,7 +133,10 @@ describe('--record', () => {
       '/json': { type: 'application/json', body: Buffer.from('{"items":[{"llm":{"api_key":"sk-recorded-leak-0001"}}],"next_page_id":null}') },
       '/lines': { type: 'application/x-ndjson', body: Buffer.from('{"id":1}\n{"llm":{"api_key":"sk-recorded-leak-0002"}}\n') },
       '/text': { type: 'text/markdown', body: Buffer.from('Run it with OPENAI_API_KEY=sk-recorded-leak-0003 set.\n') },
-      '/archive': { type: 'application/zip', body: Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0xfe]), Buffer.from('sk-recorded-leak-0004')]) },
+      '/archive': {
+        type: 'application/zip',
+        body: Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0xfe]), Buffer.from('sk-recorded-leak-0004')]),
+      },
     };
     const leaky = http.createServer((req, res) => {
       const answer = bodies[req.url ?? '']!;
