@@ -219,6 +219,7 @@ interface PendingConversation {
   files: EventFileName[];
   listed: Set<string>;
   stored: StoredFiles;
+  /** The files the database holds as skipped, by name, kept as batches are written. */
   skipped: Map<string, SkippedFile>;
 }
 
@@ -284,9 +285,17 @@ class Ingester implements DirectoryIngester {
   private readonly insertTexts = new Map<string, string>();
   /** The log lines about each conversation's files not served as stored: one per reason per conversation. */
   private readonly reports = new Map<string, StoredEventReport>();
+  /**
+   * Whether this ingester is the only writer of the database (the SQLite index: one server
+   * per file, index-file.ts's lock), so what it read at a look stays what the database
+   * holds. Several may fill one PostgreSQL database, and another may have stored a row or
+   * skipped a file since.
+   */
+  private readonly soleWriter: boolean;
 
   constructor(private readonly options: IngestOptions) {
     this.mode = options.storedEvents ?? 'contract';
+    this.soleWriter = options.database.dialect.name === 'sqlite';
     this.decoder = new EventFileDecoder(this.mode);
   }
 
@@ -759,16 +768,21 @@ class Ingester implements DirectoryIngester {
     const gone = [...unserved, ...(batch.displaced ?? [])];
     if (gone.length > 0) added -= await deleteEvents(writer, conversation.id, gone);
     if (batch.rows.length > 0) {
-      await this.insertEvents(writer, conversation, batch.rows);
+      // A row at a position stored before replaces it; the rows of a new conversation are only added.
+      const replacing = !this.soleWriter || batch.rows.some((row) => stored.has(row.position) && !gone.includes(row.position));
+      await this.insertEvents(writer, conversation, batch.rows, replacing);
       added += batch.rows.filter((row) => !stored.has(row.position) || gone.includes(row.position)).length;
-      const p = new Parameters(writer.dialect);
-      await writer.run({
-        text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(conversation.id)} AND ${p.textList(
-          'file_name',
-          batch.rows.map((row) => row.fileName),
-        )}`,
-        values: p.values,
-      });
+      const wereSkipped = this.soleWriter ? batch.rows.filter((row) => pending.skipped.has(row.fileName)) : batch.rows;
+      if (wereSkipped.length > 0) {
+        const p = new Parameters(writer.dialect);
+        await writer.run({
+          text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(conversation.id)} AND ${p.textList(
+            'file_name',
+            wereSkipped.map((row) => row.fileName),
+          )}`,
+          values: p.values,
+        });
+      }
     }
     for (const file of batch.skipped) {
       const p = new Parameters(writer.dialect);
@@ -804,9 +818,11 @@ class Ingester implements DirectoryIngester {
           conversation: conversation.hex,
           file: path.join(pending.eventsDirectory, row.fileName),
         });
+      pending.skipped.delete(row.fileName);
     }
     for (const file of batch.skipped) {
       if (stored.get(file.position)?.name === file.name) stored.delete(file.position);
+      pending.skipped.set(file.name, file);
       report.unserved(file, path.join(pending.eventsDirectory, file.name));
     }
     report.flush();
@@ -865,7 +881,8 @@ class Ingester implements DirectoryIngester {
     batch.rows = kept;
   }
 
-  private async insertEvents(writer: SqlWriter, conversation: ConversationRow, rows: Batch['rows']): Promise<void> {
+  /** `replacing`: some row may take the position of a stored one, which it then replaces. */
+  private async insertEvents(writer: SqlWriter, conversation: ConversationRow, rows: Batch['rows'], replacing: boolean): Promise<void> {
     if (this.nextAppendNumber === undefined && writer.dialect.name === 'sqlite') {
       const last = (await writer.rows<{ last: number | string | null }>({ text: 'SELECT max(ingest_seq) AS last FROM events', values: [] }))[0];
       this.nextAppendNumber = Number(last?.last ?? 0) + 1;
@@ -891,21 +908,25 @@ class Ingester implements DirectoryIngester {
         appendNumber,
       ];
     });
-    await writer.run({ text: this.eventInsert(writer.dialect, placeholders), values: p.values });
+    await writer.run({ text: this.eventInsert(writer.dialect, placeholders, replacing), values: p.values });
   }
 
   /**
    * The INSERT of a batch, given each row's placeholders. Its text depends only on the
-   * dialect and the number of rows, so it is written once per size: a batch's text is
-   * long, and building it, and finding SQLite's prepared statement by it, cost more than
-   * binding the values.
+   * dialect, the number of rows and whether it replaces stored rows, so it is written once
+   * per size: a batch's text is long, and building it, and finding SQLite's prepared
+   * statement by it, cost more than binding the values. Replacing costs SQLite an upsert
+   * per row, which fires the trigram index's trigger: a conversation read for the first
+   * time is only added.
    */
-  private eventInsert(dialect: SqlDialect, placeholders: string[][]): string {
-    const key = `${dialect.name}:${placeholders.length}`;
+  private eventInsert(dialect: SqlDialect, placeholders: string[][], replacing: boolean): string {
+    const key = `${dialect.name}:${placeholders.length}:${replacing}`;
     let text = this.insertTexts.get(key);
     if (text === undefined) {
       text = `INSERT INTO events (conversation_id, position, file_name, file_size, file_modified_ms, event_id, kind, source, sort_micros, body_text, search_text, payload, unlisted, conversation_uuid, ingest_seq)
-        VALUES ${placeholders.map((row) => `(${row.join(', ')})`).join(',\n')}
+        VALUES ${placeholders.map((row) => `(${row.join(', ')})`).join(',\n')}`;
+      if (replacing)
+        text += `
         ON CONFLICT (conversation_id, position) DO UPDATE SET
           file_name = excluded.file_name, file_size = excluded.file_size, file_modified_ms = excluded.file_modified_ms, event_id = excluded.event_id,
           kind = excluded.kind, source = excluded.source, sort_micros = excluded.sort_micros, body_text = excluded.body_text,
@@ -960,6 +981,7 @@ class Ingester implements DirectoryIngester {
 
   private afterRemoved(pending: PendingConversation, gone: GoneFiles): void {
     for (const position of gone.events) pending.stored.delete(position);
+    for (const name of gone.skipped) pending.skipped.delete(name);
   }
 
   private watchRoot(realRoot: string): void {
