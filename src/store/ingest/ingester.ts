@@ -38,8 +38,8 @@ import { storedSortMicros } from '../sql/sort-micros';
 import { Parameters } from '../sql/statement';
 import { nullableTextColumn, textColumn } from '../sql/text-column';
 import type { StoredEventMode } from '../stored-event/decide';
-import { type DecodedFile, EventFileDecoder, type FileRow } from './event-file-decoder';
-import type { Unserved } from './event-row';
+import { type DecodedFile, EventFileDecoder } from './event-file-decoder';
+import type { EventRow, Unserved } from './event-row';
 import { StoredEventReport } from '../stored-event/report';
 
 export interface IngestOptions {
@@ -224,7 +224,7 @@ interface PendingConversation {
 }
 
 interface Batch {
-  rows: FileRow[];
+  rows: EventRow[];
   skipped: SkippedFile[];
   read: number;
   /** Positions of stored events whose id a later file of this batch holds. */
