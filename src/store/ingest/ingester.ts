@@ -84,6 +84,14 @@ const DEFAULT_POLL_MS = 250;
 /** The first key of the per-conversation lock a PostgreSQL batch is written under (the second is the conversation's row id). */
 const APPEND_LOCK = 0x61707064;
 const DEFAULT_BATCH_SIZE = 500;
+/**
+ * Batches of a long conversation written per transaction. A commit writes whole pages of
+ * every index its rows touched, and the events' index by id takes a conversation's rows at
+ * random places, so every commit rewrote most of that conversation's part of it; a few
+ * batches per commit write it a few times less. The writer is held meanwhile, also while
+ * the next batch is decoded: another conversation's first read waits that long.
+ */
+const BATCHES_PER_TRANSACTION = 4;
 /** How long a look whose watches stayed silent spares a request's refresh its own (lookedRecently). */
 const LOOK_AGAIN_MS = 250;
 /** Files whose size and time are compared with the database at once (a group of system calls in flight). */
@@ -657,8 +665,9 @@ class Ingester implements DirectoryIngester {
    * being followed) is written in one transaction with its documents and what it saw: each
    * commit writes whole pages of every index the rows touch, so one commit per conversation
    * rather than one per step is what a first start of many small conversations costs least.
-   * A longer one is written a batch per transaction, decoded one batch ahead, and records
-   * what it saw only once every batch is in, so an interrupted read is read again.
+   * A longer one is decoded one batch ahead and written a few batches per transaction
+   * (BATCHES_PER_TRANSACTION), and records what it saw only once every batch is in, so an
+   * interrupted read is read again.
    */
   private async copy(pending: PendingConversation, realRoot: string, documents: DocumentsRead | undefined): Promise<void> {
     const batchSize = this.options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -694,14 +703,25 @@ class Ingester implements DirectoryIngester {
       return decoding;
     };
     let next = decode(batches[0]!, true);
-    for (const [at, files] of batches.entries()) {
-      const decoded = await next;
-      if (at + 1 < batches.length) next = decode(batches[at + 1]!, false);
-      const batch = await this.batchOf(pending, files, decoded);
-      await this.resolveDuplicateIds(pending, batch);
-      const added = await this.options.database.transaction((writer) => this.writeBatch(writer, pending, batch));
+    for (let first = 0; first < batches.length; first += BATCHES_PER_TRANSACTION) {
+      await this.options.database
+        .transaction(async (writer) => {
+          for (let at = first; at < Math.min(first + BATCHES_PER_TRANSACTION, batches.length); at++) {
+            const decoded = await next;
+            if (at + 1 < batches.length) next = decode(batches[at + 1]!, false);
+            const batch = await this.batchOf(pending, batches[at]!, decoded);
+            await this.resolveDuplicateIds(pending, batch);
+            const added = await this.writeBatch(writer, pending, batch);
+            // Before the commit: the next batch's duplicates and claimed positions are found against this one.
+            this.afterBatch(pending, batch, added);
+          }
+        })
+        .catch((error: unknown) => {
+          // What was kept of batches that were not committed: the next look reads the stored files again.
+          this.storedLists.delete(pending.row.id);
+          throw error;
+        });
       this.written += 1;
-      this.afterBatch(pending, batch, added);
     }
     const gone = this.goneFiles(pending);
     await this.options.database.transaction(async (writer) => {
