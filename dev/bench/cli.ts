@@ -56,7 +56,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
   --index-store [--conversations N] [--events-per-conversation N] [--long-events N] [--against REF]
                the SQLite index store: first start, restart, searches across conversations,
                one long conversation (--long-events 0: none), peak memory (bench/RESULTS.md; default
-               2000 x 250 and 100k);
+               2000 x 250 and 100k); --conversations 0: the long conversation's first index alone;
                with --against, REF built in a temporary worktree measured after this checkout
   --cross-search [--sqlite-only]
                only the search across stored conversations (1000 conversations of 200 events

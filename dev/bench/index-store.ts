@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --index-store [--conversations N] [--events-per-conversation N] [--long-events N (0: none)] [--against REF]`
+ * `npm run bench -- --index-store [--conversations N (0: none)] [--events-per-conversation N] [--long-events N (0: none)] [--against REF]`
  * The SQLite index store as a user meets it, on this checkout's built server (dist/), and
  * with `--against REF` on REF's built in a temporary worktree, on the same archives, one
  * build after the other in one run:
@@ -102,6 +102,19 @@ interface Archives {
 type Figures = { name: string; value: number; unit: 'ms' | 's' | 'MiB'; long?: boolean }[];
 
 async function measureBuild(projectRoot: string, archives: Archives, work: string, name: string, progress: (line: string) => void): Promise<Figures> {
+  const figures: Figures = archives.hexes.length === 0 ? [] : await measureArchive(projectRoot, archives, work, name, progress);
+  if (archives.longEvents === 0) return figures;
+  return [...figures, ...(await measureLong(projectRoot, archives, work, name))];
+}
+
+/** The archive of many conversations: first start, restart, searches across conversations. */
+async function measureArchive(
+  projectRoot: string,
+  archives: Archives,
+  work: string,
+  name: string,
+  progress: (line: string) => void,
+): Promise<Figures> {
   const figures: Figures = [];
   const indexPath = path.join(work, `${name}-archive.sqlite`);
   let server = await start(projectRoot, archives.root, indexPath);
@@ -155,8 +168,12 @@ async function measureBuild(projectRoot: string, archives: Archives, work: strin
   }
   figures.push({ name: "peak RSS after the restart's searches", value: peakRssMiB(server.process.pid), unit: 'MiB' });
   await server.process.stop(5000);
-  if (archives.longEvents === 0) return figures;
+  return figures;
+}
 
+/** The long conversation: first index, pages, a `body` that matches nothing. */
+async function measureLong(projectRoot: string, archives: Archives, work: string, name: string): Promise<Figures> {
+  const figures: Figures = [];
   const { longId } = archives;
   const longServer = await start(projectRoot, archives.longRoot, path.join(work, `${name}-long.sqlite`));
   const conversation = `${longServer.url}/api/conversations/${longId}/events/search?limit=100`;
@@ -253,7 +270,7 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
         lines.push(`| ${figure.name} | ${cells.join(' | ')} |${ratio}`);
       }
     };
-    table(`${options.conversations} conversations × ${options.eventsPerConversation} events (${total})`, false);
+    if (options.conversations > 0) table(`${options.conversations} conversations × ${options.eventsPerConversation} events (${total})`, false);
     if (options.longEvents > 0) table(`one conversation of ${options.longEvents} events`, true);
     lines.push('');
     return lines.join('\n');

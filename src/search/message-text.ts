@@ -57,38 +57,55 @@ export interface ReadableText {
  * summaries, rejection reasons. It takes every string value of the event except
  * identifiers, times, enums and opaque data (NOT_READ), so a kind or a field added to the
  * contract is searched without a change here. State updates carry the conversation's
- * settings rather than what the agent did, and have none. The walk keeps its own stack: an
- * event nested deeper than the call stack is read like any other.
+ * settings rather than what the agent did, and have none.
  */
 export function readableTexts(event: Event): ReadableText[] {
-  if (event.kind === 'ConversationStateUpdateEvent') return [];
   const texts: ReadableText[] = [];
-  const pending: { path: string; value: unknown }[] = [{ path: '', value: event }];
-  while (pending.length > 0) {
-    const { path, value } = pending.pop()!;
-    if (typeof value === 'string') {
-      if (value !== '') texts.push({ path, text: value });
-    } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) pending.push({ path: join(path, String(index)), value: value[index] });
-    } else if (typeof value === 'object' && value !== null) {
-      const entries = Object.entries(value);
-      for (let index = entries.length - 1; index >= 0; index--) {
-        const [name, member] = entries[index]!;
-        if (!NOT_READ.has(name)) pending.push({ path: join(path, name), value: member });
-      }
-    }
-  }
+  walkReadableTexts(event, (text, at) => texts.push({ path: pathOf(at), text }));
   return texts;
 }
 
-function join(path: string, name: string): string {
-  return path === '' ? name : `${path}.${name}`;
+/** Where a value sits: its name in its parent, and the parent's place (undefined at the event itself). */
+interface Place {
+  name: string;
+  parent: Place | undefined;
+}
+
+/**
+ * Visits every readable text in document order with its place. The walk keeps its own
+ * stack, so an event nested deeper than the call stack is read like any other; places are
+ * linked to their parents and a path is spelled only for a caller that asks for it (the
+ * ingester takes the texts of every event it stores, and needs none).
+ */
+function walkReadableTexts(event: Event, visit: (text: string, at: Place | undefined) => void): void {
+  if (event.kind === 'ConversationStateUpdateEvent') return;
+  const pending: { at: Place | undefined; value: unknown }[] = [{ at: undefined, value: event }];
+  while (pending.length > 0) {
+    const { at, value } = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value !== '') visit(value, at);
+    } else if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) pending.push({ at: { name: String(index), parent: at }, value: value[index] });
+    } else if (typeof value === 'object' && value !== null) {
+      const names = Object.keys(value);
+      for (let index = names.length - 1; index >= 0; index--) {
+        const name = names[index]!;
+        if (!NOT_READ.has(name)) pending.push({ at: { name, parent: at }, value: (value as Record<string, unknown>)[name] });
+      }
+    }
+  }
+}
+
+/** A place's property path, `observation.content.0.text`. */
+function pathOf(at: Place | undefined): string {
+  const names: string[] = [];
+  for (let place = at; place !== undefined; place = place.parent) names.push(place.name);
+  return names.reverse().join('.');
 }
 
 /** The text the `text` filter searches: every readable text, lower-cased, one per line. */
 export function searchableEventText(event: Event): string {
-  return readableTexts(event)
-    .map((readable) => readable.text)
-    .join('\n')
-    .toLowerCase();
+  const texts: string[] = [];
+  walkReadableTexts(event, (text) => texts.push(text));
+  return texts.join('\n').toLowerCase();
 }

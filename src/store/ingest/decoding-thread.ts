@@ -2,7 +2,6 @@
  * The decoding thread (event-file-decoder.ts starts it): reads and decodes each batch of
  * event files it is sent, and answers with the results in the same order.
  */
-import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SCRATCH_BYTES } from '../files/event-file-reader';
 import { type DecodeReply, type DecodeRequest, type DecodingThreadData, decodeEventFile } from './event-file-decoder';
@@ -13,17 +12,34 @@ const { mode } = workerData as DecodingThreadData;
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 port.on('message', ({ id, directory, files }: DecodeRequest) => {
-  const decoded = files.map((file) => decodeEventFile(path.join(directory, file.name), file, mode, scratch));
-  // Every payload is copied into one buffer whose memory moves with the message: a payload
-  // of its own would be copied again when posted, with the whole pool slab it sits in.
-  const rows = decoded.flatMap((result) => (result.kind === 'row' ? [result.row] : []));
-  const payloads = Buffer.allocUnsafeSlow(rows.reduce((sum, row) => sum + row.payload.length, 0));
-  let offset = 0;
-  for (const row of rows) {
-    row.payload.copy(payloads, offset);
-    row.payload = payloads.subarray(offset, offset + row.payload.length);
-    offset += row.payload.length;
-  }
+  const payloads = new PayloadChunks();
+  const decoded = files.map((file) => decodeEventFile(directory, file, mode, scratch, payloads.keep));
   const reply: DecodeReply = { id, decoded };
-  port.postMessage(reply, [payloads.buffer]);
+  port.postMessage(reply, payloads.buffers);
 });
+
+/** Chunks hold nearly every batch's payloads in one or two. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The served bytes of a batch, each copied once, from the scratch buffer into chunks whose
+ * memory moves with the answer: a payload in a buffer of its own would be copied again
+ * when posted, with the whole pool slab it sits in.
+ */
+class PayloadChunks {
+  readonly buffers: ArrayBuffer[] = [];
+  private chunk = Buffer.alloc(0);
+  private used = 0;
+
+  readonly keep = (served: Buffer): Buffer => {
+    if (served.length > this.chunk.length - this.used) {
+      this.chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, served.length));
+      this.used = 0;
+      this.buffers.push(this.chunk.buffer as ArrayBuffer);
+    }
+    const kept = this.chunk.subarray(this.used, this.used + served.length);
+    served.copy(kept);
+    this.used += served.length;
+    return kept;
+  };
+}

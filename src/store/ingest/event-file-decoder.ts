@@ -19,20 +19,15 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../worker-thread';
 import type { EventFileName } from '../files/event-file-name';
-import { type ReadVersion, readEventFile, readEventFileNow, SCRATCH_BYTES, versionOfPath } from '../files/event-file-reader';
+import { readEventFile, readEventFileNow, SCRATCH_BYTES, versionOfPath } from '../files/event-file-reader';
 import { TimeSlice } from '../files/time-slice';
 import type { StoredEventMode } from '../stored-event/decide';
-import { type EventRow, type Unserved, eventRowOf } from './event-row';
-
-/**
- * An event file's row, with the file's size and time taken before its bytes were read
- * (the link's own, for a link read through): the ingester reads it again when they change.
- */
-export type FileRow = EventRow & ReadVersion;
+import { type EventRow, type KeepBytes, type Unserved, eventRowOf } from './event-row';
 
 /** What became of one event file. */
 export type DecodedFile =
-  | { kind: 'row'; row: FileRow }
+  /** For a link read through, the row's size and time are the link's own. */
+  | { kind: 'row'; row: EventRow }
   /** Deleted since it was listed. */
   | { kind: 'gone' }
   | { kind: 'unreadable'; reason: string }
@@ -73,19 +68,21 @@ const DECODE_SLICE_MS = 5;
 const DECODING_THREAD = path.join(__dirname, `decoding-thread${path.extname(__filename)}`);
 
 /**
- * One event file, read on the calling thread and decoded. Never throws: every failure is
- * a kind of result. A symbolic link is not read (`link`): see readLinkedFile.
+ * One event file of `directory`, read on the calling thread and decoded; `keep` copies
+ * its served bytes. Never throws: every failure is a kind of result. A symbolic link is
+ * not read (`link`): see readLinkedFile.
  */
-export function decodeEventFile(filePath: string, file: EventFileName, mode: StoredEventMode, scratch: Buffer): DecodedHere {
-  const read = readEventFileNow(filePath, scratch);
+export function decodeEventFile(directory: string, file: EventFileName, mode: StoredEventMode, scratch: Buffer, keep?: KeepBytes): DecodedHere {
+  // The name is a listed entry of the directory, so joining needs no normalising.
+  const read = readEventFileNow(`${directory}${path.sep}${file.name}`, scratch);
   if (read === undefined) return { kind: 'link' };
   if (read.kind !== 'bytes') return read;
-  return decodedOf(eventRowOf(read.bytes, file, mode), read.version);
+  return decodedOf(eventRowOf(read.bytes, file, mode, read.version, keep));
 }
 
-function decodedOf(decoded: ReturnType<typeof eventRowOf>, version: ReadVersion | undefined): DecodedFile {
+function decodedOf(decoded: ReturnType<typeof eventRowOf>): DecodedFile {
   if (!decoded.ok) return { kind: 'unserved', because: decoded.because, reason: decoded.reason };
-  return { kind: 'row', row: { ...decoded.row, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 } };
+  return { kind: 'row', row: decoded.row };
 }
 
 export class EventFileDecoder {
@@ -133,7 +130,7 @@ export class EventFileDecoder {
     const slice = new TimeSlice(DECODE_SLICE_MS);
     for (const file of files) {
       if (slice.isOver()) await slice.yield();
-      decoded.push(decodeEventFile(path.join(directory, file.name), file, this.mode, this.scratch));
+      decoded.push(decodeEventFile(directory, file, this.mode, this.scratch));
     }
     return decoded;
   }
@@ -187,7 +184,7 @@ export class EventFileDecoder {
     const version = await versionOfPath(filePath);
     const read = await readEventFile(filePath, realRoot, Buffer.allocUnsafe(SCRATCH_BYTES));
     if (read.kind !== 'bytes') return read;
-    return decodedOf(eventRowOf(read.bytes, file, this.mode), version);
+    return decodedOf(eventRowOf(read.bytes, file, this.mode, version));
   }
 }
 

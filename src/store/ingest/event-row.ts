@@ -5,6 +5,7 @@
 import type { Event } from '../../contract';
 import { DEFAULT_SOURCE, searchableEventText, searchableText, storedTimestampMicros } from '../../search';
 import type { EventFileName } from '../files/event-file-name';
+import type { ReadVersion } from '../files/event-file-reader';
 import { storedSortMicros } from '../sql/sort-micros';
 import { nullableTextColumn, textColumn } from '../sql/text-column';
 import { decodeStoredEvent, type StoredEventMode } from '../stored-event/decide';
@@ -24,7 +25,15 @@ export interface EventRow {
   payload: Buffer;
   /** The properties the contract does not list that the event had, comma-joined; null when none. */
   unlisted: string | null;
+  /** The file's size and time taken before its bytes were read (-1 when unknown): the ingester reads it again when they change. */
+  size: number;
+  modifiedMs: number;
 }
+
+/** Copies the served bytes (a view of a scratch buffer, or of the file's bytes) into memory the row owns. */
+export type KeepBytes = (served: Buffer) => Buffer;
+
+const ownCopy: KeepBytes = (served) => Buffer.from(served);
 
 /** Why a file is not served: a kind or value a newer server wrote, or a broken file (stored-event/decide.ts). */
 export type Unserved = 'broken' | 'unknown-kind' | 'unknown-value';
@@ -32,18 +41,25 @@ export type Unserved = 'broken' | 'unknown-kind' | 'unknown-value';
 export type RowDecode = { ok: true; row: EventRow } | { ok: false; because: Unserved; reason: string };
 
 /**
- * Decodes an event file's bytes (which may be a view of a scratch buffer) into its row.
+ * Decodes an event file's bytes (which may be a view of a scratch buffer), read at
+ * `version`, into its row; `keep` copies the served bytes where the caller wants them.
  * Never throws: an event the decoding cannot handle (nested deeper than the call stack
  * reaches, say) is a file not served, with the reason.
  */
-export function eventRowOf(bytes: Buffer, file: EventFileName, mode: StoredEventMode): RowDecode {
+export function eventRowOf(
+  bytes: Buffer,
+  file: EventFileName,
+  mode: StoredEventMode,
+  version: ReadVersion | undefined,
+  keep: KeepBytes = ownCopy,
+): RowDecode {
   try {
     const decision = decodeStoredEvent(bytes, mode);
     if (!decision.served) {
       const reason = decision.because === 'unknown-kind' ? decision.kind : decision.because === 'unknown-value' ? decision.value : decision.reason;
       return { ok: false, because: decision.because, reason };
     }
-    return { ok: true, row: rowOf(decision.event, file, decision.payload, decision.unlisted) };
+    return { ok: true, row: rowOf(decision.event, file, keep(decision.payload), decision.unlisted, version) };
   } catch (error) {
     return {
       ok: false,
@@ -53,7 +69,7 @@ export function eventRowOf(bytes: Buffer, file: EventFileName, mode: StoredEvent
   }
 }
 
-function rowOf(event: Event, file: EventFileName, payload: Buffer, unlisted: readonly string[]): EventRow {
+function rowOf(event: Event, file: EventFileName, payload: Buffer, unlisted: readonly string[], version: ReadVersion | undefined): EventRow {
   return {
     position: file.position,
     fileName: textColumn(file.name),
@@ -64,7 +80,9 @@ function rowOf(event: Event, file: EventFileName, payload: Buffer, unlisted: rea
     sortMicros: storedSortMicros(storedTimestampMicros(event.timestamp)),
     bodyText: nullableTextColumn(searchableText(event) ?? null),
     searchText: textColumn(searchableEventText(event)),
-    payload: Buffer.from(payload),
+    payload,
     unlisted: unlisted.length === 0 ? null : unlisted.join(','),
+    size: version?.size ?? -1,
+    modifiedMs: version?.modifiedMs ?? -1,
   };
 }

@@ -38,8 +38,8 @@ import { storedSortMicros } from '../sql/sort-micros';
 import { Parameters } from '../sql/statement';
 import { nullableTextColumn, textColumn } from '../sql/text-column';
 import type { StoredEventMode } from '../stored-event/decide';
-import { type DecodedFile, EventFileDecoder, type FileRow } from './event-file-decoder';
-import type { Unserved } from './event-row';
+import { type DecodedFile, EventFileDecoder } from './event-file-decoder';
+import type { EventRow, Unserved } from './event-row';
 import { StoredEventReport } from '../stored-event/report';
 
 export interface IngestOptions {
@@ -84,6 +84,14 @@ const DEFAULT_POLL_MS = 250;
 /** The first key of the per-conversation lock a PostgreSQL batch is written under (the second is the conversation's row id). */
 const APPEND_LOCK = 0x61707064;
 const DEFAULT_BATCH_SIZE = 500;
+/**
+ * Batches of a long conversation written per transaction. A commit writes whole pages of
+ * every index its rows touched, and the events' index by id takes a conversation's rows at
+ * random places, so every commit rewrote most of that conversation's part of it; a few
+ * batches per commit write it a few times less. The writer is held meanwhile, also while
+ * the next batch is decoded: another conversation's first read waits that long.
+ */
+const BATCHES_PER_TRANSACTION = 4;
 /** How long a look whose watches stayed silent spares a request's refresh its own (lookedRecently). */
 const LOOK_AGAIN_MS = 250;
 /** Files whose size and time are compared with the database at once (a group of system calls in flight). */
@@ -219,11 +227,12 @@ interface PendingConversation {
   files: EventFileName[];
   listed: Set<string>;
   stored: StoredFiles;
+  /** The files the database holds as skipped, by name, kept as batches are written. */
   skipped: Map<string, SkippedFile>;
 }
 
 interface Batch {
-  rows: FileRow[];
+  rows: EventRow[];
   skipped: SkippedFile[];
   read: number;
   /** Positions of stored events whose id a later file of this batch holds. */
@@ -284,9 +293,17 @@ class Ingester implements DirectoryIngester {
   private readonly insertTexts = new Map<string, string>();
   /** The log lines about each conversation's files not served as stored: one per reason per conversation. */
   private readonly reports = new Map<string, StoredEventReport>();
+  /**
+   * Whether this ingester is the only writer of the database (the SQLite index: one server
+   * per file, index-file.ts's lock), so what it read at a look stays what the database
+   * holds. Several may fill one PostgreSQL database, and another may have stored a row or
+   * skipped a file since.
+   */
+  private readonly soleWriter: boolean;
 
   constructor(private readonly options: IngestOptions) {
     this.mode = options.storedEvents ?? 'contract';
+    this.soleWriter = options.database.dialect.name === 'sqlite';
     this.decoder = new EventFileDecoder(this.mode);
   }
 
@@ -648,8 +665,9 @@ class Ingester implements DirectoryIngester {
    * being followed) is written in one transaction with its documents and what it saw: each
    * commit writes whole pages of every index the rows touch, so one commit per conversation
    * rather than one per step is what a first start of many small conversations costs least.
-   * A longer one is written a batch per transaction, decoded one batch ahead, and records
-   * what it saw only once every batch is in, so an interrupted read is read again.
+   * A longer one is decoded one batch ahead and written a few batches per transaction
+   * (BATCHES_PER_TRANSACTION), and records what it saw only once every batch is in, so an
+   * interrupted read is read again.
    */
   private async copy(pending: PendingConversation, realRoot: string, documents: DocumentsRead | undefined): Promise<void> {
     const batchSize = this.options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -685,14 +703,25 @@ class Ingester implements DirectoryIngester {
       return decoding;
     };
     let next = decode(batches[0]!, true);
-    for (const [at, files] of batches.entries()) {
-      const decoded = await next;
-      if (at + 1 < batches.length) next = decode(batches[at + 1]!, false);
-      const batch = await this.batchOf(pending, files, decoded);
-      await this.resolveDuplicateIds(pending, batch);
-      const added = await this.options.database.transaction((writer) => this.writeBatch(writer, pending, batch));
+    for (let first = 0; first < batches.length; first += BATCHES_PER_TRANSACTION) {
+      await this.options.database
+        .transaction(async (writer) => {
+          for (let at = first; at < Math.min(first + BATCHES_PER_TRANSACTION, batches.length); at++) {
+            const decoded = await next;
+            if (at + 1 < batches.length) next = decode(batches[at + 1]!, false);
+            const batch = await this.batchOf(pending, batches[at]!, decoded);
+            await this.resolveDuplicateIds(pending, batch);
+            const added = await this.writeBatch(writer, pending, batch);
+            // Before the commit: the next batch's duplicates and claimed positions are found against this one.
+            this.afterBatch(pending, batch, added);
+          }
+        })
+        .catch((error: unknown) => {
+          // What was kept of batches that were not committed: the next look reads the stored files again.
+          this.storedLists.delete(pending.row.id);
+          throw error;
+        });
       this.written += 1;
-      this.afterBatch(pending, batch, added);
     }
     const gone = this.goneFiles(pending);
     await this.options.database.transaction(async (writer) => {
@@ -759,16 +788,21 @@ class Ingester implements DirectoryIngester {
     const gone = [...unserved, ...(batch.displaced ?? [])];
     if (gone.length > 0) added -= await deleteEvents(writer, conversation.id, gone);
     if (batch.rows.length > 0) {
-      await this.insertEvents(writer, conversation, batch.rows);
+      // A row at a position stored before replaces it; the rows of a new conversation are only added.
+      const replacing = !this.soleWriter || batch.rows.some((row) => stored.has(row.position) && !gone.includes(row.position));
+      await this.insertEvents(writer, conversation, batch.rows, replacing);
       added += batch.rows.filter((row) => !stored.has(row.position) || gone.includes(row.position)).length;
-      const p = new Parameters(writer.dialect);
-      await writer.run({
-        text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(conversation.id)} AND ${p.textList(
-          'file_name',
-          batch.rows.map((row) => row.fileName),
-        )}`,
-        values: p.values,
-      });
+      const wereSkipped = this.soleWriter ? batch.rows.filter((row) => pending.skipped.has(row.fileName)) : batch.rows;
+      if (wereSkipped.length > 0) {
+        const p = new Parameters(writer.dialect);
+        await writer.run({
+          text: `DELETE FROM skipped_files WHERE conversation_id = ${p.add(conversation.id)} AND ${p.textList(
+            'file_name',
+            wereSkipped.map((row) => row.fileName),
+          )}`,
+          values: p.values,
+        });
+      }
     }
     for (const file of batch.skipped) {
       const p = new Parameters(writer.dialect);
@@ -804,9 +838,11 @@ class Ingester implements DirectoryIngester {
           conversation: conversation.hex,
           file: path.join(pending.eventsDirectory, row.fileName),
         });
+      pending.skipped.delete(row.fileName);
     }
     for (const file of batch.skipped) {
       if (stored.get(file.position)?.name === file.name) stored.delete(file.position);
+      pending.skipped.set(file.name, file);
       report.unserved(file, path.join(pending.eventsDirectory, file.name));
     }
     report.flush();
@@ -865,7 +901,8 @@ class Ingester implements DirectoryIngester {
     batch.rows = kept;
   }
 
-  private async insertEvents(writer: SqlWriter, conversation: ConversationRow, rows: Batch['rows']): Promise<void> {
+  /** `replacing`: some row may take the position of a stored one, which it then replaces. */
+  private async insertEvents(writer: SqlWriter, conversation: ConversationRow, rows: Batch['rows'], replacing: boolean): Promise<void> {
     if (this.nextAppendNumber === undefined && writer.dialect.name === 'sqlite') {
       const last = (await writer.rows<{ last: number | string | null }>({ text: 'SELECT max(ingest_seq) AS last FROM events', values: [] }))[0];
       this.nextAppendNumber = Number(last?.last ?? 0) + 1;
@@ -891,21 +928,25 @@ class Ingester implements DirectoryIngester {
         appendNumber,
       ];
     });
-    await writer.run({ text: this.eventInsert(writer.dialect, placeholders), values: p.values });
+    await writer.run({ text: this.eventInsert(writer.dialect, placeholders, replacing), values: p.values });
   }
 
   /**
    * The INSERT of a batch, given each row's placeholders. Its text depends only on the
-   * dialect and the number of rows, so it is written once per size: a batch's text is
-   * long, and building it, and finding SQLite's prepared statement by it, cost more than
-   * binding the values.
+   * dialect, the number of rows and whether it replaces stored rows, so it is written once
+   * per size: a batch's text is long, and building it, and finding SQLite's prepared
+   * statement by it, cost more than binding the values. Replacing costs SQLite an upsert
+   * per row, which fires the trigram index's trigger: a conversation read for the first
+   * time is only added.
    */
-  private eventInsert(dialect: SqlDialect, placeholders: string[][]): string {
-    const key = `${dialect.name}:${placeholders.length}`;
+  private eventInsert(dialect: SqlDialect, placeholders: string[][], replacing: boolean): string {
+    const key = `${dialect.name}:${placeholders.length}:${replacing}`;
     let text = this.insertTexts.get(key);
     if (text === undefined) {
       text = `INSERT INTO events (conversation_id, position, file_name, file_size, file_modified_ms, event_id, kind, source, sort_micros, body_text, search_text, payload, unlisted, conversation_uuid, ingest_seq)
-        VALUES ${placeholders.map((row) => `(${row.join(', ')})`).join(',\n')}
+        VALUES ${placeholders.map((row) => `(${row.join(', ')})`).join(',\n')}`;
+      if (replacing)
+        text += `
         ON CONFLICT (conversation_id, position) DO UPDATE SET
           file_name = excluded.file_name, file_size = excluded.file_size, file_modified_ms = excluded.file_modified_ms, event_id = excluded.event_id,
           kind = excluded.kind, source = excluded.source, sort_micros = excluded.sort_micros, body_text = excluded.body_text,
@@ -960,6 +1001,7 @@ class Ingester implements DirectoryIngester {
 
   private afterRemoved(pending: PendingConversation, gone: GoneFiles): void {
     for (const position of gone.events) pending.stored.delete(position);
+    for (const name of gone.skipped) pending.skipped.delete(name);
   }
 
   private watchRoot(realRoot: string): void {

@@ -119,11 +119,11 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       connection.pragma('mmap_size = 0');
       connection.pragma(`cache_size = -${cacheKiB}`);
     }
-    reader.pragma('temp_store = MEMORY');
-    // The writer's one large sort is of the indexes sorted in when the index is first
-    // complete (markComplete): held in memory, it would grow with the archive; spilled to a
-    // temporary file (in the system's temporary folder), it holds about one cache's worth.
-    writer.pragma('temp_store = FILE');
+    // Temporary storage in memory for both. The writer's statements keep a statement journal
+    // (the pages a batch's INSERT changes, to undo it alone), a few pages each; in a file it
+    // was a write of every such page, as many bytes as the index itself. Its one large sort,
+    // of the indexes sorted in when the index is first complete, spills to a file (markComplete).
+    for (const connection of [writer, reader]) connection.pragma('temp_store = MEMORY');
     // The index is a cache of the directory: a file damaged by a power loss is rebuilt
     // (staleness), so commits need not wait for the disk; WAL keeps a crash of this process safe.
     writer.pragma('synchronous = OFF');
@@ -137,9 +137,12 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       markComplete() {
         if (complete) return;
         // A sort holds as much as the page cache may, beside it: the cache is halved while
-        // it runs, so the two together stay within the one cache's memory.
+        // it runs, so the two together stay within the one cache's memory. Held in memory, the
+        // sort would grow with the archive; spilled to a temporary file (in the system's
+        // temporary folder), it holds about one cache's worth.
         const cacheSize = writer.pragma('cache_size', { simple: true }) as number;
         writer.pragma(`cache_size = ${Math.trunc(cacheSize / 2)}`);
+        writer.pragma('temp_store = FILE');
         try {
           writer.transaction(() => {
             writer.exec(ACROSS_INDEXES);
@@ -149,6 +152,7 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
           })();
         } finally {
           writer.pragma(`cache_size = ${cacheSize}`);
+          writer.pragma('temp_store = MEMORY');
         }
         complete = true;
       },
