@@ -1,11 +1,11 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open, readdir, readlink } from 'node:fs/promises';
+import { type FileHandle, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationExecutionStatus, ConversationInfo } from '../contract';
 import type { Logger } from '../log';
 import { hyphenate } from '../search';
 import { conversationNames, locateConversation, realRootOf } from '../store/files/conversation-location';
-import { isInsideRoot } from '../store/files/contained-path';
+import { descriptorInsideRoot } from '../store/files/contained-path';
 import { errorCode } from '../store/error-code';
 import { readDocument } from '../store/files/document-file';
 import { statIfPresent, versionOf } from '../store/files/file-version';
@@ -215,17 +215,6 @@ async function collectFiles(realRoot: string, directory: string, prefix: string,
   }
 }
 
-/** Whether an open file really is inside the root, as Linux names a descriptor's file; true where the system does not say. */
-async function openedInsideRoot(realRoot: string, handle: FileHandle): Promise<boolean> {
-  let opened: string;
-  try {
-    opened = await readlink(`/proc/self/fd/${handle.fd}`);
-  } catch {
-    return true;
-  }
-  return isInsideRoot(realRoot, opened);
-}
-
 /** Component by component, as the reference sorts its paths: `events/...` before `events.json`. */
 function comparePaths(a: string, b: string): number {
   const as = a.split('/').filter((part) => part !== '');
@@ -289,7 +278,7 @@ async function openContained(realRoot: string, file: string): Promise<FileHandle
   let handle: FileHandle | undefined;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    if (!(await handle.stat()).isFile() || !(await openedInsideRoot(realRoot, handle))) {
+    if (!(await handle.stat()).isFile() || !descriptorInsideRoot(realRoot, handle.fd)) {
       await handle.close();
       return undefined;
     }

@@ -101,3 +101,33 @@ test('a decoder whose thread is stopped while it decodes answers on the calling 
   decoder.close();
   expect(comparable(await decoding)).toEqual(comparable(await decodeAll(Number.POSITIVE_INFINITY)));
 });
+
+test.each([
+  ['the decoding thread', 0],
+  ['the calling thread', Number.POSITIVE_INFINITY],
+])(
+  'on %s, files reached through a directory that leads out of the root are not read, though their names were listed inside it',
+  async (_name, decodedHereBelow) => {
+    // What the reads meet when `events/` is swapped for a link out of the root after the look that listed it.
+    const swapped = path.join(root, 'swapped');
+    const elsewhere = path.join(outside, 'elsewhere');
+    mkdirSync(elsewhere, { recursive: true });
+    const names = [1, 2].map((n) => eventFileName(n, eventId(n)));
+    for (const [index, name] of names.entries()) writeFileSync(path.join(elsewhere, name), serializeEvent(say(index + 1, 'OUTSIDE')));
+    symlinkSync(elsewhere, swapped);
+    const decoder = new EventFileDecoder('contract', decodedHereBelow);
+    try {
+      const decoded = await decoder.decode(
+        swapped,
+        names.map((name) => parseEventFileName(name)!),
+        root,
+      );
+      expect(decoded).toEqual(
+        names.map(() => ({ kind: 'unreadable', reason: 'reached through a link out of the conversations directory, not read' })),
+      );
+    } finally {
+      decoder.close();
+      rmSync(swapped);
+    }
+  },
+);

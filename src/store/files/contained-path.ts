@@ -4,6 +4,7 @@
  * can write one file into the data directory make the server publish any file the process
  * can read, so it is skipped with a warning instead.
  */
+import { readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { realpath } from 'node:fs/promises';
 import { errorCode } from '../error-code';
@@ -27,4 +28,20 @@ export async function resolveLinkInsideRoot(realRoot: string, linkPath: string):
     throw error;
   }
   return isInsideRoot(realRoot, target) ? { ok: true, target } : { ok: false, reason: 'outside' };
+}
+
+/**
+ * Whether the file an open descriptor refers to is inside the root, as Linux names it
+ * (`/proc/self/fd`): a path whose directories were checked before the open may lead elsewhere
+ * by the time of it, if one of them was swapped for a link meanwhile. True where the system
+ * does not name descriptors.
+ */
+export function descriptorInsideRoot(realRoot: string, fd: number): boolean {
+  let opened: string;
+  try {
+    opened = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return true;
+  }
+  return isInsideRoot(realRoot, opened);
 }

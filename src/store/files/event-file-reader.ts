@@ -15,7 +15,7 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
-import { resolveLinkInsideRoot } from './contained-path';
+import { descriptorInsideRoot, resolveLinkInsideRoot } from './contained-path';
 import { errorCode } from '../error-code';
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -41,9 +41,9 @@ export async function versionOfPath(filePath: string): Promise<ReadVersion | und
  * The file's bytes and version, read on the calling thread; undefined for a symbolic link,
  * which only `readEventFile` follows (after checking where it leads). Never throws.
  */
-export function readEventFileNow(filePath: string, scratch: Buffer): (FileRead & { version?: ReadVersion }) | undefined {
+export function readEventFileNow(filePath: string, realRoot: string, scratch: Buffer): (FileRead & { version?: ReadVersion }) | undefined {
   try {
-    return { kind: 'bytes', ...readBytesNow(filePath, scratch) };
+    return { kind: 'bytes', ...readBytesNow(filePath, realRoot, scratch) };
   } catch (error) {
     const code = errorCode(error);
     return code === 'ELOOP' ? undefined : failedRead(code, error);
@@ -56,7 +56,7 @@ export function readEventFileNow(filePath: string, scratch: Buffer): (FileRead &
  */
 export async function readEventFile(filePath: string, realRoot: string, scratch: Buffer): Promise<FileRead> {
   try {
-    return { kind: 'bytes', bytes: await readBytes(filePath, scratch) };
+    return { kind: 'bytes', bytes: await readBytes(filePath, realRoot, scratch) };
   } catch (error) {
     const code = errorCode(error);
     return code === 'ELOOP' ? readThroughLink(filePath, realRoot, scratch) : failedRead(code, error);
@@ -71,7 +71,7 @@ async function readThroughLink(linkPath: string, realRoot: string, scratch: Buff
         ? { kind: 'unreadable', reason: 'symbolic link to a missing file' }
         : { kind: 'unreadable', reason: 'symbolic link to a file outside the conversations directory, not followed' };
     }
-    return { kind: 'bytes', bytes: await readBytes(link.target, scratch) };
+    return { kind: 'bytes', bytes: await readBytes(link.target, realRoot, scratch) };
   } catch (error) {
     return failedRead(errorCode(error), error);
   }
@@ -79,6 +79,9 @@ async function readThroughLink(linkPath: string, realRoot: string, scratch: Buff
 
 /** The path opened is a pipe, a socket or a device: none is read. */
 class NotRegularFile extends Error {}
+
+/** The file opened is outside the root: a directory on its path was swapped for a link out of it after it was checked. */
+class OpenedOutsideRoot extends Error {}
 
 /**
  * An event is decoded from one string, and no string of this runtime is longer than this: a
@@ -92,6 +95,8 @@ class TooLargeToDecode extends Error {}
 function failedRead(code: string | undefined, error: unknown): FileRead {
   if (code === 'ENOENT') return { kind: 'gone' };
   if (code === 'EISDIR' || code === 'EAGAIN' || error instanceof NotRegularFile) return { kind: 'unreadable', reason: 'not a regular file' };
+  if (error instanceof OpenedOutsideRoot)
+    return { kind: 'unreadable', reason: 'reached through a link out of the conversations directory, not read' };
   if (error instanceof TooLargeToDecode)
     return { kind: 'unreadable', reason: `larger than the longest text this runtime decodes (${MAX_EVENT_FILE_BYTES} bytes), not read` };
   return { kind: 'unreadable', reason: `cannot be read (${code ?? String(error)})` };
@@ -103,12 +108,13 @@ function failedRead(code: string | undefined, error: unknown): FileRead {
 // thread also stats the open file, which costs it nothing beside a stat of the path through
 // the thread pool.
 
-function readBytesNow(filePath: string, scratch: Buffer): { bytes: Buffer; version: ReadVersion } {
+function readBytesNow(filePath: string, realRoot: string, scratch: Buffer): { bytes: Buffer; version: ReadVersion } {
   const fd = openSync(filePath, OPEN_FLAGS);
   try {
     const stats = fstatSync(fd);
     // A pipe with a writer, or a device, would feed the read below without end.
     if (!stats.isFile()) throw new NotRegularFile();
+    if (!descriptorInsideRoot(realRoot, fd)) throw new OpenedOutsideRoot();
     if (stats.size > MAX_EVENT_FILE_BYTES) throw new TooLargeToDecode();
     const version = { size: stats.size, modifiedMs: stats.mtimeMs };
     const chunks: Buffer[] = [];
@@ -122,13 +128,14 @@ function readBytesNow(filePath: string, scratch: Buffer): { bytes: Buffer; versi
   }
 }
 
-async function readBytes(filePath: string, scratch: Buffer): Promise<Buffer> {
+async function readBytes(filePath: string, realRoot: string, scratch: Buffer): Promise<Buffer> {
   const fd = await new Promise<number>((resolve, reject) => open(filePath, OPEN_FLAGS, (error, opened) => (error ? reject(error) : resolve(opened))));
   try {
     const stats = await new Promise<import('node:fs').Stats>((resolve, reject) =>
       fstat(fd, (error, found) => (error ? reject(error) : resolve(found))),
     );
     if (!stats.isFile()) throw new NotRegularFile();
+    if (!descriptorInsideRoot(realRoot, fd)) throw new OpenedOutsideRoot();
     if (stats.size > MAX_EVENT_FILE_BYTES) throw new TooLargeToDecode();
     const chunks: Buffer[] = [];
     for (;;) {

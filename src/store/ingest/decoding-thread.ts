@@ -11,9 +11,9 @@ const port = parentPort;
 const { mode } = workerData as DecodingThreadData;
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
-port.on('message', ({ id, directory, files }: DecodeRequest) => {
+port.on('message', ({ id, directory, realRoot, files }: DecodeRequest) => {
   const payloads = new PayloadChunks();
-  const decoded = files.map((file) => decodeEventFile(directory, file, mode, scratch, payloads.keep));
+  const decoded = files.map((file) => decodeEventFile(directory, realRoot, file, mode, scratch, payloads.keep));
   const reply: DecodeReply = { id, decoded };
   port.postMessage(reply, payloads.buffers);
 });

@@ -41,6 +41,8 @@ type DecodedHere = DecodedFile | { kind: 'link' };
 export interface DecodeRequest {
   id: number;
   directory: string;
+  /** The conversations directory, resolved: no file opened outside it is read. */
+  realRoot: string;
   files: EventFileName[];
 }
 
@@ -72,9 +74,16 @@ const DECODING_THREAD = path.join(__dirname, `decoding-thread${path.extname(__fi
  * its served bytes. Never throws: every failure is a kind of result. A symbolic link is
  * not read (`link`): see readLinkedFile.
  */
-export function decodeEventFile(directory: string, file: EventFileName, mode: StoredEventMode, scratch: Buffer, keep?: KeepBytes): DecodedHere {
+export function decodeEventFile(
+  directory: string,
+  realRoot: string,
+  file: EventFileName,
+  mode: StoredEventMode,
+  scratch: Buffer,
+  keep?: KeepBytes,
+): DecodedHere {
   // The name is a listed entry of the directory, so joining needs no normalising.
-  const read = readEventFileNow(`${directory}${path.sep}${file.name}`, scratch);
+  const read = readEventFileNow(`${directory}${path.sep}${file.name}`, realRoot, scratch);
   if (read === undefined) return { kind: 'link' };
   if (read.kind !== 'bytes') return read;
   return decodedOf(eventRowOf(read.bytes, file, mode, read.version, keep));
@@ -107,12 +116,12 @@ export class EventFileDecoder {
    */
   async decode(directory: string, files: EventFileName[], realRoot: string, on: DecodeOn = 'thread'): Promise<DecodedFile[]> {
     let decoded: DecodedHere[];
-    if (on === 'caller' || files.length < this.decodedHereBelow || this.threadStopped) decoded = await this.decodeHere(directory, files);
-    else if (on === 'thread') decoded = await this.decodeThere(directory, files);
+    if (on === 'caller' || files.length < this.decodedHereBelow || this.threadStopped) decoded = await this.decodeHere(directory, realRoot, files);
+    else if (on === 'thread') decoded = await this.decodeThere(directory, realRoot, files);
     else {
       const half = Math.floor(files.length / 2);
-      const there = this.decodeThere(directory, files.slice(half));
-      decoded = [...(await this.decodeHere(directory, files.slice(0, half))), ...(await there)];
+      const there = this.decodeThere(directory, realRoot, files.slice(half));
+      decoded = [...(await this.decodeHere(directory, realRoot, files.slice(0, half))), ...(await there)];
     }
     const results: DecodedFile[] = [];
     for (const [at, result] of decoded.entries())
@@ -125,19 +134,19 @@ export class EventFileDecoder {
     this.stopThread();
   }
 
-  private async decodeHere(directory: string, files: readonly EventFileName[]): Promise<DecodedHere[]> {
+  private async decodeHere(directory: string, realRoot: string, files: readonly EventFileName[]): Promise<DecodedHere[]> {
     const decoded: DecodedHere[] = [];
     const slice = new TimeSlice(DECODE_SLICE_MS);
     for (const file of files) {
       if (slice.isOver()) await slice.yield();
-      decoded.push(decodeEventFile(directory, file, this.mode, this.scratch));
+      decoded.push(decodeEventFile(directory, realRoot, file, this.mode, this.scratch));
     }
     return decoded;
   }
 
-  private decodeThere(directory: string, files: EventFileName[]): Promise<DecodedHere[]> {
+  private decodeThere(directory: string, realRoot: string, files: EventFileName[]): Promise<DecodedHere[]> {
     const thread = this.decodingThread();
-    const request: DecodeRequest = { id: this.nextId++, directory, files };
+    const request: DecodeRequest = { id: this.nextId++, directory, realRoot, files };
     return new Promise((answer) => {
       this.waiting.set(request.id, { request, answer });
       // The thread keeps the process alive only while it has work: an ingest run waiting for it must not end.
@@ -171,7 +180,7 @@ export class EventFileDecoder {
     void thread?.terminate();
     const unanswered = [...this.waiting.values()];
     this.waiting.clear();
-    for (const { request, answer } of unanswered) void this.decodeHere(request.directory, request.files).then(answer);
+    for (const { request, answer } of unanswered) void this.decodeHere(request.directory, request.realRoot, request.files).then(answer);
   }
 
   /**
