@@ -6,9 +6,15 @@
  * `initdb` and `postgres` refuse to run as root, and CI runs as root: as root every
  * PostgreSQL program runs as the `postgres` user the Debian package creates (runuser),
  * and the temporary directory is handed to that user.
+ *
+ * In a test run (jest's global setup names its cache folder in AGENT_SERVER_TEST_CACHE) the
+ * test files' clusters are copies of one `initdb` made there on first use: `initdb` runs the
+ * server in bootstrap mode several times over, where a copy of its result is a file copy, and
+ * every cluster starts from the same files either way. The benchmark's durable clusters run
+ * `initdb` themselves.
  */
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findFreePort } from '../process/free-port';
@@ -46,10 +52,36 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       `PostgreSQL is not installed: ${path.join(binDir, 'initdb')} is missing. Install it with \`apt-get install -y postgresql\`, or set PG_BIN_DIR.`,
     );
   }
+  const durable = options.durable ?? false;
   const home = ownedTemporaryDirectory();
   const dataDirectory = path.join(home, 'data');
-  await runTool(binDir, 'initdb', ['-D', dataDirectory, '-A', 'trust', '-U', SERVICE_USER, '-E', 'UTF8', '--locale=C', '--no-sync']);
-  return launch(binDir, home, dataDirectory, options.durable ?? false);
+  const testRunCache = process.env['AGENT_SERVER_TEST_CACHE'];
+  if (!durable && testRunCache) await runAsServiceUser('cp', ['-a', await initializedTemplate(binDir, testRunCache), dataDirectory]);
+  else await initdb(binDir, dataDirectory);
+  return launch(binDir, home, dataDirectory, durable);
+}
+
+function initdb(binDir: string, dataDirectory: string): Promise<void> {
+  return runTool(binDir, 'initdb', ['-D', dataDirectory, '-A', 'trust', '-U', SERVICE_USER, '-E', 'UTF8', '--locale=C', '--no-sync']);
+}
+
+/**
+ * The data directory `initdb` made once in `cacheFolder` for this PostgreSQL, never started. Files
+ * that start clusters at the same time may each make one; the first to rename theirs into place
+ * wins and the others remove their own, so a template is only ever seen whole.
+ */
+async function initializedTemplate(binDir: string, cacheFolder: string): Promise<string> {
+  const template = path.join(cacheFolder, `postgres-template-${path.resolve(binDir).replaceAll(path.sep, '_')}`);
+  const data = path.join(template, 'data');
+  if (existsSync(data)) return data;
+  const building = ownedTemporaryDirectory(cacheFolder);
+  await initdb(binDir, path.join(building, 'data'));
+  try {
+    renameSync(building, template);
+  } catch {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return data;
 }
 
 async function launch(binDir: string, home: string, dataDirectory: string, durable: boolean): Promise<LocalCluster> {
@@ -111,8 +143,8 @@ function runningAsRoot(): boolean {
   return process.getuid?.() === 0;
 }
 
-function ownedTemporaryDirectory(): string {
-  const home = mkdtempSync(path.join(os.tmpdir(), 'agent-server-pg-'));
+function ownedTemporaryDirectory(parent = os.tmpdir()): string {
+  const home = mkdtempSync(path.join(parent, 'agent-server-pg-'));
   if (runningAsRoot()) {
     const [uid, gid] = serviceUserIds();
     chownSync(home, uid, gid);
@@ -131,11 +163,14 @@ function serviceUserIds(): [number, number] {
 }
 
 function runTool(binDir: string, tool: string, args: string[]): Promise<void> {
-  const program = path.join(binDir, tool);
+  return runAsServiceUser(path.join(binDir, tool), args);
+}
+
+function runAsServiceUser(program: string, args: string[]): Promise<void> {
   const [command, commandArgs] = runningAsRoot() ? ['runuser', ['-u', SERVICE_USER, '--', program, ...args]] : [program, args];
   return new Promise((resolve, reject) => {
     execFile(command, commandArgs, { cwd: '/' }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${tool} failed: ${stderr || stdout || error.message}`));
+      if (error) reject(new Error(`${path.basename(program)} failed: ${stderr || stdout || error.message}`));
       else resolve();
     });
   });

@@ -49,17 +49,24 @@ interface Run {
 const copies: string[] = [];
 // Others edit src/ while this runs: every case copies one snapshot, whose errors before any
 // edit are the baseline. The cases run concurrently, and Jest starts concurrent tests before
-// beforeAll hooks, so each awaits the one preparation itself.
+// beforeAll hooks, so each awaits the one preparation itself. Building the snapshot's program
+// holds this thread, so it waits until the cases have started their first generators, which
+// then run in their own processes meanwhile.
 let snapshot = ROOT;
-let snapshotProgram: Program;
+let snapshotProgram: Program | undefined;
 let preparation: Promise<void> | undefined;
 
 function prepare(): Promise<void> {
   preparation ??= (async () => {
     snapshot = copyProject(ROOT);
-    snapshotProgram = projectProgram(snapshot);
+    setImmediate(snapshotProgramBuilt);
   })();
   return preparation;
+}
+
+function snapshotProgramBuilt(): Program {
+  snapshotProgram ??= projectProgram(snapshot);
+  return snapshotProgram;
 }
 
 afterAll(() => {
@@ -474,7 +481,7 @@ function typecheck(project: string): Promise<Diagnostic[]> {
 async function introducedBy(diagnostics: Diagnostic[]): Promise<Diagnostic[]> {
   const key = (diagnostic: Diagnostic) => `${diagnostic.file}:${diagnostic.line}:${diagnostic.code}:${diagnostic.message}`;
   const baseline = await projectDiagnostics(
-    snapshotProgram,
+    snapshotProgramBuilt(),
     snapshot,
     filesNamed(diagnostics).filter((file) => file !== ''),
   );

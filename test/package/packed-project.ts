@@ -9,46 +9,23 @@
  *
  * The build runs in a copy of the sources (node_modules linked), never in this checkout:
  * `prepare` removes and rewrites dist/, and the tests that run beside this one in other jest
- * workers serve this checkout's dist/viewer. One process packs at a time (a lock folder
- * beside the builds); the others wait for it and reuse its tarballs.
+ * workers serve this checkout's dist/viewer. When this checkout's dist/ is already the build of
+ * the same sources (its stamp, scripts/build-stamp.ts, names their hash: `npm ci` ran `prepare`
+ * here), that build is copied in and packed as it is, rather than made a second time. One
+ * process packs at a time (a lock folder beside the builds); the others wait for it and reuse
+ * its tarballs.
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { withFolderLock } from '../../dev/process/folder-lock';
+import { builtFromSources, hashPackedSources, NOT_SOURCES, PACKED_SOURCES } from '../../scripts/build-stamp';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-/** Everything `prepare` reads or `npm pack` ships, besides node_modules. */
-const SOURCES = [
-  'package.json',
-  'package-lock.json',
-  'openapi.yaml',
-  'README.md',
-  'LICENSE',
-  'tsconfig.json',
-  'tsconfig.build.json',
-  'src',
-  'generated',
-  'scripts',
-  'patches',
-  'packages/client',
-];
-const SKIPPED = new Set(['node_modules', 'dist']);
+/** What the build writes, besides dist/ itself: the client package's own build. */
+const CLIENT_DIST = 'packages/client/dist';
 
 export interface PackedProject {
   /** The agent-server-contract tarball. */
@@ -66,24 +43,9 @@ function withoutNpmSettings(): NodeJS.ProcessEnv {
   return env;
 }
 
-function hashSources(): string {
-  const hash = createHash('sha256');
-  const add = (relative: string) => {
-    const absolute = path.join(ROOT, relative);
-    if (!existsSync(absolute)) return;
-    if (statSync(absolute).isDirectory()) {
-      for (const name of readdirSync(absolute).sort()) if (!SKIPPED.has(name)) add(path.join(relative, name));
-      return;
-    }
-    hash.update(`${relative}\0`);
-    hash.update(readFileSync(absolute));
-  };
-  for (const source of SOURCES) add(source);
-  return hash.digest('hex').slice(0, 16);
-}
-
-async function pack(directory: string, destination: string): Promise<{ filename: string; files: { path: string }[] }> {
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', destination, directory], {
+/** `npm pack` of `directory`; with `built`, its build is already in place and `prepare` is not run again. */
+async function pack(directory: string, destination: string, built: boolean): Promise<{ filename: string; files: { path: string }[] }> {
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', destination, ...(built ? ['--ignore-scripts'] : []), directory], {
     cwd: directory,
     env: withoutNpmSettings(),
     maxBuffer: 64 * 1024 * 1024,
@@ -94,13 +56,21 @@ async function pack(directory: string, destination: string): Promise<{ filename:
 /** A copy of what `prepare` reads and `npm pack` ships, with this checkout's node_modules linked into it. */
 function copySources(into: string): string {
   const project = path.join(into, 'project');
-  for (const source of SOURCES) {
+  for (const source of PACKED_SOURCES) {
     const from = path.join(ROOT, source);
     if (existsSync(from))
-      cpSync(from, path.join(project, source), { recursive: true, filter: (file) => !SKIPPED.has(path.basename(file)) || file === from });
+      cpSync(from, path.join(project, source), { recursive: true, filter: (file) => !NOT_SOURCES.has(path.basename(file)) || file === from });
   }
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(project, 'node_modules'), 'dir');
   return project;
+}
+
+/** This checkout's build of `sources` (its dist/ and the client package's), copied into `project`; false when dist/ was built from other sources or not at all. */
+function copyBuild(project: string, sources: string): boolean {
+  if (builtFromSources(ROOT) !== sources || !existsSync(path.join(ROOT, CLIENT_DIST))) return false;
+  for (const built of ['dist', CLIENT_DIST]) cpSync(path.join(ROOT, built), path.join(project, built), { recursive: true });
+  // Copied while nothing rebuilt dist/ here meanwhile: the stamp still names these sources.
+  return builtFromSources(ROOT) === sources;
 }
 
 /**
@@ -118,7 +88,8 @@ export async function installPackages(cwd: string, packages: readonly string[], 
 
 /** The two tarballs for the sources as they are now, packed by the first caller and reused by the rest. */
 export async function packedProject(): Promise<PackedProject> {
-  const folder = path.join(ROOT, '.cache', 'packed', hashSources());
+  const sources = hashPackedSources(ROOT);
+  const folder = path.join(ROOT, '.cache', 'packed', sources);
   const manifest = path.join(folder, 'tarballs.json');
   mkdirSync(path.dirname(folder), { recursive: true });
   if (!existsSync(manifest))
@@ -127,8 +98,9 @@ export async function packedProject(): Promise<PackedProject> {
       const scratch = mkdtempSync(`${folder}.packing-`);
       try {
         const project = copySources(scratch);
-        const main = await pack(project, scratch);
-        const client = await pack(path.join(project, 'packages/client'), scratch);
+        const built = copyBuild(project, sources);
+        const main = await pack(project, scratch, built);
+        const client = await pack(path.join(project, 'packages/client'), scratch, built);
         const names = { tarball: main.filename, clientTarball: client.filename, files: main.files.map((file) => file.path) };
         writeFileSync(path.join(scratch, 'tarballs.json'), JSON.stringify(names));
         rmSync(project, { recursive: true, force: true });

@@ -200,7 +200,7 @@ describe.each(MODES)('ours (%s) beside the reference on its recording', (mode) =
   test('the session socket sends the same frames for every after_seq, and both sockets refuse and close as the reference does', async () => {
     const served = ours.get(mode)!;
     const last = eventIds.length - 1;
-    for (const query of [
+    const queries = [
       'after_seq=-1',
       'after_seq=40',
       `after_seq=${last - 4}`,
@@ -212,11 +212,18 @@ describe.each(MODES)('ours (%s) beside the reference on its recording', (mode) =
       'after_seq=%205',
       'after_seq=3&after_seq=70',
       '',
-    ]) {
-      const [theirs, mine] = await Promise.all([
-        fromReference(`frames ${query}`, () => framesUntilState(sessionUrl(reference.url, ID, query))),
-        framesUntilState(sessionUrl(served.url, ID, query)),
-      ]);
+    ];
+    // Each query on sockets of its own, all at once: each waits a moment after its state update.
+    const framesByQuery = await Promise.all(
+      queries.map((query) =>
+        Promise.all([
+          fromReference(`frames ${query}`, () => framesUntilState(sessionUrl(reference.url, ID, query))),
+          framesUntilState(sessionUrl(served.url, ID, query)),
+        ]),
+      ),
+    );
+    for (const [index, query] of queries.entries()) {
+      const [theirs, mine] = framesByQuery[index]!;
       const durable = (frames: Frame[]) => frames.slice(0, -1);
       expect({ query, frames: comparable(durable(mine!), mode) }).toEqual({ query, frames: comparable(durable(theirs!), mode) });
       const [theirState, myState] = [theirs!.at(-1)!, mine!.at(-1)!];
