@@ -354,12 +354,18 @@ class Ingester implements DirectoryIngester {
 
   async refresh(hex: string): Promise<void> {
     const realRoot = await this.root();
-    if (this.lookedRecently(hex)) {
-      // Lets the watches deliver what the kernel has queued, so a change made before this request is seen.
-      await afterNextPoll();
-      if (this.lookedRecently(hex)) return;
-    }
-    await this.inTurn(hex, () => this.look(realRoot, hex));
+    if (await this.lookedRecentlyWhenPolled(hex)) return;
+    // Requests that came while one looked waited for its look: the first looks, the others need none once it saw the conversation quiet.
+    await this.inTurn(hex, async () => {
+      if (!(await this.lookedRecentlyWhenPolled(hex))) await this.look(realRoot, hex);
+    });
+  }
+
+  /** lookedRecently, once the watches have delivered what the kernel had queued, so a change made before the call is seen. */
+  private async lookedRecentlyWhenPolled(hex: string): Promise<boolean> {
+    if (!this.lookedRecently(hex)) return false;
+    await afterNextPoll();
+    return this.lookedRecently(hex);
   }
 
   /**
