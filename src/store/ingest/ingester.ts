@@ -131,6 +131,8 @@ export interface DirectoryIngester {
   mayHaveChanged(): boolean;
   /** Grows with every transaction written: a reader of counters reads them again when it changed. */
   writes(): number;
+  /** The number (of writes()) of the last transaction that wrote the conversation's events; 0 when none has since the ingester started. */
+  writesTo(hex: string): number;
   /** What the database holds of the directory: its conversations, the events this ingester stored, every file not served and why. */
   summary(): Promise<IngestSummary>;
   /** Stops the watches. */
@@ -276,6 +278,8 @@ class Ingester implements DirectoryIngester {
   private watchesWork = false;
   private nextAppendNumber: number | undefined;
   private written = 0;
+  /** Per conversation, `written` as its last write left it (writesTo). */
+  private readonly lastWriteTo = new Map<string, number>();
   /** The stored-file lists of the conversations looked at last, least recent first (storedFiles). */
   private readonly storedLists = new Map<number, StoredFiles>();
   /** Links out of the root already warned of, so each is named once. */
@@ -311,6 +315,16 @@ class Ingester implements DirectoryIngester {
 
   writes(): number {
     return this.written;
+  }
+
+  writesTo(hex: string): number {
+    return this.lastWriteTo.get(hex) ?? 0;
+  }
+
+  /** Counts a transaction written, which wrote that conversation's events; called once it has committed. */
+  private wrote(hex: string): void {
+    this.written += 1;
+    this.lastWriteTo.set(hex, this.written);
   }
 
   private async root(): Promise<string> {
@@ -390,7 +404,7 @@ class Ingester implements DirectoryIngester {
   private async forgetIfGone(realRoot: string, hex: string): Promise<void> {
     if ((await locateConversation(realRoot, hex)).found) return;
     await this.options.database.run({ text: `DELETE FROM conversations WHERE hex = ${this.options.database.dialect.placeholder(1)}`, values: [hex] });
-    this.written += 1;
+    this.wrote(hex);
     // A row id may be handed to the next conversation created: no kept list may outlive its conversation.
     this.storedLists.clear();
     this.unwatch(hex);
@@ -636,7 +650,7 @@ class Ingester implements DirectoryIngester {
         values: p.values,
       });
     });
-    this.written += 1;
+    this.wrote(row.hex);
     this.storedLists.delete(row.id);
     row.events_stamp = null;
     this.unwatch(row.hex);
@@ -672,7 +686,7 @@ class Ingester implements DirectoryIngester {
         await this.writeSeen(writer, pending);
         return added;
       });
-      this.written += 1;
+      this.wrote(pending.row.hex);
       if (documents) pending.row.documents_stamp = documents.stamp;
       this.afterBatch(pending, batch, added);
       this.afterRemoved(pending, gone);
@@ -697,7 +711,7 @@ class Ingester implements DirectoryIngester {
       const batch = await this.batchOf(pending, files, decoded);
       await this.resolveDuplicateIds(pending, batch);
       const added = await this.options.database.transaction((writer) => this.writeBatch(writer, pending, batch));
-      this.written += 1;
+      this.wrote(pending.row.hex);
       this.afterBatch(pending, batch, added);
     }
     const gone = this.goneFiles(pending);
@@ -705,7 +719,7 @@ class Ingester implements DirectoryIngester {
       await this.writeRemoved(writer, pending, gone);
       await this.writeSeen(writer, pending);
     });
-    this.written += 1;
+    this.wrote(pending.row.hex);
     this.afterRemoved(pending, gone);
     this.afterSeen(pending);
   }
