@@ -267,8 +267,7 @@ export class IndexedDirectoryStore implements EventStore {
     const kept = this.keptFirstPages.find(hex, criteria, writes);
     if (kept) return kept;
     const page = await this.sql.search(hex, criteria);
-    if (page) this.keptFirstPages.keep(hex, criteria, writes, page);
-    return page;
+    return page && this.keptFirstPages.keep(hex, criteria, writes, page);
   }
 
   async count(hex: string, filters: EventFilters): Promise<number | undefined> {

@@ -8,7 +8,10 @@
  * stored it, as without keeping. Pages after a cursor are not kept: a walk through a
  * conversation asks each once.
  *
- * Bounded by bytes: the least recently asked page goes first.
+ * Bounded by bytes: the least recently asked page goes first. A kept page's events are
+ * copied into one buffer, a comma between each two, and handed out as views of it: one
+ * allocation per page rather than one per event, and a page that is served as stored can
+ * be written as one view (src/server/event-page.ts, adjacentPiecesJoined).
  */
 import type { SearchCriteria } from '../../search';
 import type { StoredPage } from '../event-store';
@@ -42,20 +45,25 @@ export class KeptFirstPages {
     return kept.page;
   }
 
-  /** Keeps a page read after the conversation's writes were `conversationWrites`, when it is a first page. */
-  keep(hex: string, criteria: SearchCriteria, conversationWrites: number, page: StoredPage): void {
+  /**
+   * Keeps a page read after the conversation's writes were `conversationWrites`, when it is
+   * a first page, and returns it as kept; any other page is returned as it is.
+   */
+  keep(hex: string, criteria: SearchCriteria, conversationWrites: number, page: StoredPage): StoredPage {
     const key = keyOf(hex, criteria);
-    if (key === undefined) return;
-    const bytes = page.itemsJson.reduce((sum, piece) => sum + piece.length, 0);
-    if (bytes > this.maxBytes * LARGEST_SHARE) return;
+    if (key === undefined) return page;
+    const bytes = page.itemsJson.reduce((sum, piece) => sum + piece.length + 1, 0);
+    if (bytes > this.maxBytes * LARGEST_SHARE) return page;
+    const kept: StoredPage = { itemsJson: viewsOfOneBuffer(page.itemsJson), nextPageId: page.nextPageId };
     const earlier = this.pages.get(key);
     if (earlier) this.drop(key, earlier);
-    this.pages.set(key, { conversationWrites, page, bytes });
+    this.pages.set(key, { conversationWrites, page: kept, bytes });
     this.bytes += bytes;
     for (const [oldestKey, oldest] of this.pages) {
       if (this.bytes <= this.maxBytes) break;
       this.drop(oldestKey, oldest);
     }
+    return kept;
   }
 
   private drop(key: string, kept: KeptPage): void {
@@ -75,3 +83,20 @@ function keyOf(hex: string, criteria: SearchCriteria): string | undefined {
   members.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `${hex} ${JSON.stringify(members)}`;
 }
+
+/** The pieces copied into one buffer, a comma between each two, as views of it. */
+function viewsOfOneBuffer(pieces: readonly Buffer[]): Buffer[] {
+  if (pieces.length === 0) return [];
+  const joined = Buffer.allocUnsafeSlow(pieces.reduce((sum, piece) => sum + piece.length, pieces.length - 1));
+  const views: Buffer[] = [];
+  let at = 0;
+  for (const piece of pieces) {
+    if (at > 0) joined[at++] = COMMA;
+    piece.copy(joined, at);
+    views.push(joined.subarray(at, at + piece.length));
+    at += piece.length;
+  }
+  return views;
+}
+
+const COMMA = 0x2c;
