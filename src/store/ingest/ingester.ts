@@ -277,8 +277,9 @@ class Ingester implements DirectoryIngester {
   private changed = true;
   private watchesWork = false;
   private nextAppendNumber: number | undefined;
-  private written = 0;
-  /** Per conversation, `written` as its last write left it (writesTo). */
+  /** Counted by wrote() only, which also keeps the conversation's number: kept first pages follow it (writesTo). */
+  private transactionsWritten = 0;
+  /** Per conversation, `transactionsWritten` as its last write left it (writesTo). */
   private readonly lastWriteTo = new Map<string, number>();
   /** The stored-file lists of the conversations looked at last, least recent first (storedFiles). */
   private readonly storedLists = new Map<number, StoredFiles>();
@@ -314,7 +315,7 @@ class Ingester implements DirectoryIngester {
   }
 
   writes(): number {
-    return this.written;
+    return this.transactionsWritten;
   }
 
   writesTo(hex: string): number {
@@ -323,8 +324,8 @@ class Ingester implements DirectoryIngester {
 
   /** Counts a transaction written, which wrote that conversation's events; called once it has committed. */
   private wrote(hex: string): void {
-    this.written += 1;
-    this.lastWriteTo.set(hex, this.written);
+    this.transactionsWritten += 1;
+    this.lastWriteTo.set(hex, this.transactionsWritten);
   }
 
   private async root(): Promise<string> {
