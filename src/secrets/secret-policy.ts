@@ -143,6 +143,11 @@ export class KnownSecrets {
     return this.plainTextScan;
   }
 
+  /** Whether `other` holds the same values: text judged against one is judged alike against the other. */
+  sameAs(other: KnownSecrets): boolean {
+    return other === this || (other.values.length === this.values.length && other.values.every((value, index) => value === this.values[index]));
+  }
+
   /** `text` with every known value masked. */
   maskIn(text: string): string {
     let result = text;

@@ -25,3 +25,23 @@ export function eventPageBody(itemsJson: readonly Buffer[], nextPageId: string |
 }
 
 const SEPARATOR = Buffer.from(',');
+
+/**
+ * The pieces with each run of views that lie one after another in one buffer, a comma
+ * between each two there, as one view of that run: the same bytes as the pieces joined with
+ * commas, written without copying (a kept first page's events are such views,
+ * src/store/sqlite/kept-first-pages.ts).
+ */
+export function adjacentPiecesJoined(pieces: readonly Buffer[]): Buffer[] {
+  const joined: Buffer[] = [];
+  for (const piece of pieces) {
+    const last = joined[joined.length - 1];
+    const end = last === undefined ? -1 : last.byteOffset + last.length;
+    if (last !== undefined && piece.buffer === last.buffer && piece.byteOffset === end + 1 && new Uint8Array(last.buffer, end, 1)[0] === COMMA)
+      joined[joined.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + 1 + piece.length);
+    else joined.push(piece);
+  }
+  return joined;
+}
+
+const COMMA = 0x2c;

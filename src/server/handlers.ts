@@ -11,11 +11,12 @@ import { conversationExport } from '../export/conversation-export';
 import { conversationUsage, usageTotal } from '../export/usage/conversation-usage';
 import { jsonText } from '../json/json-text';
 import { type CrossSearchCriteria, hyphenate } from '../search';
-import { maskedJson, maskedJsonItems, recentKnownSecrets } from '../secrets';
+import { maskedJson, recentKnownSecrets } from '../secrets';
 import type { EventStore } from '../store/event-store';
 import { conversationHex, eventFiltersOf, searchCriteriaOf, validatedUuidHex } from './criteria';
 import { agentFinalResponse } from './agent-final-response';
 import { eventPageBody } from './event-page';
+import { maskedPageItems } from './masked-page-items';
 import { queryDefault } from './query-defaults';
 import { type OperationHandlers, SerializedJson, StreamedFile } from './operations';
 import { storedEventPageBody } from './stored-event-page';
@@ -32,10 +33,7 @@ export function operationHandlers(store: EventStore, catalog: ConversationCatalo
       if (!page) return conversationNotFound(hex);
       return {
         status: 200,
-        body: eventPageBody(
-          page.itemsJson.map((piece) => maskedJsonItems(piece, known)),
-          page.nextPageId,
-        ),
+        body: eventPageBody(maskedPageItems(page, known), page.nextPageId),
       };
     },
 

@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Event } from '../../src/contract';
 import { eventFileName, serializeEvent, writeConversation } from '../../src/fixture';
+import { writeConversationState } from '../support/conversation-state';
 import { action, conversationId, eventId, message, observation, pause } from '../support/events';
 import { eventually } from '../support/eventually';
 import { type LiveServer, startLiveServer } from '../support/live-server';
@@ -42,7 +43,7 @@ describe('changes while the server runs', () => {
   let next = 50;
   let CONVERSATION: string;
   beforeAll(async () => {
-    server = await startLiveServer(Array.from({ length: 10 }, (_, i) => ({ id: conversationId(50 + i), events: BASE })));
+    server = await startLiveServer(Array.from({ length: 12 }, (_, i) => ({ id: conversationId(50 + i), events: BASE })));
   });
   afterAll(() => server.stop());
   beforeEach(async () => {
@@ -83,6 +84,49 @@ describe('changes while the server runs', () => {
     rmSync(rewrittenFile);
     await eventually(async () => expect(await page(server, CONVERSATION)).toEqual({ status: 200, body: pageBody(BASE.slice(0, 3)) }));
     expect(await page(server, CONVERSATION, { page_id: rewritten.id! })).toEqual({ status: 200, body: pageBody(BASE.slice(0, 3)) });
+  });
+
+  it('a first page asked again and again shows every append, rewrite and removal', async () => {
+    const queries = [{}, { sort_order: 'TIMESTAMP_DESC', limit: 2 }, { kind: 'PauseEvent' }];
+    const pages = async () => Promise.all(queries.map((query) => page(server, CONVERSATION, query)));
+    const expected = (events: Event[]) => [
+      { status: 200, body: pageBody(events) },
+      { status: 200, body: pageBody([...events].reverse().slice(0, 2), events.length > 2 ? events[events.length - 3]!.id : null) },
+      { status: 200, body: pageBody(events.filter((event) => event.kind === 'PauseEvent')) },
+    ];
+    for (let round = 0; round < 3; round++) expect(await pages()).toEqual(expected(BASE));
+
+    const appended = pause(at(5, '2026-06-16T05:40:05'));
+    const appendedFile = writeEvent(server, CONVERSATION, 4, appended);
+    await eventually(async () => expect(await pages()).toEqual(expected([...BASE, appended])));
+    expect(await pages()).toEqual(expected([...BASE, appended]));
+
+    // Written in place: the directory's times do not change, only the watch names the file.
+    const rewritten = pause(at(5, '2026-06-16T05:40:06'));
+    writeEvent(server, CONVERSATION, 4, rewritten);
+    await eventually(async () => expect(await pages()).toEqual(expected([...BASE, rewritten])));
+
+    rmSync(appendedFile);
+    await eventually(async () => expect(await pages()).toEqual(expected(BASE)));
+  });
+
+  it('a first page asked again masks a secret the saved state came to hold since', async () => {
+    const token = 'deploy-token-0001234';
+    const echo = observation(at(5, '2026-06-16T05:40:05'), `$ echo $DEPLOY\n${token}`);
+    writeEvent(server, CONVERSATION, 4, echo);
+    await eventually(async () => expect((await server.get(searchPath(CONVERSATION))).text).toContain(token));
+    expect((await server.get(searchPath(CONVERSATION))).text).toContain(token);
+
+    writeConversationState(server.root, CONVERSATION, { createdAt: '2026-06-16T05:40:00', updatedAt: '2026-06-16T05:40:05' });
+    const stateFile = path.join(server.root, CONVERSATION.replaceAll('-', ''), 'base_state.json');
+    const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+    state.secret_registry.secret_sources.DEPLOY = { kind: 'StaticSecret', value: token };
+    writeFileSync(stateFile, JSON.stringify(state));
+    await eventually(async () => {
+      const { text } = await server.get(searchPath(CONVERSATION));
+      expect(text).not.toContain(token);
+      expect(text).toContain(`$ echo $DEPLOY\\n**********`);
+    });
   });
 
   it('an events directory replaced while the conversation is held is read afresh', async () => {

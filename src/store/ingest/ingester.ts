@@ -139,6 +139,8 @@ export interface DirectoryIngester {
   mayHaveChanged(): boolean;
   /** Grows with every transaction written: a reader of counters reads them again when it changed. */
   writes(): number;
+  /** The number (of writes()) of the last transaction that wrote the conversation's events; 0 when none has since the ingester started. */
+  writesTo(hex: string): number;
   /** What the database holds of the directory: its conversations, the events this ingester stored, every file not served and why. */
   summary(): Promise<IngestSummary>;
   /** Stops the watches. */
@@ -284,7 +286,10 @@ class Ingester implements DirectoryIngester {
   private changed = true;
   private watchesWork = false;
   private nextAppendNumber: number | undefined;
-  private written = 0;
+  /** Counted by wrote() only, which also keeps the conversation's number: kept first pages follow it (writesTo). */
+  private transactionsWritten = 0;
+  /** Per conversation, `transactionsWritten` as its last write left it (writesTo). */
+  private readonly lastWriteTo = new Map<string, number>();
   /** The stored-file lists of the conversations looked at last, least recent first (storedFiles). */
   private readonly storedLists = new Map<number, StoredFiles>();
   /** Links out of the root already warned of, so each is named once. */
@@ -327,7 +332,17 @@ class Ingester implements DirectoryIngester {
   }
 
   writes(): number {
-    return this.written;
+    return this.transactionsWritten;
+  }
+
+  writesTo(hex: string): number {
+    return this.lastWriteTo.get(hex) ?? 0;
+  }
+
+  /** Counts a transaction written, which wrote that conversation's events; called once it has committed. */
+  private wrote(hex: string): void {
+    this.transactionsWritten += 1;
+    this.lastWriteTo.set(hex, this.transactionsWritten);
   }
 
   private async root(): Promise<string> {
@@ -371,12 +386,18 @@ class Ingester implements DirectoryIngester {
 
   async refresh(hex: string): Promise<void> {
     const realRoot = await this.root();
-    if (this.lookedRecently(hex)) {
-      // Lets the watches deliver what the kernel has queued, so a change made before this request is seen.
-      await afterNextPoll();
-      if (this.lookedRecently(hex)) return;
-    }
-    await this.inTurn(hex, () => this.look(realRoot, hex));
+    if (await this.lookedRecentlyWhenPolled(hex)) return;
+    // Requests that came while one looked waited for its look: the first looks, the others need none once it saw the conversation quiet.
+    await this.inTurn(hex, async () => {
+      if (!(await this.lookedRecentlyWhenPolled(hex))) await this.look(realRoot, hex);
+    });
+  }
+
+  /** lookedRecently, once the watches have delivered what the kernel had queued, so a change made before the call is seen. */
+  private async lookedRecentlyWhenPolled(hex: string): Promise<boolean> {
+    if (!this.lookedRecently(hex)) return false;
+    await afterNextPoll();
+    return this.lookedRecently(hex);
   }
 
   /**
@@ -401,7 +422,7 @@ class Ingester implements DirectoryIngester {
   private async forgetIfGone(realRoot: string, hex: string): Promise<void> {
     if ((await locateConversation(realRoot, hex)).found) return;
     await this.options.database.run({ text: `DELETE FROM conversations WHERE hex = ${this.options.database.dialect.placeholder(1)}`, values: [hex] });
-    this.written += 1;
+    this.wrote(hex);
     // A row id may be handed to the next conversation created: no kept list may outlive its conversation.
     this.storedLists.clear();
     this.unwatch(hex);
@@ -647,7 +668,7 @@ class Ingester implements DirectoryIngester {
         values: p.values,
       });
     });
-    this.written += 1;
+    this.wrote(row.hex);
     this.storedLists.delete(row.id);
     row.events_stamp = null;
     this.unwatch(row.hex);
@@ -684,7 +705,7 @@ class Ingester implements DirectoryIngester {
         await this.writeSeen(writer, pending);
         return added;
       });
-      this.written += 1;
+      this.wrote(pending.row.hex);
       if (documents) pending.row.documents_stamp = documents.stamp;
       this.afterBatch(pending, batch, added);
       this.afterRemoved(pending, gone);
@@ -721,14 +742,14 @@ class Ingester implements DirectoryIngester {
           this.storedLists.delete(pending.row.id);
           throw error;
         });
-      this.written += 1;
+      this.wrote(pending.row.hex);
     }
     const gone = this.goneFiles(pending);
     await this.options.database.transaction(async (writer) => {
       await this.writeRemoved(writer, pending, gone);
       await this.writeSeen(writer, pending);
     });
-    this.written += 1;
+    this.wrote(pending.row.hex);
     this.afterRemoved(pending, gone);
     this.afterSeen(pending);
   }

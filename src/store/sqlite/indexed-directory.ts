@@ -19,6 +19,7 @@ import { createIngester, type DirectoryIngester } from '../ingest/ingester';
 import type { SqlDatabase } from '../sql/database';
 import { SqlStore } from '../sql/sql-store';
 import type { StoredEventMode } from '../stored-event/decide';
+import { KeptFirstPages } from './kept-first-pages';
 import { IndexFileError, defaultIndexPath, openIndexFile, type OpenedIndex, pruneIndexesOfGoneDirectories } from './index-file';
 import { sqliteDatabase } from './sqlite-database';
 import { indexTextStep } from './text-index';
@@ -45,6 +46,13 @@ const DEFAULT_POLL_MS = 1000;
  */
 const BUDGET_SHARE_OF_CACHE = 1 / 4;
 /**
+ * The share of `--memory-budget-mb` given to kept first pages (kept-first-pages.ts), and
+ * their bound without a budget: room for the first pages of the few conversations open in
+ * viewers at once, beside the cache's quarter and what a first index holds.
+ */
+const BUDGET_SHARE_OF_KEPT_PAGES = 1 / 16;
+const KEPT_PAGES_BYTES_WITHOUT_BUDGET = 16 * 1024 * 1024;
+/**
  * How long a step of filling the trigram index should hold the event loop. A step holds the
  * loop, and after each the filling rests as long as the step took: a request, which takes
  * several turns of the loop, waits for one step at most per turn and has at least half the
@@ -70,6 +78,7 @@ export class IndexedDirectoryStore implements EventStore {
   private readonly sql: SqlStore;
   private readonly writer: SqlDatabase;
   private readonly ingester: DirectoryIngester;
+  private readonly keptFirstPages: KeptFirstPages;
   /** The trigram index being filled behind the rows (text-index.ts), while it is. */
   private indexingText: Promise<void> | undefined;
   private textIndexCaughtUp = false;
@@ -97,6 +106,8 @@ export class IndexedDirectoryStore implements EventStore {
     this.sql = new SqlStore(sqliteDatabase(index.reader), { logger: options.logger, storedEvents: mode });
     this.writer = sqliteDatabase(index.writer);
     this.ingester = createIngester({ root, database: this.writer, logger: options.logger, storedEvents: mode, follow: true });
+    const budget = options.memoryBudgetBytes;
+    this.keptFirstPages = new KeptFirstPages(budget === undefined ? KEPT_PAGES_BYTES_WITHOUT_BUDGET : budget * BUDGET_SHARE_OF_KEPT_PAGES);
     this.completeAtOpen = index.complete;
     this.firstPass = this.firstWholePass();
     this.timer = setInterval(() => {
@@ -251,7 +262,12 @@ export class IndexedDirectoryStore implements EventStore {
 
   async search(hex: string, criteria: SearchCriteria): Promise<StoredPage | undefined> {
     await this.current(hex);
-    return this.sql.search(hex, criteria);
+    // Read before the page: a write committed while the page is read makes the page kept under an older number, never a newer one.
+    const writes = this.ingester.writesTo(hex);
+    const kept = this.keptFirstPages.find(hex, criteria, writes);
+    if (kept) return kept;
+    const page = await this.sql.search(hex, criteria);
+    return page && this.keptFirstPages.keep(hex, criteria, writes, page);
   }
 
   async count(hex: string, filters: EventFilters): Promise<number | undefined> {
