@@ -38,8 +38,12 @@ export interface ConversationFile {
 }
 
 export interface OpenedFile {
-  /** The bytes from the start, in pieces read as they are taken. */
-  pieces(): AsyncIterable<Buffer>;
+  /**
+   * The bytes from the start, in pieces read as they are taken. With `reused`, every piece is
+   * read into the same buffer, valid only until the next is asked for: for a reader that
+   * looks at each piece and keeps none.
+   */
+  pieces(options?: { reused?: boolean }): AsyncIterable<Buffer>;
   close(): Promise<void>;
 }
 

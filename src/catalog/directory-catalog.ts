@@ -245,10 +245,11 @@ async function openIfPresent(realRoot: string, file: string): Promise<OpenedFile
   const handle = await openContained(realRoot, file);
   if (!handle) return undefined;
   return {
-    async *pieces() {
+    async *pieces({ reused = false } = {}) {
+      const shared = reused ? Buffer.allocUnsafe(FILE_PIECE_BYTES) : undefined;
       for (let position = 0; ; ) {
-        // A new buffer each time: a piece is kept by whoever took it until they are done with it.
-        const piece = Buffer.allocUnsafe(FILE_PIECE_BYTES);
+        // A buffer of its own unless asked otherwise: a piece is kept by whoever took it until they are done with it.
+        const piece = shared ?? Buffer.allocUnsafe(FILE_PIECE_BYTES);
         let bytesRead: number;
         try {
           ({ bytesRead } = await handle.read(piece, 0, piece.length, position));

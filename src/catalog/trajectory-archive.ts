@@ -74,7 +74,7 @@ export async function* trajectoryArchive(
       const opened = await file.open();
       if (!opened) continue;
       try {
-        if (!(await holdsSecrets(name, opened.pieces(), known))) {
+        if (!(await holdsSecrets(name, opened.pieces({ reused: true }), known))) {
           yield* zip.streamed(name, file.modifiedAt, unchanged(name, opened.pieces(), known));
           continue;
         }
