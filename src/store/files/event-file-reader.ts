@@ -13,7 +13,7 @@
  * it serves, so a file that is skipped is never copied.
  */
 import { constants as bufferConstants } from 'node:buffer';
-import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync } from 'node:fs';
+import { type Stats, close, closeSync, constants, fstat, fstatSync, lstatSync, open, openSync, read, readSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { descriptorInsideRoot, resolveLinkInsideRoot } from './contained-path';
 import { errorCode } from '../error-code';
@@ -34,6 +34,17 @@ export interface ReadVersion {
 /** The path's own size and time (a link's, not its target's); undefined when it is gone. */
 export async function versionOfPath(filePath: string): Promise<ReadVersion | undefined> {
   const stats = await lstat(filePath).catch(() => undefined);
+  return stats && { size: stats.size, modifiedMs: stats.mtimeMs };
+}
+
+/** As versionOfPath, on the calling thread: for a caller comparing many files, each call a third of the CPU of one through the thread pool. */
+export function versionOfPathNow(filePath: string): ReadVersion | undefined {
+  let stats: Stats | undefined;
+  try {
+    stats = lstatSync(filePath, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
   return stats && { size: stats.size, modifiedMs: stats.mtimeMs };
 }
 

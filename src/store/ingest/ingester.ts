@@ -28,7 +28,7 @@ import { resolveLinkInsideRoot } from '../files/contained-path';
 import { conversationNames, locateConversation } from '../files/conversation-location';
 import { documentStats, readDocument } from '../files/document-file';
 import type { EventFileName } from '../files/event-file-name';
-import { type ReadVersion, versionOfPath } from '../files/event-file-reader';
+import { type ReadVersion, versionOfPath, versionOfPathNow } from '../files/event-file-reader';
 import { eventFilesOf, listDirectory } from '../files/event-listing';
 import { versionOf } from '../files/file-version';
 import { TimeSlice, afterNextPoll } from '../files/time-slice';
@@ -94,8 +94,8 @@ const DEFAULT_BATCH_SIZE = 500;
 const BATCHES_PER_TRANSACTION = 4;
 /** How long a look whose watches stayed silent spares a request's refresh its own (lookedRecently). */
 const LOOK_AGAIN_MS = 250;
-/** Files whose size and time are compared with the database at once (a group of system calls in flight). */
-const COMPARED_AT_ONCE = 64;
+/** How long the comparison of files' sizes and times with the database runs before requests get a turn. */
+const COMPARE_SLICE_MS = 5;
 /** Conversations whose stored-file lists are kept between looks: the few being appended to at once. */
 const STORED_LISTS_KEPT = 8;
 const DEFAULT_PROGRESS_MS = 2000;
@@ -460,7 +460,7 @@ class Ingester implements DirectoryIngester {
     noted?.clear();
     const verify = !this.verified.has(hex);
     let skipped = row.skipped_count > 0 ? await this.skippedFiles(row.id) : new Map<string, SkippedFile>();
-    const retrySkipped = eventsDirectory !== undefined && (await this.anyChanged(eventsDirectory, skipped));
+    const retrySkipped = eventsDirectory !== undefined && this.anyChanged(eventsDirectory, skipped);
     if (!verify && stamp !== undefined && stamp.changed === row.events_stamp && !retrySkipped && rewritten.size === 0) {
       await this.copyDocuments(row, documents);
       return;
@@ -534,24 +534,20 @@ class Ingester implements DirectoryIngester {
     const listing = eventsDirectory === undefined ? [] : ((await listDirectory(eventsDirectory)) ?? []);
     const files = await eventFilesOf(listing, new TimeSlice(NAMES_PER_SLICE_MS));
     const listed = new Set(files.map((file) => file.name));
-    // Which files to read; the size-and-time comparisons run a group at a time, so a
-    // conversation's files are compared in parallel rather than one system call after another.
-    const decisions: Promise<EventFileName | undefined>[] = [];
+    // Which files to read. The size-and-time comparisons are system calls on this thread, in
+    // slices between which requests are answered: through the thread pool each cost about
+    // three times the CPU, which a restart's first look at every stored file pays in full.
     const toRead: EventFileName[] = [];
-    const decide = async (file: EventFileName): Promise<EventFileName | undefined> => {
-      const storedFile = stored.get(file.position);
-      if (storedFile?.name === file.name && !rewritten.has(file.name)) {
-        if (!verify || !(await changedSince(path.join(directory, file.name), storedFile))) return undefined;
-      }
-      const skippedFile = skipped.get(file.name);
-      if (skippedFile && !rewritten.has(file.name) && !(await changedSince(path.join(directory, file.name), skippedFile))) return undefined;
-      return file;
-    };
+    const slice = new TimeSlice(COMPARE_SLICE_MS);
     for (const file of files) {
-      decisions.push(decide(file));
-      if (decisions.length === COMPARED_AT_ONCE) for (const decided of await Promise.all(decisions.splice(0))) if (decided) toRead.push(decided);
+      const filePath = path.join(directory, file.name);
+      const storedFile = stored.get(file.position);
+      const skippedFile = skipped.get(file.name);
+      const storedAsIs = storedFile?.name === file.name && !rewritten.has(file.name) && (!verify || !changedSince(filePath, storedFile));
+      const skippedAsIs = !storedAsIs && skippedFile !== undefined && !rewritten.has(file.name) && !changedSince(filePath, skippedFile);
+      if (!storedAsIs && !skippedAsIs) toRead.push(file);
+      if (slice.isOver()) await slice.yield();
     }
-    for (const decided of await Promise.all(decisions)) if (decided) toRead.push(decided);
     return { row, eventsDirectory: directory, identity, stamp, files: toRead, listed, stored, skipped };
   }
 
@@ -675,8 +671,8 @@ class Ingester implements DirectoryIngester {
     this.options.logger.info('ingest: conversation directory replaced, reading it again', { conversation: row.hex });
   }
 
-  private async anyChanged(eventsDirectory: string, skipped: Map<string, SkippedFile>): Promise<boolean> {
-    for (const file of skipped.values()) if (await changedSince(path.join(eventsDirectory, file.name), file)) return true;
+  private anyChanged(eventsDirectory: string, skipped: Map<string, SkippedFile>): boolean {
+    for (const file of skipped.values()) if (changedSince(path.join(eventsDirectory, file.name), file)) return true;
     return false;
   }
 
@@ -1162,8 +1158,8 @@ async function skippedFile(filePath: string, file: EventFileName, because: Unser
   return { name: file.name, position: file.position, because, reason, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 };
 }
 
-async function changedSince(filePath: string, seen: ReadVersion): Promise<boolean> {
-  const version = await versionOfPath(filePath);
+function changedSince(filePath: string, seen: ReadVersion): boolean {
+  const version = versionOfPathNow(filePath);
   return version !== undefined && (version.size !== seen.size || version.modifiedMs !== seen.modifiedMs);
 }
 
