@@ -234,7 +234,7 @@ async function readIfPresent(realRoot: string, file: string): Promise<Buffer | u
   try {
     return await handle?.readFile();
   } catch (error) {
-    throw new Error(`Cannot read ${file} (${errorCode(error) ?? String(error)})`, { cause: error });
+    throw cannotRead(file, error);
   } finally {
     await handle?.close();
   }
@@ -254,7 +254,7 @@ async function openIfPresent(realRoot: string, file: string): Promise<OpenedFile
         try {
           ({ bytesRead } = await handle.read(piece, 0, piece.length, position));
         } catch (error) {
-          throw new Error(`Cannot read ${file} (${errorCode(error) ?? String(error)})`, { cause: error });
+          throw cannotRead(file, error);
         }
         if (bytesRead === 0) return;
         position += bytesRead;
@@ -288,6 +288,10 @@ async function openContained(realRoot: string, file: string): Promise<FileHandle
     await handle?.close();
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENXIO') return undefined;
-    throw new Error(`Cannot read ${file} (${code ?? String(error)})`, { cause: error });
+    throw cannotRead(file, error);
   }
+}
+
+function cannotRead(file: string, error: unknown): Error {
+  return new Error(`Cannot read ${file} (${errorCode(error) ?? String(error)})`, { cause: error });
 }

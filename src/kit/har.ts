@@ -35,7 +35,7 @@ export interface HarEntry {
     httpVersion: string;
     cookies: unknown[];
     headers: HarHeader[];
-    content: { size: number; mimeType: string; text?: string; encoding?: 'base64'; comment?: string };
+    content: { size: number; mimeType: string; text?: string; comment?: string };
     redirectURL: string;
     headersSize: number;
     bodySize: number;

@@ -191,8 +191,10 @@ export async function* conversationSpans(conversation: TracedConversation, event
     }
     if (event.kind === 'ConversationStateUpdateEvent' && event.key === 'stats') continue;
     const responseId = responseIdOf(event);
+    // A call's arguments as the response's span and the call's span both carry them, masked and cut once.
+    const argumentsJson = event.kind === 'ActionEvent' ? JSON.stringify(callArguments(event)) : '';
     if (responseId !== undefined && response?.id === responseId && response.parts < TRACE_HELD_AT_ONCE) {
-      addToResponse(response, event);
+      addToResponse(response, event, argumentsJson);
     } else {
       const closed = closeResponse();
       if (closed) yield closed;
@@ -206,7 +208,7 @@ export async function* conversationSpans(conversation: TracedConversation, event
           calls: [],
           parts: 0,
         };
-        addToResponse(response, event);
+        addToResponse(response, event, argumentsJson);
       }
     }
     if (event.kind === 'ActionEvent') {
@@ -218,7 +220,7 @@ export async function* conversationSpans(conversation: TracedConversation, event
       openCalls.set(event.tool_call_id, {
         toolName: event.tool_name,
         toolCallId: event.tool_call_id,
-        argumentsJson: JSON.stringify(callArguments(event)),
+        argumentsJson,
         spanId: spanIdOf(traceId, `call:${event.id ?? event.tool_call_id}`),
         start: now,
       });
@@ -279,12 +281,13 @@ function usageAttributes(info: Record<string, unknown> | undefined): Record<stri
   };
 }
 
-function addToResponse(response: OpenResponse, event: Event): void {
+/** `argumentsJson`: an action's arguments as its spans carry them. */
+function addToResponse(response: OpenResponse, event: Event, argumentsJson: string): void {
   response.parts += 1;
   if (event.kind === 'ActionEvent') {
     const thought = actionThought(event);
     if (thought && !response.texts.includes(thought)) response.texts.push(thought);
-    response.calls.push({ name: event.tool_name, arguments: JSON.stringify(callArguments(event)) });
+    response.calls.push({ name: event.tool_name, arguments: argumentsJson });
   } else if (event.kind === 'MessageEvent') {
     response.texts.push(messageText(event));
   } else if (event.kind === 'Condensation' && event.summary) {

@@ -14,7 +14,6 @@
  */
 import { constants as bufferConstants } from 'node:buffer';
 import { type Stats, close, closeSync, constants, fstat, fstatSync, lstatSync, open, openSync, read, readSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
 import { descriptorInsideRoot, resolveLinkInsideRoot } from './contained-path';
 import { errorCode } from '../error-code';
 
@@ -31,14 +30,12 @@ export interface ReadVersion {
   modifiedMs: number;
 }
 
-/** The path's own size and time (a link's, not its target's); undefined when it is gone. */
-export async function versionOfPath(filePath: string): Promise<ReadVersion | undefined> {
-  const stats = await lstat(filePath).catch(() => undefined);
-  return stats && { size: stats.size, modifiedMs: stats.mtimeMs };
-}
-
-/** As versionOfPath, on the calling thread: for a caller comparing many files, each call a third of the CPU of one through the thread pool. */
-export function versionOfPathNow(filePath: string): ReadVersion | undefined {
+/**
+ * The path's own size and time (a link's, not its target's); undefined when it is gone. On
+ * the calling thread: a caller compares many files, and each call through the thread pool
+ * cost about three times the CPU.
+ */
+export function versionOfPath(filePath: string): ReadVersion | undefined {
   let stats: Stats | undefined;
   try {
     stats = lstatSync(filePath, { throwIfNoEntry: false });

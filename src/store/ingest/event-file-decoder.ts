@@ -190,7 +190,7 @@ export class EventFileDecoder {
    * the shared one.
    */
   private async readLinkedFile(filePath: string, file: EventFileName, realRoot: string): Promise<DecodedFile> {
-    const version = await versionOfPath(filePath);
+    const version = versionOfPath(filePath);
     const read = await readEventFile(filePath, realRoot, Buffer.allocUnsafe(SCRATCH_BYTES));
     if (read.kind !== 'bytes') return read;
     return decodedOf(eventRowOf(read.bytes, file, this.mode, version));

@@ -28,7 +28,7 @@ import { resolveLinkInsideRoot } from '../files/contained-path';
 import { conversationNames, locateConversation } from '../files/conversation-location';
 import { documentStats, readDocument } from '../files/document-file';
 import type { EventFileName } from '../files/event-file-name';
-import { type ReadVersion, versionOfPath, versionOfPathNow } from '../files/event-file-reader';
+import { type ReadVersion, versionOfPath } from '../files/event-file-reader';
 import { eventFilesOf, listDirectory } from '../files/event-listing';
 import { versionOf } from '../files/file-version';
 import { TimeSlice, afterNextPoll } from '../files/time-slice';
@@ -691,8 +691,8 @@ class Ingester implements DirectoryIngester {
     this.progress.filesTotal += pending.files.length;
     if (pending.files.length <= batchSize) {
       const decoded = pending.files.length === 0 ? [] : await this.decoder.decode(pending.eventsDirectory, pending.files, realRoot, 'caller');
-      const batch = await this.batchOf(pending, pending.files, decoded);
-      await this.resolveDuplicateIds(pending, batch);
+      const batch = this.batchOf(pending, pending.files, decoded);
+      this.resolveDuplicateIds(pending, batch);
       const gone = this.goneFiles(pending);
       const added = await this.options.database.transaction(async (writer) => {
         if (documents) await this.writeDocuments(writer, pending.row, documents);
@@ -726,8 +726,8 @@ class Ingester implements DirectoryIngester {
           for (let at = first; at < Math.min(first + BATCHES_PER_TRANSACTION, batches.length); at++) {
             const decoded = await next;
             if (at + 1 < batches.length) next = decode(batches[at + 1]!, false);
-            const batch = await this.batchOf(pending, batches[at]!, decoded);
-            await this.resolveDuplicateIds(pending, batch);
+            const batch = this.batchOf(pending, batches[at]!, decoded);
+            this.resolveDuplicateIds(pending, batch);
             const added = await this.writeBatch(writer, pending, batch);
             // Before the commit: the next batch's duplicates and claimed positions are found against this one.
             this.afterBatch(pending, batch, added);
@@ -769,14 +769,14 @@ class Ingester implements DirectoryIngester {
    * what the database holds once the batch before is written: of files sharing an index,
    * the first read is served.
    */
-  private async batchOf(pending: PendingConversation, files: EventFileName[], decoded: DecodedFile[]): Promise<Batch> {
+  private batchOf(pending: PendingConversation, files: EventFileName[], decoded: DecodedFile[]): Batch {
     const batch: Batch = { rows: [], skipped: [], read: files.length };
     const claimed = new Set<number>();
     for (const [at, file] of files.entries()) {
       const skip = (because: Unserved, reason: string) => skippedFile(path.join(pending.eventsDirectory, file.name), file, because, reason);
       const storedName = pending.stored.get(file.position)?.name;
       if ((storedName !== undefined && storedName !== file.name) || claimed.has(file.position)) {
-        batch.skipped.push(await skip('broken', `index ${file.position} is already served from another event file`));
+        batch.skipped.push(skip('broken', `index ${file.position} is already served from another event file`));
         continue;
       }
       const result = decoded[at]!;
@@ -785,7 +785,7 @@ class Ingester implements DirectoryIngester {
         batch.rows.push(result.row);
         claimed.add(file.position);
       } else {
-        batch.skipped.push(await skip(result.kind === 'unserved' ? result.because : 'broken', result.reason));
+        batch.skipped.push(skip(result.kind === 'unserved' ? result.because : 'broken', result.reason));
       }
     }
     return batch;
@@ -874,7 +874,7 @@ class Ingester implements DirectoryIngester {
    * One event per id: of files holding the same id the one with the higher index is served
    * (the later write), the other is skipped, whether both are in this batch or one is stored.
    */
-  private async resolveDuplicateIds(pending: PendingConversation, batch: Batch): Promise<void> {
+  private resolveDuplicateIds(pending: PendingConversation, batch: Batch): void {
     const winners = new Map<string, Batch['rows'][number]>();
     for (const row of batch.rows) {
       const other = winners.get(row.eventId);
@@ -890,12 +890,12 @@ class Ingester implements DirectoryIngester {
       if (winner !== row || (storedElsewhere && storedPosition! > row.position)) {
         const servedFrom = winner !== row ? winner.fileName : pending.stored.get(storedPosition!)!.name;
         batch.skipped.push({
-          ...(await skippedFile(
+          ...skippedFile(
             path.join(pending.eventsDirectory, row.fileName),
             { name: row.fileName, position: row.position, id: row.eventId },
             'broken',
             '',
-          )),
+          ),
           reason: `event id ${row.eventId} is served from ${servedFrom}, written later`,
         });
         continue;
@@ -904,12 +904,12 @@ class Ingester implements DirectoryIngester {
         const loser = pending.stored.get(storedPosition!)!;
         batch.displaced.push(storedPosition!);
         batch.skipped.push({
-          ...(await skippedFile(
+          ...skippedFile(
             path.join(pending.eventsDirectory, loser.name),
             { name: loser.name, position: storedPosition!, id: row.eventId },
             'broken',
             '',
-          )),
+          ),
           reason: `event id ${row.eventId} is served from ${row.fileName}, written later`,
         });
       }
@@ -1153,13 +1153,13 @@ function documentsOf(hex: string, metaText: string | undefined, stateText: strin
   }
 }
 
-async function skippedFile(filePath: string, file: EventFileName, because: Unserved, reason: string): Promise<SkippedFile> {
-  const version = await versionOfPath(filePath);
+function skippedFile(filePath: string, file: EventFileName, because: Unserved, reason: string): SkippedFile {
+  const version = versionOfPath(filePath);
   return { name: file.name, position: file.position, because, reason, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 };
 }
 
 function changedSince(filePath: string, seen: ReadVersion): boolean {
-  const version = versionOfPathNow(filePath);
+  const version = versionOfPath(filePath);
   return version !== undefined && (version.size !== seen.size || version.modifiedMs !== seen.modifiedMs);
 }
 
