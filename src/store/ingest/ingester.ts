@@ -173,8 +173,9 @@ interface StoredFile {
 
 /**
  * The files the database holds of a conversation, by position, and which position holds
- * each event id (the database holds one per id: its unique index on conversation and
- * event id), so a batch finds the stored holders of its ids without going through the list.
+ * each event id (the database holds one per id: the ingester stores no other, and the
+ * unique index on conversation and event id holds it to that once built, schema.ts), so a
+ * batch finds the stored holders of its ids without going through the list.
  */
 class StoredFiles {
   private readonly byPosition = new Map<number, StoredFile>();

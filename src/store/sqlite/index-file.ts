@@ -17,7 +17,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from '../../log';
 import { errorCode } from '../error-code';
 import type { StoredEventMode } from '../stored-event/decide';
-import { ACROSS_INDEXES, INDEX_SCHEMA, SCHEMA_VERSION } from './schema';
+import { AFTER_FIRST_PASS_INDEXES, INDEX_SCHEMA, SCHEMA_VERSION } from './schema';
 
 /** Why the index file cannot be used; the message names the file and what to do. */
 export class IndexFileError extends Error {
@@ -50,7 +50,7 @@ export interface OpenedIndex {
   reader: BetterSqlite3.Database;
   /** Whether a whole pass over the directory has been stored, so the index is complete as of that pass. */
   complete: boolean;
-  /** Records that a whole pass has been stored, with the indexes a new index is built without (schema.ts's ACROSS_INDEXES). */
+  /** Records that a whole pass has been stored, with the indexes a new index is built without (schema.ts's AFTER_FIRST_PASS_INDEXES). */
   markComplete(): void;
   close(): void;
 }
@@ -145,7 +145,7 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
         writer.pragma('temp_store = FILE');
         try {
           writer.transaction(() => {
-            writer.exec(ACROSS_INDEXES);
+            writer.exec(AFTER_FIRST_PASS_INDEXES);
             writer
               .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
               .run(COMPLETE_FACT, '1');

@@ -5,7 +5,7 @@
  * directory: a file of another version is not migrated but rebuilt from the directory
  * (index-file.ts), so this is the whole schema, and SCHEMA_VERSION changes with it.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const INDEX_SCHEMA = `
 CREATE TABLE index_facts (
@@ -52,7 +52,6 @@ CREATE TABLE events (
 CREATE INDEX events_in_order ON events (conversation_id, sort_micros, position);
 CREATE INDEX events_by_kind ON events (conversation_id, kind, sort_micros, position);
 CREATE INDEX events_by_source ON events (conversation_id, source, sort_micros, position);
-CREATE UNIQUE INDEX events_by_id ON events (conversation_id, event_id);
 CREATE INDEX events_messages ON events (conversation_id, sort_micros, position) WHERE body_text IS NOT NULL;
 CREATE INDEX events_appended ON events (conversation_id, ingest_seq);
 CREATE INDEX events_unlisted ON events (unlisted) WHERE unlisted IS NOT NULL;
@@ -101,16 +100,24 @@ CREATE INDEX catalog_children ON conversation_documents (parent_hex, hex) WHERE 
 `;
 
 /**
- * The indexes of the search across conversations (also PostgreSQL's, migration 0002). They
- * order the events of every conversation together, so a conversation's rows land all over
- * them, and while an index is first built each conversation's commit rewrote pages across
- * the whole of each. Nothing reads them before the first pass is whole (the search across
- * conversations waits for it, indexed-directory.ts), so a new index is built without them
- * and they are sorted in once, when it is marked complete (index-file.ts); an index that
- * was ever complete has them.
+ * The indexes a new index file is built without, sorted in once, when it is marked complete
+ * (index-file.ts); an index that was ever complete has them, and keeps them up to date.
+ *
+ * The search across conversations (also PostgreSQL's, migration 0002) orders the events of
+ * every conversation together, so a conversation's rows land all over those indexes, and
+ * while an index is first built each conversation's commit rewrote pages across the whole
+ * of each. Nothing reads them before the first pass is whole: the search across
+ * conversations waits for it (indexed-directory.ts).
+ *
+ * The index by event id takes a conversation's rows at random places (an id is random), so
+ * every commit of a long conversation's first read rewrote most of that conversation's part
+ * of it. Until it is built, the one event the ingester stores per id is its own doing (its
+ * list of stored ids, ingester.ts), and a cursor or an event asked for by id is found by
+ * reading the conversation's rows: the same answer, slower in a long conversation.
  */
-export const ACROSS_INDEXES = `
+export const AFTER_FIRST_PASS_INDEXES = `
 CREATE INDEX IF NOT EXISTS events_across ON events (sort_micros, conversation_uuid, position);
 CREATE INDEX IF NOT EXISTS events_across_by_kind ON events (kind, sort_micros, conversation_uuid, position);
 CREATE INDEX IF NOT EXISTS events_across_by_source ON events (source, sort_micros, conversation_uuid, position);
+CREATE UNIQUE INDEX IF NOT EXISTS events_by_id ON events (conversation_id, event_id);
 `;
