@@ -30,18 +30,27 @@ export async function resolveLinkInsideRoot(realRoot: string, linkPath: string):
   return isInsideRoot(realRoot, target) ? { ok: true, target } : { ok: false, reason: 'outside' };
 }
 
+/** The path by which Linux names an open descriptor of this process; opening a path below it starts from the descriptor's directory. */
+export function descriptorName(fd: number): string {
+  return `/proc/self/fd/${fd}`;
+}
+
+/** Where an open descriptor leads (descriptorName); undefined where the system does not name descriptors. */
+export function descriptorTarget(fd: number): string | undefined {
+  try {
+    return readlinkSync(descriptorName(fd));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Whether the file an open descriptor refers to is inside the root, as Linux names it
- * (`/proc/self/fd`): a path whose directories were checked before the open may lead elsewhere
- * by the time of it, if one of them was swapped for a link meanwhile. True where the system
- * does not name descriptors.
+ * (descriptorTarget): a path whose directories were checked before the open may lead
+ * elsewhere by the time of it, if one of them was swapped for a link meanwhile. True where
+ * the system does not name descriptors.
  */
 export function descriptorInsideRoot(realRoot: string, fd: number): boolean {
-  let opened: string;
-  try {
-    opened = readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return true;
-  }
-  return isInsideRoot(realRoot, opened);
+  const opened = descriptorTarget(fd);
+  return opened === undefined || isInsideRoot(realRoot, opened);
 }

@@ -5,8 +5,9 @@
  * an event file's name from blocking a thread forever.
  *
  * Two ways in: `readEventFileNow` reads on the calling thread (cheap for a file in the
- * page cache), `readEventFile` through libuv's thread pool (three round trips, several
- * times the CPU per small file), for a symbolic link; ingest/event-file-decoder.ts chooses.
+ * page cache), a batch of one directory's files opened from it once (EventsDirectory),
+ * `readEventFile` through libuv's thread pool (three round trips, several times the CPU
+ * per small file), for a symbolic link; ingest/event-file-decoder.ts chooses.
  *
  * Both read into a scratch buffer the caller owns and hand back a view of it, valid until
  * the next read into the same scratch: the caller decodes first and copies only the bytes
@@ -14,7 +15,8 @@
  */
 import { constants as bufferConstants } from 'node:buffer';
 import { type Stats, close, closeSync, constants, fstat, fstatSync, lstatSync, open, openSync, read, readSync } from 'node:fs';
-import { descriptorInsideRoot, resolveLinkInsideRoot } from './contained-path';
+import path from 'node:path';
+import { descriptorInsideRoot, descriptorName, descriptorTarget, isInsideRoot, resolveLinkInsideRoot } from './contained-path';
 import { errorCode } from '../error-code';
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -46,12 +48,58 @@ export function versionOfPath(filePath: string): ReadVersion | undefined {
 }
 
 /**
- * The file's bytes and version, read on the calling thread; undefined for a symbolic link,
- * which only `readEventFile` follows (after checking where it leads). Never throws.
+ * An events directory whose files a batch reads on the calling thread. Where the system
+ * names descriptors (Linux's /proc/self/fd), the directory is opened once and each file
+ * through its descriptor: the directories above it are not looked up again for every file,
+ * and a directory on the path swapped for a link after the open changes nothing for the
+ * descriptor, so where the files lead is checked once, the directory's, instead of once a
+ * file. Where it cannot be (no such names, the directory gone, or leading out of the
+ * root), each file is opened by its path and checked, and fails as it would alone.
  */
-export function readEventFileNow(filePath: string, realRoot: string, scratch: Buffer): (FileRead & { version?: ReadVersion }) | undefined {
+export class EventsDirectory {
+  private constructor(
+    readonly realRoot: string,
+    private readonly prefix: string,
+    /** Whether where the directory leads was checked when it was opened, so no file's own check is needed. */
+    readonly checked: boolean,
+    private readonly fd: number | undefined,
+  ) {}
+
+  /** Closed by the caller (close) once the batch is read. */
+  static open(directory: string, realRoot: string): EventsDirectory {
+    const byPath = new EventsDirectory(realRoot, `${directory}${path.sep}`, false, undefined);
+    let fd: number;
+    try {
+      fd = openSync(directory, constants.O_RDONLY | constants.O_DIRECTORY);
+    } catch {
+      return byPath;
+    }
+    const opened = descriptorTarget(fd);
+    if (opened === undefined || !isInsideRoot(realRoot, opened)) {
+      closeSync(fd);
+      return byPath;
+    }
+    return new EventsDirectory(realRoot, `${descriptorName(fd)}${path.sep}`, true, fd);
+  }
+
+  /** The path a listed file of the directory is opened by. */
+  pathOf(name: string): string {
+    return `${this.prefix}${name}`;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+  }
+}
+
+/**
+ * A listed file of `directory`: its bytes and version, read on the calling thread;
+ * undefined for a symbolic link, which only `readEventFile` follows (after checking where
+ * it leads). Never throws.
+ */
+export function readEventFileNow(directory: EventsDirectory, name: string, scratch: Buffer): (FileRead & { version?: ReadVersion }) | undefined {
   try {
-    return { kind: 'bytes', ...readBytesNow(filePath, realRoot, scratch) };
+    return { kind: 'bytes', ...readBytesNow(directory, name, scratch) };
   } catch (error) {
     const code = errorCode(error);
     return code === 'ELOOP' ? undefined : failedRead(code, error);
@@ -116,13 +164,13 @@ function failedRead(code: string | undefined, error: unknown): FileRead {
 // thread also stats the open file, which costs it nothing beside a stat of the path through
 // the thread pool.
 
-function readBytesNow(filePath: string, realRoot: string, scratch: Buffer): { bytes: Buffer; version: ReadVersion } {
-  const fd = openSync(filePath, OPEN_FLAGS);
+function readBytesNow(directory: EventsDirectory, name: string, scratch: Buffer): { bytes: Buffer; version: ReadVersion } {
+  const fd = openSync(directory.pathOf(name), OPEN_FLAGS);
   try {
     const stats = fstatSync(fd);
     // A pipe with a writer, or a device, would feed the read below without end.
     if (!stats.isFile()) throw new NotRegularFile();
-    if (!descriptorInsideRoot(realRoot, fd)) throw new OpenedOutsideRoot();
+    if (!directory.checked && !descriptorInsideRoot(directory.realRoot, fd)) throw new OpenedOutsideRoot();
     if (stats.size > MAX_EVENT_FILE_BYTES) throw new TooLargeToDecode();
     const version = { size: stats.size, modifiedMs: stats.mtimeMs };
     const chunks: Buffer[] = [];

@@ -3,7 +3,7 @@
  * event files it is sent, and answers with the results in the same order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SCRATCH_BYTES } from '../files/event-file-reader';
+import { EventsDirectory, SCRATCH_BYTES } from '../files/event-file-reader';
 import { type DecodeReply, type DecodeRequest, type DecodingThreadData, decodeEventFile } from './event-file-decoder';
 
 if (!parentPort) throw new Error('decoding-thread.ts runs as a worker thread; event-file-decoder.ts starts it');
@@ -13,7 +13,13 @@ const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 port.on('message', ({ id, directory, realRoot, files }: DecodeRequest) => {
   const payloads = new PayloadChunks();
-  const decoded = files.map((file) => decodeEventFile(directory, realRoot, file, mode, scratch, payloads.keep));
+  const opened = EventsDirectory.open(directory, realRoot);
+  let decoded: DecodeReply['decoded'];
+  try {
+    decoded = files.map((file) => decodeEventFile(opened, file, mode, scratch, payloads.keep));
+  } finally {
+    opened.close();
+  }
   const reply: DecodeReply = { id, decoded };
   port.postMessage(reply, payloads.buffers);
 });

@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../worker-thread';
 import type { EventFileName } from '../files/event-file-name';
-import { readEventFile, readEventFileNow, SCRATCH_BYTES, versionOfPath } from '../files/event-file-reader';
+import { EventsDirectory, readEventFile, readEventFileNow, SCRATCH_BYTES, versionOfPath } from '../files/event-file-reader';
 import { TimeSlice } from '../files/time-slice';
 import type { StoredEventMode } from '../stored-event/decide';
 import { type EventRow, type KeepBytes, type Unserved, eventRowOf } from './event-row';
@@ -74,16 +74,8 @@ const DECODING_THREAD = path.join(__dirname, `decoding-thread${path.extname(__fi
  * its served bytes. Never throws: every failure is a kind of result. A symbolic link is
  * not read (`link`): see readLinkedFile.
  */
-export function decodeEventFile(
-  directory: string,
-  realRoot: string,
-  file: EventFileName,
-  mode: StoredEventMode,
-  scratch: Buffer,
-  keep?: KeepBytes,
-): DecodedHere {
-  // The name is a listed entry of the directory, so joining needs no normalising.
-  const read = readEventFileNow(`${directory}${path.sep}${file.name}`, realRoot, scratch);
+export function decodeEventFile(directory: EventsDirectory, file: EventFileName, mode: StoredEventMode, scratch: Buffer, keep?: KeepBytes): DecodedHere {
+  const read = readEventFileNow(directory, file.name, scratch);
   if (read === undefined) return { kind: 'link' };
   if (read.kind !== 'bytes') return read;
   return decodedOf(eventRowOf(read.bytes, file, mode, read.version, keep));
@@ -137,9 +129,14 @@ export class EventFileDecoder {
   private async decodeHere(directory: string, realRoot: string, files: readonly EventFileName[]): Promise<DecodedHere[]> {
     const decoded: DecodedHere[] = [];
     const slice = new TimeSlice(DECODE_SLICE_MS);
-    for (const file of files) {
-      if (slice.isOver()) await slice.yield();
-      decoded.push(decodeEventFile(directory, realRoot, file, this.mode, this.scratch));
+    const opened = EventsDirectory.open(directory, realRoot);
+    try {
+      for (const file of files) {
+        if (slice.isOver()) await slice.yield();
+        decoded.push(decodeEventFile(opened, file, this.mode, this.scratch));
+      }
+    } finally {
+      opened.close();
     }
     return decoded;
   }
