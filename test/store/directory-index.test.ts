@@ -12,6 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { spawnScript } from '../../dev/process/server-process';
 import type { components } from '../../src/contract';
+import { generateConversation } from '../../src/fixture';
 import { eventFileName, serializeEvent, writeConversation } from '../../src/fixture/layout';
 import { createApp } from '../../src/server/app';
 import { listen } from '../../src/server/listen';
@@ -192,3 +193,34 @@ it('removes from the cache folder the indexes of directories that are gone, but 
     rmSync(cache, { recursive: true, force: true });
   }
 });
+
+it('while a new index is first built, before its index by event id is, a cursor and an event asked for by id answer as they do after', async () => {
+  // Read after ONE and TWO (the pass goes in order of the directories' names), and long
+  // enough that ONE's answers come while it is read.
+  writeConversation(root, 'd0000000-0000-4000-8000-000000000001', generateConversation({ events: 5000, seed: 'first-index-by-id' }));
+  const server = await serve();
+  const base = `/api/conversations/${ONE}/events`;
+  const answers = async () => ({
+    first: await server.get(`${base}/search?limit=1`),
+    atCursor: await server.get(`${base}/search?limit=1&page_id=${eventId(2)}`),
+    unknownCursor: (await server.get(`${base}/search?limit=1&page_id=${eventId(9)}`)).status,
+    byId: await server.get(`${base}/${eventId(1)}`),
+    unknownId: (await server.get(`${base}/${eventId(9)}`)).status,
+  });
+  const during = await answers();
+  const index = new Database(indexPath, { readonly: true });
+  const hasIndexById = () => index.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'events_by_id'").get() !== undefined;
+  try {
+    expect(hasIndexById()).toBe(false);
+    expect((during.first.body as EventPage).next_page_id).toBe(eventId(2));
+    expect((during.atCursor.body as EventPage).items).toEqual([expect.objectContaining({ id: eventId(2) })]);
+    expect(during.byId.body).toEqual(expect.objectContaining({ id: eventId(1) }));
+    // The whole first pass, after which the index by id is built.
+    expect((await server.get('/api/stored-conversations')).status).toBe(200);
+    expect(hasIndexById()).toBe(true);
+    expect(await answers()).toEqual(during);
+  } finally {
+    index.close();
+    await server.stop();
+  }
+}, 60_000);
