@@ -74,7 +74,13 @@ const DECODING_THREAD = path.join(__dirname, `decoding-thread${path.extname(__fi
  * its served bytes. Never throws: every failure is a kind of result. A symbolic link is
  * not read (`link`): see readLinkedFile.
  */
-export function decodeEventFile(directory: EventsDirectory, file: EventFileName, mode: StoredEventMode, scratch: Buffer, keep?: KeepBytes): DecodedHere {
+export function decodeEventFile(
+  directory: EventsDirectory,
+  file: EventFileName,
+  mode: StoredEventMode,
+  scratch: Buffer,
+  keep?: KeepBytes,
+): DecodedHere {
   const read = readEventFileNow(directory, file.name, scratch);
   if (read === undefined) return { kind: 'link' };
   if (read.kind !== 'bytes') return read;
