@@ -34,6 +34,7 @@ import { versionOf } from '../files/file-version';
 import { TimeSlice, afterNextPoll } from '../files/time-slice';
 import type { SqlDatabase, SqlWriter } from '../sql/database';
 import type { SqlDialect } from '../sql/dialect';
+import { eventPieceInserts, eventPiecesRemoval } from '../sql/queries';
 import { storedSortMicros } from '../sql/sort-micros';
 import { Parameters } from '../sql/statement';
 import { nullableTextColumn, textColumn } from '../sql/text-column';
@@ -945,7 +946,11 @@ class Ingester implements DirectoryIngester {
         appendNumber,
       ];
     });
+    if (replacing) await writer.run(eventPiecesRemoval(writer.dialect, conversation.id, rows.map((row) => row.position)));
     await writer.run({ text: this.eventInsert(writer.dialect, placeholders, replacing), values: p.values });
+    for (const row of rows) {
+      for (const statement of eventPieceInserts(writer.dialect, conversation.id, row.position, row.payload)) await writer.run(statement);
+    }
   }
 
   /**

@@ -70,12 +70,6 @@ const TEXT_WINDOW = 2000;
  */
 const FEW_CANDIDATES = 2000;
 const MAX_BIGINT = (2n ** 63n - 1n).toString();
-/**
- * Bytes of a large event read at a time. SQLite reads a whole stored value for each
- * `substr` of it (into its own memory, freed after the statement), so pieces are not small.
- */
-const PIECE_BYTES = 4 * LARGE_EVENT_BYTES;
-
 /** A row of acrossLeadStatement: a page's row, or (null `hex`) only the count of candidates. */
 type LedRow = KeyedRow & { candidates: number | string };
 
@@ -287,13 +281,15 @@ export class SqlStore implements EventStore {
 
   /** The stored bytes of that version of an event, piece by piece; fails when it is no longer stored. */
   private async *eventPieces(version: EventVersion, size: number): AsyncGenerator<Buffer> {
-    for (let offset = 0; offset < size; offset += PIECE_BYTES) {
-      const length = Math.min(PIECE_BYTES, size - offset);
+    let read = 0;
+    for (let piece = 0; read < size; piece++) {
       const row = (
-        await this.guard('export', () => this.database.rows<{ payload: Buffer }>(eventPieceStatement(this.database.dialect, version, offset, length)))
+        await this.guard('export', () => this.database.rows<{ payload: Buffer }>(eventPieceStatement(this.database.dialect, version, piece)))
       )[0];
       // A piece of another version (or none) would splice two events into one, or leave part of a whole read unwritten.
-      if (row?.payload.length !== length) throw new Error(`An event of the conversation was removed or replaced while it was being exported`);
+      if (row === undefined || row.payload.length === 0 || read + row.payload.length > size)
+        throw new Error(`An event of the conversation was removed or replaced while it was being exported`);
+      read += row.payload.length;
       yield row.payload;
     }
   }
