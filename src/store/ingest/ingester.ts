@@ -946,7 +946,8 @@ class Ingester implements DirectoryIngester {
         appendNumber,
       ];
     });
-    if (replacing) await writer.run(eventPiecesRemoval(writer.dialect, conversation.id, rows.map((row) => row.position)));
+    // A replaced large event's pieces go with it; the new version's, if it is large, follow its row.
+    if (replacing) await writer.run(eventPiecesRemoval(writer.dialect, conversation.id, positionsOf(rows)));
     await writer.run({ text: this.eventInsert(writer.dialect, placeholders, replacing), values: p.values });
     for (const row of rows) {
       for (const statement of eventPieceInserts(writer.dialect, conversation.id, row.position, row.payload)) await writer.run(statement);
@@ -1100,6 +1101,10 @@ class Ingester implements DirectoryIngester {
     this.lastReport = now;
     this.options.onProgress?.({ ...this.progress, elapsedMs: now - this.passStarted });
   }
+}
+
+function positionsOf(rows: readonly EventRow[]): number[] {
+  return rows.map((row) => row.position);
 }
 
 async function deleteEvents(writer: SqlWriter, conversationId: number, positions: readonly number[]): Promise<number> {
