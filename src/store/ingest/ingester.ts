@@ -34,7 +34,7 @@ import { versionOf } from '../files/file-version';
 import { TimeSlice, afterNextPoll } from '../files/time-slice';
 import type { SqlDatabase, SqlWriter } from '../sql/database';
 import type { SqlDialect } from '../sql/dialect';
-import { eventPieceInserts, eventPiecesRemoval } from '../sql/queries';
+import { eventPieceInserts, eventPiecesRemoval } from '../sql/event-pieces';
 import { storedSortMicros } from '../sql/sort-micros';
 import { Parameters } from '../sql/statement';
 import { nullableTextColumn, textColumn } from '../sql/text-column';

@@ -26,7 +26,6 @@ import { type SqlDatabase, isNotUtf8 } from './database';
 import type { PayloadForm, TrigramUse } from './dialect';
 import {
   type CursorKey,
-  type EventVersion,
   type ExportRow,
   type KeyedRow,
   acrossCountStatement,
@@ -41,11 +40,11 @@ import {
   countStatement,
   cursorStatement,
   eventByIdStatement,
-  eventPieceStatement,
   exportBatchStatement,
   keyOfRow,
   pageStatement,
 } from './queries';
+import { type EventVersion, storedEventPieces } from './event-pieces';
 import type { Statement } from './statement';
 import { LARGE_WHOLE_READS } from '../whole-reads';
 
@@ -279,19 +278,9 @@ export class SqlStore implements EventStore {
     };
   }
 
-  /** The stored bytes of that version of an event, piece by piece; fails when it is no longer stored. */
-  private async *eventPieces(version: EventVersion, size: number): AsyncGenerator<Buffer> {
-    let read = 0;
-    for (let piece = 0; read < size; piece++) {
-      const row = (
-        await this.guard('export', () => this.database.rows<{ payload: Buffer }>(eventPieceStatement(this.database.dialect, version, piece)))
-      )[0];
-      // A piece of another version (or none) would splice two events into one, or leave part of a whole read unwritten.
-      if (row === undefined || row.payload.length === 0 || read + row.payload.length > size)
-        throw new Error(`An event of the conversation was removed or replaced while it was being exported`);
-      read += row.payload.length;
-      yield row.payload;
-    }
+  private eventPieces(version: EventVersion, size: number): AsyncGenerator<Buffer> {
+    const rows = (statement: Statement) => this.guard('export', () => this.database.rows<{ payload: Buffer }>(statement));
+    return storedEventPieces(rows, this.database.dialect, version, size);
   }
 
   /**
