@@ -63,7 +63,8 @@ describe('npm run ingest', () => {
   }
 
   async function emptyDatabase(): Promise<void> {
-    await client.query('DROP TABLE IF EXISTS conversation_documents, skipped_files, events, conversations, schema_migrations CASCADE');
+    // Whatever the migrations made, extensions included: the next ingest migrates from nothing.
+    await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
   }
 
   it('copies every event once, names skipped files, and a second run adds nothing', async () => {
@@ -287,6 +288,37 @@ describe('npm run ingest', () => {
       expect((await numbered()).at(-1)).toBe('1:3');
     } finally {
       await admin.end();
+    }
+  });
+
+  it('a large event stored before events were kept in pieces is exported whole after the migration', async () => {
+    await emptyDatabase();
+    const large = message({ id: eventId(1), timestamp: '2026-11-01T10:00:01.000000', source: 'user' }, { text: ['x'.repeat(2_500_000)] });
+    const data = conversationsDirectory([{ id: conversationId(40), events: [large] }]);
+    try {
+      await ingestOnce(cluster.url, data.root);
+      // The database as the release before the pieces left it: the same rows, no pieces.
+      await client.query('DROP TABLE event_pieces');
+      await client.query('DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)');
+      const pool = createPool(cluster.url, createMemoryLogger());
+      try {
+        expect(await migrate(pool)).toEqual(['0006-event-pieces']);
+      } finally {
+        await pool.end();
+      }
+      const store = await openPostgresStore(cluster.url, { logger: createMemoryLogger() });
+      try {
+        const exported: Buffer[] = [];
+        for await (const event of (await store.exportEvents(toConversationIdHex(conversationId(40))))!) {
+          if (Buffer.isBuffer(event)) exported.push(event);
+          else for await (const piece of event.pieces()) exported.push(piece);
+        }
+        expect(JSON.parse(Buffer.concat(exported).toString('utf8'))).toEqual(large);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      data.remove();
     }
   });
 

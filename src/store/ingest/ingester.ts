@@ -34,6 +34,7 @@ import { versionOf } from '../files/file-version';
 import { TimeSlice, afterNextPoll } from '../files/time-slice';
 import type { SqlDatabase, SqlWriter } from '../sql/database';
 import type { SqlDialect } from '../sql/dialect';
+import { eventPieceInserts, eventPiecesRemoval } from '../sql/event-pieces';
 import { storedSortMicros } from '../sql/sort-micros';
 import { Parameters } from '../sql/statement';
 import { nullableTextColumn, textColumn } from '../sql/text-column';
@@ -946,7 +947,12 @@ class Ingester implements DirectoryIngester {
         appendNumber,
       ];
     });
+    // A replaced large event's pieces go with it; the new version's, if it is large, follow its row.
+    if (replacing) await writer.run(eventPiecesRemoval(writer.dialect, conversation.id, positionsOf(rows)));
     await writer.run({ text: this.eventInsert(writer.dialect, placeholders, replacing), values: p.values });
+    for (const row of rows) {
+      for (const statement of eventPieceInserts(writer.dialect, conversation.id, row.position, row.payload)) await writer.run(statement);
+    }
   }
 
   /**
@@ -1096,6 +1102,10 @@ class Ingester implements DirectoryIngester {
     this.lastReport = now;
     this.options.onProgress?.({ ...this.progress, elapsedMs: now - this.passStarted });
   }
+}
+
+function positionsOf(rows: readonly EventRow[]): number[] {
+  return rows.map((row) => row.position);
 }
 
 async function deleteEvents(writer: SqlWriter, conversationId: number, positions: readonly number[]): Promise<number> {

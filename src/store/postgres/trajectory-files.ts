@@ -12,8 +12,10 @@
  */
 import type { Pool } from 'pg';
 import { META_FILE, STATE_FILE } from '../../catalog/catalog-entry';
-import type { ConversationFile } from '../../catalog/conversation-catalog';
+import type { ConversationFile, OpenedFile } from '../../catalog/conversation-catalog';
 import { guarded } from './connection';
+import { POSTGRES } from '../sql/dialect';
+import { type EventVersion, storedEventPieces } from '../sql/event-pieces';
 import type { Statement } from '../sql/statement';
 import { LARGE_EVENT_BYTES } from '../event-store';
 
@@ -31,6 +33,8 @@ interface ListedEvent {
   file_name: string;
   sort_micros: string;
   size: number;
+  file_size: string;
+  file_modified_ms: number;
 }
 
 /** The conversation's files in path order; undefined when the database holds no such conversation. */
@@ -61,17 +65,33 @@ export function trajectoryFiles(pool: Pool, hex: string, now = new Date()): Prom
       files.push({ relativePath: 'events/', modifiedAt: timeOf(newest, now), size: 0, read: async () => Buffer.alloc(0) });
       // Position order is the directory's name order: every name carries its index in the same number of digits (five for any zip's worth).
       for (const event of events) {
+        const version = {
+          conversationId: conversation.id,
+          position: Number(event.position),
+          fileSize: event.file_size,
+          fileModifiedMs: event.file_modified_ms,
+        };
         files.push({
           relativePath: `events/${event.file_name}`,
           modifiedAt: timeOf(event.sort_micros, now),
           size: event.size,
           read: () => (event.size > LARGE_EVENT_BYTES ? bodies.readLarge(event.position) : bodies.read(event.position)),
+          open: async () => largeEventFile(pool, version, event.size),
         });
       }
     }
     if (conversation.meta_size !== null) files.push(document(META_FILE, 'meta', conversation.meta_size));
     return files;
   });
+}
+
+/**
+ * A large event read in pieces (event_pieces), as often as the archive asks; a reading fails,
+ * and so cuts the download, once the event is removed or replaced.
+ */
+function largeEventFile(pool: Pool, version: EventVersion, size: number): OpenedFile {
+  const rows = (statement: Statement) => guarded('read trajectory events', async () => (await pool.query<{ payload: Buffer }>(statement)).rows);
+  return { pieces: () => storedEventPieces(rows, POSTGRES, version, size), close: async () => undefined };
 }
 
 async function readDocument(pool: Pool, conversationId: number, column: 'meta' | 'state'): Promise<Buffer | undefined> {
@@ -149,7 +169,7 @@ class EventBodies {
 /** The conversation's event files, without their bodies (their sizes are read without reading them): one walk of the primary key. */
 export function trajectoryListingStatement(conversationId: number): Statement {
   return {
-    text: 'SELECT position, file_name, sort_micros, octet_length(payload) AS size FROM events WHERE conversation_id = $1 ORDER BY position',
+    text: 'SELECT position, file_name, sort_micros, octet_length(payload) AS size, file_size, file_modified_ms FROM events WHERE conversation_id = $1 ORDER BY position',
     values: [conversationId],
   };
 }

@@ -283,28 +283,6 @@ export function exportBatchStatement(
   return { text, values: parameters.values };
 }
 
-/** Which stored version of an event a piece is read from: the ingester replaces an event's row only when its file's size or time changed. */
-export interface EventVersion {
-  conversationId: number;
-  position: number;
-  fileSize: string;
-  fileModifiedMs: number;
-}
-
-/**
- * `length` of an event's stored bytes from `offset` (from 0), as bytes: a piece may cut a
- * character, which PostgreSQL would refuse as text. No row when that version of the event
- * is no longer stored.
- */
-export function eventPieceStatement(dialect: SqlDialect, version: EventVersion, offset: number, length: number): Statement {
-  const parameters = new Parameters(dialect);
-  const piece = `substr(e.payload, ${parameters.add(offset + 1)}, ${parameters.add(length)})`;
-  const text = `SELECT ${dialect.payload(piece, 'bytea')} FROM events e
-    WHERE e.conversation_id = ${parameters.add(version.conversationId)} AND e.position = ${parameters.bigint(String(version.position))}
-      AND e.file_size = ${parameters.bigint(version.fileSize)} AND e.file_modified_ms = ${parameters.add(version.fileModifiedMs)}`;
-  return { text, values: parameters.values };
-}
-
 function keyCondition(key: EventKey, comparison: '<' | '>', parameters: Parameters): string {
   const micros = parameters.bigint(storedSortMicros(key.micros ?? undefined));
   return `(e.sort_micros, e.conversation_uuid, e.position) ${comparison} (${micros}, ${parameters.conversationUuid(key.hex)}, ${parameters.bigint(String(key.position))})`;

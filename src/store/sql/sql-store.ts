@@ -26,7 +26,6 @@ import { type SqlDatabase, isNotUtf8 } from './database';
 import type { PayloadForm, TrigramUse } from './dialect';
 import {
   type CursorKey,
-  type EventVersion,
   type ExportRow,
   type KeyedRow,
   acrossCountStatement,
@@ -41,11 +40,11 @@ import {
   countStatement,
   cursorStatement,
   eventByIdStatement,
-  eventPieceStatement,
   exportBatchStatement,
   keyOfRow,
   pageStatement,
 } from './queries';
+import { type EventVersion, storedEventPieces } from './event-pieces';
 import type { Statement } from './statement';
 import { LARGE_WHOLE_READS } from '../whole-reads';
 
@@ -70,12 +69,6 @@ const TEXT_WINDOW = 2000;
  */
 const FEW_CANDIDATES = 2000;
 const MAX_BIGINT = (2n ** 63n - 1n).toString();
-/**
- * Bytes of a large event read at a time. SQLite reads a whole stored value for each
- * `substr` of it (into its own memory, freed after the statement), so pieces are not small.
- */
-const PIECE_BYTES = 4 * LARGE_EVENT_BYTES;
-
 /** A row of acrossLeadStatement: a page's row, or (null `hex`) only the count of candidates. */
 type LedRow = KeyedRow & { candidates: number | string };
 
@@ -285,17 +278,9 @@ export class SqlStore implements EventStore {
     };
   }
 
-  /** The stored bytes of that version of an event, piece by piece; fails when it is no longer stored. */
-  private async *eventPieces(version: EventVersion, size: number): AsyncGenerator<Buffer> {
-    for (let offset = 0; offset < size; offset += PIECE_BYTES) {
-      const length = Math.min(PIECE_BYTES, size - offset);
-      const row = (
-        await this.guard('export', () => this.database.rows<{ payload: Buffer }>(eventPieceStatement(this.database.dialect, version, offset, length)))
-      )[0];
-      // A piece of another version (or none) would splice two events into one, or leave part of a whole read unwritten.
-      if (row?.payload.length !== length) throw new Error(`An event of the conversation was removed or replaced while it was being exported`);
-      yield row.payload;
-    }
+  private eventPieces(version: EventVersion, size: number): AsyncGenerator<Buffer> {
+    const rows = (statement: Statement) => this.guard('export', () => this.database.rows<{ payload: Buffer }>(statement));
+    return storedEventPieces(rows, this.database.dialect, version, size);
   }
 
   /**

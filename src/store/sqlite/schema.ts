@@ -72,6 +72,18 @@ CREATE TRIGGER events_text_update AFTER UPDATE OF body_text, search_text ON even
   INSERT INTO events_text (rowid, body_text, search_text) VALUES (new.row_id, new.body_text, new.search_text);
 END;
 
+-- The stored bytes of each event over LARGE_EVENT_BYTES again, in pieces of that size: a
+-- download reads a large event piece by piece, and SQLite reads a whole value to take any
+-- part of it, so pieces of the payload column would cost the event's size each.
+CREATE TABLE event_pieces (
+  conversation_id INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  piece INTEGER NOT NULL,
+  bytes BLOB NOT NULL,
+  PRIMARY KEY (conversation_id, position, piece),
+  FOREIGN KEY (conversation_id, position) REFERENCES events (conversation_id, position) ON DELETE CASCADE
+);
+
 CREATE TABLE skipped_files (
   conversation_id INTEGER NOT NULL REFERENCES conversations ON DELETE CASCADE,
   file_name TEXT NOT NULL,

@@ -8,6 +8,7 @@ import { ACROSS_CONVERSATIONS_SCHEMA } from './0002-across-conversations';
 import { CATALOG_DOCUMENTS_SCHEMA } from './0003-catalog-documents';
 import { APPEND_ORDER_SCHEMA } from './0004-append-order';
 import { ONE_INGESTER_SCHEMA } from './0005-one-ingester';
+import { EVENT_PIECES_SCHEMA } from './0006-event-pieces';
 
 export interface Migration {
   version: number;
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: '0003-catalog-documents', sql: CATALOG_DOCUMENTS_SCHEMA },
   { version: 4, name: '0004-append-order', sql: APPEND_ORDER_SCHEMA },
   { version: 5, name: '0005-one-ingester', sql: ONE_INGESTER_SCHEMA },
+  { version: 6, name: '0006-event-pieces', sql: EVENT_PIECES_SCHEMA },
 ];
