@@ -5,7 +5,7 @@
  * directory: a file of another version is not migrated but rebuilt from the directory
  * (index-file.ts), so this is the whole schema, and SCHEMA_VERSION changes with it.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const INDEX_SCHEMA = `
 CREATE TABLE index_facts (
