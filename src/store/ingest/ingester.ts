@@ -542,11 +542,12 @@ class Ingester implements DirectoryIngester {
     const toRead: EventFileName[] = [];
     const slice = new TimeSlice(COMPARE_SLICE_MS);
     for (const file of files) {
-      const filePath = path.join(directory, file.name);
       const storedFile = stored.get(file.position);
       const skippedFile = skipped.get(file.name);
-      const storedAsIs = storedFile?.name === file.name && !rewritten.has(file.name) && (!verify || !changedSince(filePath, storedFile));
-      const skippedAsIs = !storedAsIs && skippedFile !== undefined && !rewritten.has(file.name) && !changedSince(filePath, skippedFile);
+      // The path is joined only for a file to compare: a first read compares none.
+      const filePath = () => path.join(directory, file.name);
+      const storedAsIs = storedFile?.name === file.name && !rewritten.has(file.name) && (!verify || !changedSince(filePath(), storedFile));
+      const skippedAsIs = !storedAsIs && skippedFile !== undefined && !rewritten.has(file.name) && !changedSince(filePath(), skippedFile);
       if (!storedAsIs && !skippedAsIs) toRead.push(file);
       if (slice.isOver()) await slice.yield();
     }
