@@ -127,6 +127,14 @@ export class EventFileDecoder {
     return results;
   }
 
+  /**
+   * Starts the decoding thread ahead of a long read: its start (loading its modules) then
+   * runs beside the caller's work before the first batch instead of after it.
+   */
+  startThread(): void {
+    if (!this.threadStopped) this.decodingThread();
+  }
+
   /** Stops the decoding thread; what it had not answered, and any later batch, is decoded on the calling thread. */
   close(): void {
     this.stopThread();
@@ -162,6 +170,8 @@ export class EventFileDecoder {
     if (this.thread) return this.thread;
     const data: DecodingThreadData = { mode: this.mode };
     const thread = startModuleWorker(DECODING_THREAD, data);
+    // Held only while it has work (decodeThere): an ingest run ends once its work is done.
+    thread.unref();
     thread.on('message', (reply: DecodeReply) => {
       const waiting = this.waiting.get(reply.id);
       if (!waiting) return;

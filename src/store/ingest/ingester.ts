@@ -190,6 +190,10 @@ class StoredFiles {
     return this.byPosition.has(position);
   }
 
+  get size(): number {
+    return this.byPosition.size;
+  }
+
   /** The position of the stored event with this id. */
   holderOf(eventId: string): number | undefined {
     return this.positionOfId.get(eventId);
@@ -535,6 +539,8 @@ class Ingester implements DirectoryIngester {
     const directory = eventsDirectory ?? '';
     const listing = eventsDirectory === undefined ? [] : ((await listDirectory(eventsDirectory)) ?? []);
     const files = await eventFilesOf(listing, new TimeSlice(NAMES_PER_SLICE_MS));
+    // A conversation read for the first time, longer than a batch, is decoded on the decoding thread.
+    if (stored.size === 0 && files.length > (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) this.decoder.startThread();
     const listed = new Set(files.map((file) => file.name));
     // Which files to read. The size-and-time comparisons are system calls on this thread, in
     // slices between which requests are answered: through the thread pool each cost about
