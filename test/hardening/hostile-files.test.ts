@@ -11,12 +11,12 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFile
 import os from 'node:os';
 import path from 'node:path';
 import type { components } from '../../src/contract';
-import { eventFileName, serializeEvent } from '../../src/fixture/layout';
+import { eventFileName, serializeEvent, writeConversation } from '../../src/fixture/layout';
 import { MAX_DOCUMENT_BYTES } from '../../src/store/files/document-file';
 import { MAX_EVENT_FILE_BYTES } from '../../src/store/files/event-file-reader';
 import { writeConversationState } from '../support/conversation-state';
 import { conversationId, eventId, message } from '../support/events';
-import { type LiveServer, liveServerStoreKind, startLiveServer } from '../support/live-server';
+import { type LiveServer, startLiveServer } from '../support/live-server';
 
 type EventPage = components['schemas']['EventPage'];
 
@@ -109,9 +109,12 @@ it('a named pipe under an event file name or meta.json blocks nothing: the listi
 
 it('a named pipe as events/ fails that conversation alone: the listing, the search across and the other exports answer (all were 500)', async () => {
   const own = await server.get(`/api/conversations/${EVENTS_PIPE}/events/search`);
-  // Its events cannot be listed: the index answers an error naming the path; on PostgreSQL the ingester forgot the
-  // events of the directory it no longer recognises and cannot read the new one, so none is served (docs/hardening.md).
-  expect(own.status).toBe(liveServerStoreKind() === 'sqlite' ? 500 : 200);
+  // Its events cannot be listed: both stores answer an error, and the log names the path (PostgreSQL's from what the ingester recorded).
+  expect(own).toMatchObject({ status: 500, body: { detail: 'Internal Server Error', correlation_id: expect.any(String) } });
+  const failed = server.logs
+    .map((line) => JSON.parse(line))
+    .find((line) => line.correlation_id === (own.body as { correlation_id: string }).correlation_id);
+  expect(failed?.error).toContain(path.join(hexOf(EVENTS_PIPE), 'events'));
   expect((await server.get('/api/stored-conversations')).status).toBe(200);
   expect((await server.get('/api/stored-conversations/events/search?text=plain')).status).toBe(200);
   for (const format of ['jsonl', 'markdown', 'otlp', 'atif'])
@@ -120,6 +123,11 @@ it('a named pipe as events/ fails that conversation alone: the listing, the sear
   expect(warnings).toContainEqual(
     expect.objectContaining({ message: 'conversation not read, the others are', reason: expect.stringContaining('ENOTDIR') }),
   );
+
+  // A directory again, with its event: served again, without a restart.
+  rmSync(path.join(server.root, hexOf(EVENTS_PIPE), 'events'));
+  writeConversation(server.root, EVENTS_PIPE, [say(11, 'its events/ becomes a pipe')]);
+  expect(await walk(EVENTS_PIPE)).toEqual([eventId(11)]);
 });
 
 it('an event file longer than any text the runtime decodes is skipped unread, with the reason logged', async () => {

@@ -153,7 +153,7 @@ export function createIngester(options: IngestOptions): DirectoryIngester {
   return new Ingester(options);
 }
 
-const CONVERSATION_COLUMNS = 'id, hex, skipped_count, directory_identity, events_stamp, documents_stamp';
+const CONVERSATION_COLUMNS = 'id, hex, skipped_count, directory_identity, events_stamp, documents_stamp, unreadable';
 
 /** What the database holds of a conversation's directory. */
 interface ConversationRow {
@@ -163,6 +163,8 @@ interface ConversationRow {
   directory_identity: string | null;
   events_stamp: string | null;
   documents_stamp: string | null;
+  /** Why the last look could not read the directory; null once a look reads it. */
+  unreadable: string | null;
 }
 
 interface StoredFile {
@@ -300,6 +302,8 @@ class Ingester implements DirectoryIngester {
   private readonly storedLists = new Map<number, StoredFiles>();
   /** Links out of the root already warned of, so each is named once. */
   private readonly warned = new Set<string>();
+  /** Conversations this ingester marked unreadable: a pass's row, read before, may not say so yet. */
+  private readonly unreadable = new Set<string>();
   /** The INSERT statements of batches, by dialect and number of rows (eventInsert). */
   private readonly insertTexts = new Map<string, string>();
   /** The log lines about each conversation's files not served as stored: one per reason per conversation. */
@@ -441,8 +445,37 @@ class Ingester implements DirectoryIngester {
   private async look(realRoot: string, hex: string, known?: ConversationRow): Promise<void> {
     const heard = this.watchEvents.get(hex) ?? 0;
     const began = performance.now();
-    await this.lookAt(realRoot, hex, known);
+    try {
+      await this.lookAt(realRoot, hex, known);
+    } catch (error) {
+      if (isFileSystemError(error)) await this.markUnreadable(hex, (error as Error).message);
+      throw error;
+    }
     if (this.watches.get(hex)?.watchers.length === 2 && (this.watchEvents.get(hex) ?? 0) === heard) this.lookedAt.set(hex, began);
+  }
+
+  /**
+   * Records that the conversation's directory cannot be read, and why: what the database holds
+   * of it is then no answer (a server over PostgreSQL answers its requests with that error, as
+   * the SQLite server's own look does), until a look reads it again.
+   */
+  private async markUnreadable(hex: string, reason: string): Promise<void> {
+    const p = new Parameters(this.options.database.dialect);
+    await this.options.database.run({
+      text: `INSERT INTO conversations (hex, unreadable) VALUES (${p.add(hex)}, ${p.add(reason)}) ON CONFLICT (hex) DO UPDATE SET unreadable = excluded.unreadable`,
+      values: p.values,
+    });
+    this.unreadable.add(hex);
+    this.wrote(hex);
+  }
+
+  private async markReadable(row: ConversationRow): Promise<void> {
+    if (row.unreadable === null && !this.unreadable.has(row.hex)) return;
+    const p = new Parameters(this.options.database.dialect);
+    await this.options.database.run({ text: `UPDATE conversations SET unreadable = NULL WHERE id = ${p.add(row.id)}`, values: p.values });
+    row.unreadable = null;
+    this.unreadable.delete(row.hex);
+    this.wrote(row.hex);
   }
 
   /** One look at a conversation: its documents, then its event files; `known` is its row as a pass read it. */
@@ -469,6 +502,7 @@ class Ingester implements DirectoryIngester {
     const retrySkipped = eventsDirectory !== undefined && this.anyChanged(eventsDirectory, skipped);
     if (!verify && stamp !== undefined && stamp.changed === row.events_stamp && !retrySkipped && rewritten.size === 0) {
       await this.copyDocuments(row, documents);
+      await this.markReadable(row);
       return;
     }
 
@@ -476,6 +510,7 @@ class Ingester implements DirectoryIngester {
     if (known && row.skipped_count === 0) skipped = await this.skippedFiles(row.id);
     const pending = await this.pendingFiles(row, eventsDirectory, identity, stamp?.changed, skipped, rewritten, verify);
     await this.copy(pending, realRoot, documents);
+    await this.markReadable(row);
     this.verified.add(hex);
   }
 

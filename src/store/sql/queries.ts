@@ -36,13 +36,17 @@ function orderOf(sortOrder: SearchCriteria['sortOrder']): 'ASC' | 'DESC' {
 }
 
 /**
- * The conversation's row id; no row when there is no such conversation, or while its first
- * reading is under way (the ingester records the directory it read once it has read it all),
- * so a conversation is never served half-read, nor its appends announced before its start.
+ * The conversation's row id, and why its directory could not be read when the ingester could
+ * not; no row when there is no such conversation, or while its first reading is under way
+ * (the ingester records the directory it read once it has read it all), so a conversation is
+ * never served half-read, nor its appends announced before its start.
  */
 export function conversationIdStatement(dialect: SqlDialect, hex: string): Statement {
   const parameters = new Parameters(dialect);
-  return { text: `SELECT id FROM conversations WHERE hex = ${parameters.add(hex)} AND directory_identity IS NOT NULL`, values: parameters.values };
+  return {
+    text: `SELECT id, unreadable FROM conversations WHERE hex = ${parameters.add(hex)} AND (directory_identity IS NOT NULL OR unreadable IS NOT NULL)`,
+    values: parameters.values,
+  };
 }
 
 /** The key a page after a cursor starts at; null keys mean the cursor did not count (the page starts over). */

@@ -131,8 +131,10 @@ export class SqlStore implements EventStore {
     });
   }
 
+  /** The conversation's row id; fails with the ingester's reason when its directory could not be read. */
   private async conversationId(hex: string): Promise<number | undefined> {
-    const row = (await this.database.rows<{ id: number }>(conversationIdStatement(this.database.dialect, hex)))[0];
+    const row = (await this.database.rows<{ id: number; unreadable: string | null }>(conversationIdStatement(this.database.dialect, hex)))[0];
+    if (row?.unreadable) throw new Error(row.unreadable);
     return row === undefined ? undefined : Number(row.id);
   }
 

@@ -23,7 +23,9 @@ CREATE TABLE conversations (
   -- is read afresh), the events/ directory's times, meta.json's and base_state.json's versions.
   directory_identity TEXT,
   events_stamp TEXT,
-  documents_stamp TEXT
+  documents_stamp TEXT,
+  -- Why the ingester's last look could not read the directory (ingester.ts, markUnreadable).
+  unreadable TEXT
 );
 
 CREATE TABLE events (

@@ -9,6 +9,7 @@ import { CATALOG_DOCUMENTS_SCHEMA } from './0003-catalog-documents';
 import { APPEND_ORDER_SCHEMA } from './0004-append-order';
 import { ONE_INGESTER_SCHEMA } from './0005-one-ingester';
 import { EVENT_PIECES_SCHEMA } from './0006-event-pieces';
+import { UNREADABLE_CONVERSATIONS_SCHEMA } from './0007-unreadable-conversations';
 
 export interface Migration {
   version: number;
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: '0004-append-order', sql: APPEND_ORDER_SCHEMA },
   { version: 5, name: '0005-one-ingester', sql: ONE_INGESTER_SCHEMA },
   { version: 6, name: '0006-event-pieces', sql: EVENT_PIECES_SCHEMA },
+  { version: 7, name: '0007-unreadable-conversations', sql: UNREADABLE_CONVERSATIONS_SCHEMA },
 ];
