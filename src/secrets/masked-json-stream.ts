@@ -226,6 +226,7 @@ export class JsonMaskingStream implements JsonTokenSink {
     if (string.text) {
       const decoded = this.decoded(raw);
       if (decoded !== undefined) this.emitText(string, string.text.add(decoded));
+      this.changed ||= string.text.changed;
       return;
     }
     // Whole and WholeIfCiphertext wait on the string's first characters.
@@ -233,7 +234,7 @@ export class JsonMaskingStream implements JsonTokenSink {
     if (decoded === undefined) return;
     string.head += decoded;
     if (string.rule === StringRule.Whole) {
-      if (string.head.length > MASKED_SECRET.length) string.masked = true;
+      if (string.head.length > MASKED_SECRET.length) this.masked(string);
       else string.raw.push(Buffer.from(raw));
       return;
     }
@@ -251,9 +252,8 @@ export class JsonMaskingStream implements JsonTokenSink {
     const string = this.string!;
     this.string = undefined;
     if (string.rule === StringRule.WholeIfCiphertext && !string.masked && !string.text) this.judgeStart(string);
-    if (string.rule === StringRule.Whole && !string.masked && !keptWhole(string.head)) string.masked = true;
+    if (string.rule === StringRule.Whole && !string.masked && !keptWhole(string.head)) this.masked(string);
     if (string.masked) {
-      this.changed = true;
       this.emit(MASKED_STRING.subarray(1));
     } else if (string.text) {
       this.emitText(string, string.text.end());
@@ -267,10 +267,18 @@ export class JsonMaskingStream implements JsonTokenSink {
     this.heldString = undefined;
   }
 
+  /** The string is masked whole: known as soon as decided, for a reader that watches `changed`. */
+  private masked(string: OpenString): void {
+    string.masked = true;
+    string.head = '';
+    string.raw = [];
+    this.changed = true;
+  }
+
   /** A string read as WholeIfCiphertext whose first characters are known: masked whole, or read as text from here. */
   private judgeStart(string: OpenString): void {
     if (isCiphertext(string.head)) {
-      string.masked = true;
+      this.masked(string);
       return;
     }
     string.text = new TextMasking(this.known);
