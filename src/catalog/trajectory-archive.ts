@@ -13,7 +13,16 @@ import { LARGE_EVENT_BYTES } from '../store/event-store';
 import { LARGE_WHOLE_READS } from '../store/whole-reads';
 import type { ConversationFile, OpenedFile } from './conversation-catalog';
 import { PYTHON_DUMPS } from '../json/json-text';
-import { JsonMaskingStream, type KnownSecrets, PieceScan, mayHoldSecrets, maskedJson, maskedJsonPieces, maskingPlan } from '../secrets';
+import {
+  JsonMaskingStream,
+  type KnownSecrets,
+  type MaskingPlan,
+  PieceScan,
+  mayHoldSecrets,
+  maskedJson,
+  maskedJsonPieces,
+  maskingPlan,
+} from '../secrets';
 
 const deflate = promisify(deflateRaw);
 
@@ -76,8 +85,9 @@ export async function* trajectoryArchive(
       if (!opened) continue;
       try {
         const way = await largeFileWay(name, opened, known);
-        if (way !== 'whole') {
-          const pieces = way === 'as stored' ? unchanged(name, opened.pieces(), known) : maskedJsonPieces(opened.pieces(), known, AS_THE_REFERENCE);
+        if (way.kind !== 'whole') {
+          const pieces =
+            way.kind === 'unchanged' ? unchanged(name, opened.pieces(), known) : maskedJsonPieces(opened.pieces(), known, way, AS_THE_REFERENCE);
           yield* zip.streamed(name, file.modifiedAt, pieces);
           continue;
         }
@@ -98,23 +108,20 @@ export async function* trajectoryArchive(
 }
 
 /**
- * How a large file leaves, from a first reading of its pieces: `as stored` when nothing in it
- * is masked (maskedContent would leave it as it is), `masked` when it is a JSON document the
+ * How a large file leaves, from a first reading of its pieces: `unchanged` when nothing in it
+ * is masked (maskedContent would leave it as it is), `streamed` when it is a JSON document the
  * policy can be applied to in pieces (maskedJsonPieces: the same value as maskedContent
  * gives, in the file's own layout rather than Python's), `whole` otherwise: a JSON document
  * that cannot be (maskingPlan), and other text that may hold a known value.
  */
-async function largeFileWay(name: string, opened: OpenedFile, known: KnownSecrets): Promise<'as stored' | 'masked' | 'whole'> {
-  if (isJsonDocument(name)) {
-    const plan = await maskingPlan(opened.pieces({ reused: true }), known, AS_THE_REFERENCE);
-    return plan.kind === 'unchanged' ? 'as stored' : plan.kind === 'streamed' ? 'masked' : 'whole';
-  }
+async function largeFileWay(name: string, opened: OpenedFile, known: KnownSecrets): Promise<MaskingPlan> {
+  if (isJsonDocument(name)) return maskingPlan(opened.pieces({ reused: true }), known, AS_THE_REFERENCE);
   const scan = pieceScanFor(name, known);
   for await (const piece of opened.pieces({ reused: true })) {
     scan.add(piece);
-    if (scan.found) return 'whole';
+    if (scan.found) return { kind: 'whole', reason: 'text that may hold a known secret' };
   }
-  return 'as stored';
+  return { kind: 'unchanged' };
 }
 
 /**
@@ -133,7 +140,7 @@ async function* unchanged(name: string, pieces: AsyncIterable<Buffer>, known: Kn
     }
     return;
   }
-  const masking = new JsonMaskingStream(known, AS_THE_REFERENCE, false);
+  const masking = new JsonMaskingStream(known, AS_THE_REFERENCE);
   let previous: Buffer | undefined;
   for await (const piece of pieces) {
     masking.add(piece);

@@ -81,10 +81,10 @@ function oneLine(bytes: Buffer): Buffer {
  * A large event's line, from two readings of its pieces. The first masks them without
  * writing (maskingPlan): when nothing is masked and there is no line break between tokens,
  * the line is the stored bytes, sent as the second reading takes them; otherwise the second
- * reading is masked and written on one line as it comes (maskedJsonPieces). Only an event the
- * pieces cannot be masked in (a credential's `value` waiting too long for its `strategy`, or
- * bytes that are not JSON) is read whole in its turn, masked as any other event, and the turn
- * held until the line is taken.
+ * reading is masked and written on one line as it comes (maskedJsonPieces). Only an event
+ * that cannot be masked in pieces (bytes that are not JSON, or thousands of credentials with
+ * their `strategy` after their `value`) is read whole in its turn, masked as any other event,
+ * and the turn held until the line is taken.
  */
 async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGenerator<Buffer> {
   const plan = await maskingPlan(event.pieces(), known, ONE_LINE);
@@ -93,7 +93,7 @@ async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGene
     return;
   }
   if (plan.kind === 'streamed') {
-    yield* maskedJsonPieces(event.pieces(), known, ONE_LINE);
+    yield* maskedJsonPieces(event.pieces(), known, plan, ONE_LINE);
     return;
   }
   const { bytes, release } = await event.whole();

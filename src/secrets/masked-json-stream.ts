@@ -8,11 +8,13 @@
  * so the result is the same JSON value as masking the parsed document (maskedCopy), not
  * always the same bytes.
  *
- * One case needs what comes later: an object with a string `strategy` is an MCP credential
- * whose `value` is a secret, and `strategy` may come after `value`. What follows such a
- * `value` is then held, masked as open text and with its strings marked, until the object
- * shows a `strategy` (its strings are then masked whole) or closes without one; past
- * CREDENTIAL_HOLD_BYTES held, the reading fails, and the caller reads the document whole.
+ * The bytes are read twice. One case needs what comes later: an object with a string
+ * `strategy` is an MCP credential whose `value` is a secret, and `strategy` may come after
+ * `value`. The first reading (maskingPlan) writes nothing: it learns whether anything is
+ * masked at all, and which objects are such credentials, by their place among the document's
+ * objects (at most LATE_CREDENTIALS of them; past it, or when the text is not JSON, the
+ * caller reads the document whole). The second (maskedJsonPieces) then masks such a `value`
+ * as it comes.
  */
 import { JsonTokenReader, type JsonTokenSink } from '../json/json-tokens';
 import {
@@ -31,8 +33,8 @@ import {
   stringRule,
 } from './secret-policy';
 
-/** The most bytes held, across an event, while `value` members wait to learn whether their object is a credential. */
-export const CREDENTIAL_HOLD_BYTES = 256 * 1024;
+/** The most credentials whose `strategy` comes after their `value` a document is read in pieces with: each costs a number kept between the readings. */
+export const LATE_CREDENTIALS = 4096;
 /** A member name is read up to this many bytes: no name the policy knows is longer, even written in escapes. */
 const NAME_BYTES = 256;
 
@@ -43,7 +45,7 @@ export interface StreamedMaskingOptions extends CopyOptions {
 
 const QUOTE_BYTE = Buffer.from('"');
 const MASKED_STRING = Buffer.from(`"${MASKED_SECRET}"`);
-const EMPTY_STRING = Buffer.from('""');
+const MASK_BYTES = Buffer.from(MASKED_SECRET);
 const PUNCTUATION = new Map([...'{}[]:,'].map((character) => [character.charCodeAt(0), Buffer.from(character)]));
 const LINE_BREAK = /[\r\n]/g;
 const BACKSLASH = 0x5c;
@@ -55,25 +57,21 @@ interface Frame {
   scope: Scope;
   /** The member name the container's items sit under (the nearest one, for an item of a list). */
   field: string | undefined;
-  /** The object has a string `strategy`, as far as read. */
+  /** The object has a string `strategy`: as far as read, or as the first reading found. */
   credential: boolean;
   /** The name of the member being read. */
   member: string | undefined;
-  /** What is held since the object's `value`, while whether it is a credential is not known. */
-  hold: Hold | undefined;
-}
-
-interface Hold {
-  segments: Segment[];
-  /** Whether what is read now is inside a `value` member. */
+  /** The object's place among the document's objects, counted from 0 in the order they open. */
+  ordinal: number;
+  /** A string `strategy` was read. */
+  marked: boolean;
+  /** A `value` member was read before any string `strategy`, or is being read (`inValue`). */
+  valueRead: boolean;
   inValue: boolean;
-}
-
-interface Segment {
-  bytes: Buffer[];
-  /** A string value, written as open text: masked whole if its `value` turns out a credential's. */
-  string: boolean;
-  inValue: boolean;
+  /** Something inside a `value` member that masking it whole would change. */
+  valueChanges: boolean;
+  /** Something inside this container that masking it whole would change. */
+  changes: boolean;
 }
 
 /** The string being read: how it is judged, and what of it is held until that is decided. */
@@ -87,36 +85,42 @@ interface OpenString {
   text: TextMasking | undefined;
   /** The first half of a surrogate pair, written with its second half. */
   highSurrogate: string;
+  /** Its first raw bytes and how many it has: whether masking it whole would change it. */
+  start: Buffer;
+  length: number;
 }
 
 /**
- * Reads one JSON document piece by piece and gives its masked bytes piece by piece. `failure`
- * says why it could not (the text is not JSON, or a credential's `value` held too much), after
- * which it gives nothing more; `changed` whether anything was masked (false: the output is the
- * input, line breaks aside).
+ * Reads one JSON document piece by piece. Made with the credentials a first reading found
+ * (`lateCredentials`), it gives the masked bytes piece by piece; without, it writes nothing
+ * and finds them. `failure` says why it could not read the document (the text is not JSON,
+ * too many late credentials, or, on the second reading, bytes that are not those of the
+ * first), after which it gives nothing more; `changed` whether anything was masked (false:
+ * the output is the input, line breaks aside).
  */
 export class JsonMaskingStream implements JsonTokenSink {
   changed = false;
   /** Whether line breaks were read between tokens. */
   lineBreaks = false;
+  /** The ordinals of the credential objects whose `strategy` comes after their `value`, found by a first reading. */
+  readonly lateCredentials: number[] = [];
   private failed: string | undefined;
   private readonly reader = new JsonTokenReader(this);
   private readonly frames: Frame[] = [];
-  private readonly holds: Hold[] = [];
-  private heldBytes = 0;
+  private objects = 0;
   private out: Buffer[] = [];
   private name: Buffer[] | undefined;
   private nameBytes = 0;
   private string: OpenString | undefined;
-  /** The held segment a string value being read is written to. */
-  private heldString: Segment | undefined;
+  private readonly planned: ReadonlySet<number> | undefined;
 
-  /** `write` false reads without writing anything: to learn `changed`, `lineBreaks` and `failure` first. */
   constructor(
     private readonly known: KnownSecrets,
     private readonly options: StreamedMaskingOptions = {},
-    private readonly write = true,
-  ) {}
+    lateCredentials?: readonly number[],
+  ) {
+    this.planned = lateCredentials && new Set(lateCredentials);
+  }
 
   get failure(): string | undefined {
     return this.failed;
@@ -149,32 +153,49 @@ export class JsonMaskingStream implements JsonTokenSink {
 
   punctuation(byte: number): void {
     const frame = this.frames.at(-1);
+    this.emit(PUNCTUATION.get(byte)!);
     if (byte === 0x7b || byte === 0x5b) {
       const { scope, field } = this.place();
-      this.emit(PUNCTUATION.get(byte)!);
-      this.frames.push({ object: byte === 0x7b, scope, field, credential: false, member: undefined, hold: undefined });
+      const ordinal = byte === 0x7b ? this.objects++ : -1;
+      const credential = this.planned?.has(ordinal) === true;
+      this.frames.push({
+        object: byte === 0x7b,
+        scope,
+        field,
+        credential,
+        member: undefined,
+        ordinal,
+        marked: false,
+        valueRead: false,
+        inValue: false,
+        valueChanges: false,
+        changes: false,
+      });
       return;
     }
     if (byte === 0x7d || byte === 0x5d) {
-      if (frame?.hold) this.resolve(frame, false);
-      this.emit(PUNCTUATION.get(byte)!);
       this.frames.pop();
+      if (frame && this.planned?.has(frame.ordinal) && !frame.marked) this.failed ??= CHANGED_SINCE_PLANNED;
+      const parent = this.frames.at(-1);
+      if (frame?.changes && parent) this.changes(parent);
       return;
     }
-    this.emit(PUNCTUATION.get(byte)!);
     if (!frame?.object) return;
     if (byte === 0x2c) {
-      if (frame.hold) frame.hold.inValue = false;
+      frame.inValue = false;
       return;
     }
-    // A colon: a `value` whose object may yet show a `strategy` is held from here.
+    // A colon: a `value` whose object may yet show a `strategy` is watched from here.
     if (frame.member === CREDENTIAL_VALUE && frame.scope === Scope.Open && !frame.credential) {
-      if (!frame.hold) {
-        frame.hold = { segments: [], inValue: false };
-        this.holds.push(frame.hold);
-      }
-      frame.hold.inValue = true;
+      frame.valueRead = true;
+      frame.inValue = true;
     }
+  }
+
+  /** Something in `frame` that masking it whole would change; a late `strategy` then masks it. */
+  private changes(frame: Frame): void {
+    frame.changes = true;
+    if (frame.inValue) frame.valueChanges = true;
   }
 
   other(bytes: Buffer): void {
@@ -194,20 +215,28 @@ export class JsonMaskingStream implements JsonTokenSink {
       return;
     }
     const frame = this.frames.at(-1);
-    if (frame?.object && frame.member === CREDENTIAL_MARK && !frame.credential) {
-      frame.credential = true;
-      if (frame.hold) this.resolve(frame, true);
-    }
+    if (frame?.object && frame.member === CREDENTIAL_MARK) this.credentialMark(frame);
     const { scope, field } = this.place();
-    const hold = this.holds.at(-1);
-    if (hold) {
-      this.heldString = { bytes: [], string: true, inValue: hold.inValue };
-      hold.segments.push(this.heldString);
-    }
     const rule = stringRule(scope, field, this.options);
     const text = rule === StringRule.Text ? new TextMasking(this.known) : undefined;
-    this.string = { rule, head: '', raw: [], masked: false, text, highSurrogate: '' };
+    this.string = { rule, head: '', raw: [], masked: false, text, highSurrogate: '', start: Buffer.alloc(0), length: 0 };
     this.emit(QUOTE_BYTE);
+  }
+
+  /** A string `strategy` in `frame`: a credential, which the first reading notes when its `value` came before. */
+  private credentialMark(frame: Frame): void {
+    frame.marked = true;
+    if (frame.credential || frame.scope !== Scope.Open) return;
+    frame.credential = true;
+    if (!frame.valueRead) return;
+    if (this.planned) {
+      this.failed ??= CHANGED_SINCE_PLANNED;
+      return;
+    }
+    if (this.lateCredentials.length >= LATE_CREDENTIALS)
+      this.failed ??= `more than ${LATE_CREDENTIALS} objects have their "${CREDENTIAL_MARK}" after their "${CREDENTIAL_VALUE}"`;
+    this.lateCredentials.push(frame.ordinal);
+    if (frame.valueChanges) this.changed = true;
   }
 
   stringPart(raw: Buffer): void {
@@ -218,6 +247,8 @@ export class JsonMaskingStream implements JsonTokenSink {
       return;
     }
     const string = this.string!;
+    if (string.start.length <= MASKED_SECRET.length) string.start = Buffer.concat([string.start, raw.subarray(0, MASKED_SECRET.length + 1)]);
+    string.length += raw.length;
     if (string.rule === StringRule.Kept) {
       this.emit(raw);
       return;
@@ -251,6 +282,8 @@ export class JsonMaskingStream implements JsonTokenSink {
     }
     const string = this.string!;
     this.string = undefined;
+    const frame = this.frames.at(-1);
+    if (frame && string.length > 0 && !string.start.equals(MASK_BYTES)) this.changes(frame);
     if (string.rule === StringRule.WholeIfCiphertext && !string.masked && !string.text) this.judgeStart(string);
     if (string.rule === StringRule.Whole && !string.masked && !keptWhole(string.head)) this.masked(string);
     if (string.masked) {
@@ -264,7 +297,6 @@ export class JsonMaskingStream implements JsonTokenSink {
       for (const raw of string.raw) this.emit(raw);
       this.emit(QUOTE_BYTE);
     }
-    this.heldString = undefined;
   }
 
   /** The string is masked whole: known as soon as decided, for a reader that watches `changed`. */
@@ -305,44 +337,8 @@ export class JsonMaskingStream implements JsonTokenSink {
     return { scope: scopeOf(frame.scope, frame.member!, frame.credential), field: frame.member };
   }
 
-  /**
-   * Ends the hold of `frame`, the innermost: its `value` strings masked whole when the object
-   * is a credential, its segments passed to the hold around it (or written).
-   */
-  private resolve(frame: Frame, credential: boolean): void {
-    const hold = this.holds.pop()!;
-    frame.hold = undefined;
-    const outer = this.holds.at(-1);
-    for (const segment of hold.segments) {
-      let bytes = segment.bytes;
-      if (credential && segment.string && segment.inValue) {
-        const string = Buffer.concat(bytes);
-        const kept = string.equals(EMPTY_STRING) || string.equals(MASKED_STRING);
-        if (!kept) this.changed = true;
-        bytes = [kept ? string : MASKED_STRING];
-      }
-      this.heldBytes -= segment.bytes.reduce((total, piece) => total + piece.length, 0);
-      if (outer) outer.segments.push({ bytes, string: segment.string, inValue: outer.inValue });
-      else if (this.write) this.out.push(...bytes);
-      this.heldBytes += outer ? bytes.reduce((total, piece) => total + piece.length, 0) : 0;
-    }
-  }
-
   private emit(bytes: Buffer): void {
-    const hold = this.holds.at(-1);
-    if (!hold) {
-      if (this.write && bytes.length > 0) this.out.push(bytes);
-      return;
-    }
-    this.heldBytes += bytes.length;
-    if (this.heldBytes > CREDENTIAL_HOLD_BYTES) {
-      this.failed ??= `an object's "${CREDENTIAL_VALUE}" is held past ${CREDENTIAL_HOLD_BYTES} bytes waiting for a "${CREDENTIAL_MARK}" after it`;
-      return;
-    }
-    // Pieces are not held as views: a view would keep its whole piece alive, or see it reused.
-    const copy = Buffer.from(bytes);
-    if (this.heldString) this.heldString.bytes.push(copy);
-    else hold.segments.push({ bytes: [copy], string: false, inValue: hold.inValue });
+    if (this.planned && bytes.length > 0) this.out.push(bytes);
   }
 
   /** A part of a string as text; undefined, failing the reading, when its escapes are not JSON's. */
@@ -369,6 +365,7 @@ export class JsonMaskingStream implements JsonTokenSink {
 
 /** The name a member longer than NAME_BYTES is judged by: one the policy does not know, as every such name is. */
 const LONG_NAME = '';
+const CHANGED_SINCE_PLANNED = 'the bytes are not those the first reading planned from';
 
 function encoded(text: string): Buffer {
   return Buffer.from(JSON.stringify(text).slice(1, -1), 'utf8');
@@ -378,33 +375,34 @@ function encoded(text: string): Buffer {
 export type MaskingPlan =
   /** Nothing to mask (and, with `oneLine`, no line breaks): the bytes may be sent as they are. */
   | { kind: 'unchanged' }
-  /** maskedJsonPieces masks them. */
-  | { kind: 'streamed' }
+  /** maskedJsonPieces masks them, given the credentials found. */
+  | { kind: 'streamed'; lateCredentials: readonly number[] }
   /** Only a reading of the whole can (`reason`: why not in pieces). */
   | { kind: 'whole'; reason: string };
 
 export async function maskingPlan(pieces: AsyncIterable<Buffer>, known: KnownSecrets, options: StreamedMaskingOptions = {}): Promise<MaskingPlan> {
-  const masking = new JsonMaskingStream(known, options, false);
+  const masking = new JsonMaskingStream(known, options);
   for await (const piece of pieces) {
     masking.add(piece);
     if (masking.failure) break;
   }
   masking.end();
   if (masking.failure) return { kind: 'whole', reason: masking.failure };
-  return masking.changed || masking.lineBreaks ? { kind: 'streamed' } : { kind: 'unchanged' };
+  return masking.changed || masking.lineBreaks ? { kind: 'streamed', lateCredentials: masking.lateCredentials } : { kind: 'unchanged' };
 }
 
 /**
- * `pieces` with the policy applied, piece by piece. Throws when they cannot be masked in
- * pieces (see maskingPlan), which a caller that planned first sees only when the bytes changed
- * between the two readings.
+ * `pieces` with the policy applied, piece by piece, as `plan` (maskingPlan of the same
+ * bytes) found them. Throws when they are not JSON, or not the bytes planned from (read again
+ * after they changed), which cuts what was being sent.
  */
 export async function* maskedJsonPieces(
   pieces: AsyncIterable<Buffer>,
   known: KnownSecrets,
+  plan: { lateCredentials: readonly number[] },
   options: StreamedMaskingOptions = {},
 ): AsyncGenerator<Buffer> {
-  const masking = new JsonMaskingStream(known, options);
+  const masking = new JsonMaskingStream(known, options, plan.lateCredentials);
   for await (const piece of pieces) {
     const masked = masking.add(piece);
     if (masking.failure) throw new Error(`The JSON could not be masked in pieces: ${masking.failure}`);

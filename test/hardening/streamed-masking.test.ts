@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { KnownSecrets, maskedCopy } from '../../src/secrets';
-import { CREDENTIAL_HOLD_BYTES, maskedJsonPieces, maskingPlan } from '../../src/secrets/masked-json-stream';
+import { LATE_CREDENTIALS, maskedJsonPieces, maskingPlan } from '../../src/secrets/masked-json-stream';
 
 const KNOWN = new KnownSecrets(['sk-known-secret-0001', 'known-é-😀-0002', 'token-0003', 'ken-0003-xyz']);
 const FERNET = 'gAAAAABfernet-ciphertext-0004';
@@ -87,9 +87,13 @@ async function* inPieces(pieces: Buffer[]): AsyncGenerator<Buffer> {
   for (const piece of pieces) yield piece;
 }
 
+/** Both readings, as the exports make them. */
 async function streamed(pieces: Buffer[], maskProviderCiphertext: boolean): Promise<string> {
+  const options = { maskProviderCiphertext, oneLine: true };
+  const plan = await maskingPlan(inPieces(pieces), KNOWN, options);
+  if (plan.kind !== 'streamed') throw new Error(`planned ${JSON.stringify(plan)}`);
   const out: Buffer[] = [];
-  for await (const piece of maskedJsonPieces(inPieces(pieces), KNOWN, { maskProviderCiphertext, oneLine: true })) out.push(piece);
+  for await (const piece of maskedJsonPieces(inPieces(pieces), KNOWN, plan, options)) out.push(piece);
   return Buffer.concat(out).toString('utf8');
 }
 
@@ -131,10 +135,21 @@ test('a credential whose strategy comes after its value has the value masked, ho
   }
 });
 
-test('a value held longer than the bound waiting for its strategy is read whole instead, and said so', async () => {
-  const document = { value: 'v'.repeat(CREDENTIAL_HOLD_BYTES + 1), strategy: 'bearer' };
-  const plan = await maskingPlan(inPieces([Buffer.from(JSON.stringify(document))]), KNOWN);
+test('a document with more credentials whose strategy comes after their value than a reading notes is read whole instead, and said so', async () => {
+  const credentials = Array.from({ length: LATE_CREDENTIALS + 1 }, () => ({ value: 'v', strategy: 'bearer' }));
+  const plan = await maskingPlan(inPieces([Buffer.from(JSON.stringify(credentials))]), KNOWN);
   expect(plan).toEqual({ kind: 'whole', reason: expect.stringContaining('"strategy"') });
+});
+
+test('bytes that change between the two readings are refused, not masked as planned', async () => {
+  const planned = Buffer.from(JSON.stringify({ auth: { value: 'clear', strategy: 'bearer' } }));
+  const plan = await maskingPlan(inPieces([planned]), KNOWN);
+  expect(plan.kind).toBe('streamed');
+  if (plan.kind !== 'streamed') return;
+  for (const read of [{ auth: { value: 'clear' } }, { auth: {}, other: { value: 'clear', strategy: 'bearer' } }]) {
+    const reading = maskedJsonPieces(inPieces([Buffer.from(JSON.stringify(read))]), KNOWN, plan);
+    await expect(reading.next()).rejects.toThrow('not those the first reading planned from');
+  }
 });
 
 test('text that is not JSON is read whole instead, with why', async () => {
