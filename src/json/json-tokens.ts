@@ -64,22 +64,24 @@ export class JsonTokenReader {
 
   constructor(private readonly sink: JsonTokenSink) {}
 
-  /** The depth of nesting where the reader stands: 0 outside every object and array. */
-  get depth(): number {
-    return this.objects.length;
-  }
-
   add(piece: Buffer): string | undefined {
     if (this.failed) return this.failed;
     const bytes = this.carried ? Buffer.concat([this.carried, piece]) : piece;
     this.carried = undefined;
     let at = 0;
-    // The next backslash at or after where a string is read, kept so that each search starts past the last.
+    // The next backslash and quote at or after where a string is read, kept so that each search starts past the last.
     let backslash = -2;
+    let quote = -2;
     while (at < bytes.length && !this.failed) {
-      if (this.inString) {
-        if (backslash !== -1 && backslash < at) backslash = bytes.indexOf(BACKSLASH, at);
-        const quote = bytes.indexOf(QUOTE, at);
+      if (!this.inString) {
+        at = this.outside(bytes, at);
+        continue;
+      }
+      // The string's bytes up to its closing quote, or the piece's end, are one part: escapes are stepped over, not cut at.
+      let position = at;
+      for (;;) {
+        if (backslash !== -1 && backslash < position) backslash = bytes.indexOf(BACKSLASH, position);
+        if (quote !== -1 && quote < position) quote = bytes.indexOf(QUOTE, position);
         if (backslash !== -1 && (quote === -1 || backslash < quote)) {
           const escapeEnd = backslash + 1 < bytes.length && bytes[backslash + 1] === LETTER_U ? backslash + UNICODE_ESCAPE_BYTES : backslash + 2;
           if (escapeEnd > bytes.length) {
@@ -87,8 +89,7 @@ export class JsonTokenReader {
             this.carried = Buffer.from(bytes.subarray(backslash));
             return undefined;
           }
-          this.part(bytes, at, escapeEnd);
-          at = escapeEnd;
+          position = escapeEnd;
           continue;
         }
         if (quote === -1) {
@@ -102,9 +103,8 @@ export class JsonTokenReader {
         this.sink.closeString();
         if (this.expect !== Expect.Colon) this.afterValue();
         at = quote + 1;
-        continue;
+        break;
       }
-      at = this.outside(bytes, at);
     }
     return this.failed;
   }

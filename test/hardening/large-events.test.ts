@@ -103,26 +103,27 @@ beforeAll(async () => {
       { id: FIELDS_ID, events: [FIELDS_EVENT] },
     ],
     {
-      // One secret field's name written in escapes, as a hostile writer may.
       rewrite: (root) => {
+        // One secret field's name written in escapes, as a hostile writer may.
         const events = path.join(root, FIELDS_HEX, 'events');
         const file = path.join(events, readdirSync(events)[0]!);
         const escaped = readFileSync(file, 'utf8').replace('"escaped":{"api_key"', '"escaped":{"\\u0061pi_key"');
         expect(escaped).toContain('\\u0061pi_key');
         writeFileSync(file, escaped);
+        // Each conversation's saved state holds SECRET in clear, so it is a known secret of both.
+        for (const [id, title] of [
+          [ID, 'Large'],
+          [FIELDS_ID, 'Large fields'],
+        ] as const) {
+          writeConversationState(root, id, { createdAt: '2026-11-01T10:00:00.000001', updatedAt: '2026-11-01T10:00:09.000001', title });
+          const stateFile = path.join(root, id.replaceAll('-', ''), 'base_state.json');
+          const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+          state.secret_registry.secret_sources.PLAIN = { kind: 'StaticSecret', value: SECRET, description: 'Plain' };
+          writeFileSync(stateFile, JSON.stringify(state, null, 2));
+        }
       },
     },
   );
-  for (const [id, title] of [
-    [ID, 'Large'],
-    [FIELDS_ID, 'Large fields'],
-  ] as const) {
-    writeConversationState(server.root, id, { createdAt: '2026-11-01T10:00:00.000001', updatedAt: '2026-11-01T10:00:09.000001', title });
-    const stateFile = path.join(server.root, id.replaceAll('-', ''), 'base_state.json');
-    const state = JSON.parse(readFileSync(stateFile, 'utf8'));
-    state.secret_registry.secret_sources.PLAIN = { kind: 'StaticSecret', value: SECRET, description: 'Plain' };
-    writeFileSync(stateFile, JSON.stringify(state, null, 2));
-  }
 });
 
 afterAll(() => server.stop());
