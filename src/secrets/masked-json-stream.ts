@@ -383,7 +383,7 @@ export type MaskingPlan =
 export async function maskingPlan(pieces: AsyncIterable<Buffer>, known: KnownSecrets, options: StreamedMaskingOptions = {}): Promise<MaskingPlan> {
   const masking = new JsonMaskingStream(known, options);
   for await (const piece of pieces) {
-    masking.add(piece);
+    for (const slice of slices(piece)) masking.add(slice);
     if (masking.failure) break;
   }
   masking.end();
@@ -403,12 +403,24 @@ export async function* maskedJsonPieces(
   options: StreamedMaskingOptions = {},
 ): AsyncGenerator<Buffer> {
   const masking = new JsonMaskingStream(known, options, plan.lateCredentials);
-  for await (const piece of pieces) {
-    const masked = masking.add(piece);
-    if (masking.failure) throw new Error(`The JSON could not be masked in pieces: ${masking.failure}`);
-    if (masked.length > 0) yield masked;
-  }
+  for await (const piece of pieces)
+    for (const slice of slices(piece)) {
+      const masked = masking.add(slice);
+      if (masking.failure) throw new Error(`The JSON could not be masked in pieces: ${masking.failure}`);
+      if (masked.length > 0) yield masked;
+    }
   const rest = masking.end();
   if (masking.failure) throw new Error(`The JSON could not be masked in pieces: ${masking.failure}`);
   if (rest.length > 0) yield rest;
 }
+
+/**
+ * A piece in slices of SLICE_BYTES (views, not copies): what masking makes of a slice (its
+ * text decoded, masked and written again) is then short-lived and small, collected young,
+ * where a whole piece's would be several copies of it at once in every download.
+ */
+function* slices(piece: Buffer): Generator<Buffer> {
+  for (let start = 0; start < piece.length; start += SLICE_BYTES) yield piece.subarray(start, start + SLICE_BYTES);
+}
+
+const SLICE_BYTES = 64 * 1024;
