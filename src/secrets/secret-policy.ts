@@ -47,8 +47,8 @@ export const HOLDER_FIELDS: ReadonlySet<string> = new Set(['env', 'headers']);
  * registry's sources, and the `secrets` of a conversation's start request and of an agent's
  * context (a clear string, or a source). Every string below is a secret but these, which name it.
  */
-export const SOURCE_FIELDS: ReadonlySet<string> = new Set(['secret_sources', 'secrets']);
-export const SOURCE_NAMES: ReadonlySet<string> = new Set(['kind', 'description']);
+const SOURCE_FIELDS: ReadonlySet<string> = new Set(['secret_sources', 'secrets']);
+const SOURCE_NAMES: ReadonlySet<string> = new Set(['kind', 'description']);
 /** An MCP credential (an object with a `strategy`) holds its secret in `value`. */
 export const CREDENTIAL_MARK = 'strategy';
 export const CREDENTIAL_VALUE = 'value';
@@ -60,7 +60,7 @@ export const ENCRYPTED_VALUE_PREFIX = 'gAAAAA';
  * stored to continue the conversation with that provider, so it is served as it is, except
  * where `maskProviderCiphertext` asks otherwise (the trajectory zip, as the reference's).
  */
-export const PROVIDER_CIPHERTEXT = 'encrypted_content';
+const PROVIDER_CIPHERTEXT = 'encrypted_content';
 /**
  * Known values shorter than this are not looked for in text: they are placeholders (`x`,
  * `none`), and masking them would garble ordinary words.
@@ -213,6 +213,7 @@ export enum StringRule {
   Text,
 }
 
+/** The rule for a string in `scope` under the member named `field` (the nearest one, for an item of a list). */
 export function stringRule(scope: Scope, field: string | undefined, options: CopyOptions = {}): StringRule {
   if (scope === Scope.Secret || scope === Scope.Holder) return StringRule.Whole;
   if (scope === Scope.Sources) return field === undefined || !SOURCE_NAMES.has(field) ? StringRule.Whole : StringRule.Text;
@@ -221,7 +222,7 @@ export function stringRule(scope: Scope, field: string | undefined, options: Cop
 }
 
 /** `text` under `rule`. */
-export function maskedString(text: string, rule: StringRule, known: KnownSecrets): string {
+function maskedString(text: string, rule: StringRule, known: KnownSecrets): string {
   switch (rule) {
     case StringRule.Kept:
       return text;
