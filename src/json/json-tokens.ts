@@ -19,7 +19,7 @@ export interface JsonTokenSink {
   closeString(): void;
 }
 
-export const QUOTE = 0x22;
+const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const LETTER_U = 0x75;
 const OPEN_OBJECT = 0x7b;
@@ -57,7 +57,7 @@ export class JsonTokenReader {
   private readonly objects: boolean[] = [];
   private expect = Expect.Value;
   private inString = false;
-  /** Bytes of a piece not yet read, put in front of the next: a character or escape cut, or a scalar's start. */
+  /** Bytes of a piece not yet read, put in front of the next: a character or an escape the piece cut. */
   private carried: Buffer | undefined;
   private scalar = '';
   private failed: string | undefined;
