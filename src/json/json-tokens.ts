@@ -30,6 +30,7 @@ const COLON = 0x3a;
 const COMMA = 0x2c;
 const PUNCTUATION: ReadonlySet<number> = new Set([OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COLON, COMMA]);
 const UNICODE_ESCAPE_BYTES = 6;
+const CONTROL_CHARACTER = /[\x00-\x1f]/;
 /** A number or literal longer than this is no JSON any program writes. */
 const MAX_SCALAR_BYTES = 1024;
 const SCALAR = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
@@ -119,7 +120,13 @@ export class JsonTokenReader {
   }
 
   private part(bytes: Buffer, from: number, to: number): void {
-    if (to > from) this.sink.stringPart(bytes.subarray(from, to));
+    if (to <= from) return;
+    // JSON writes a control character in a string as an escape: one written raw is no JSON, as JSON.parse has it.
+    if (CONTROL_CHARACTER.test(bytes.toString('latin1', from, to))) {
+      this.fail('a string holds a control character JSON writes as an escape');
+      return;
+    }
+    this.sink.stringPart(bytes.subarray(from, to));
   }
 
   /** Reads from `at` outside strings up to the next string's opening quote (read past) or the piece's end. */

@@ -153,7 +153,7 @@ test('bytes that change between the two readings are refused, not masked as plan
 });
 
 test('text that is not JSON is read whole instead, with why', async () => {
-  for (const bad of ['{"a": 1', '{"a" 1}', '[1,]', '{"a": tru}', '"\\x"', '{} {}'])
+  for (const bad of ['{"a": 1', '{"a" 1}', '[1,]', '{"a": tru}', '"\\x"', '{} {}', '["a\u0001b"]'])
     expect(await maskingPlan(inPieces([Buffer.from(bad)]), KNOWN)).toEqual({ kind: 'whole', reason: expect.stringMatching(/^not JSON|ends/) });
 });
 
