@@ -1,7 +1,8 @@
 /**
  * The trajectory download: a conversation's files as a zip archive, handed out piece by
  * piece as the reader takes them, so memory holds one file at a time whatever the
- * conversation's size, and a piece of a large file that holds no secret. Entries
+ * conversation's size, and a piece of a large file (as stored when it holds no secret,
+ * masked as it is read when it is a JSON document). Entries
  * are named `<hex id>/<path>` after one for the directory itself, as the reference names
  * them; every file passes through the secret policy (maskedContent).
  */
@@ -10,9 +11,18 @@ import { promisify } from 'node:util';
 import { crc32, createDeflateRaw, deflateRaw } from 'node:zlib';
 import { LARGE_EVENT_BYTES } from '../store/event-store';
 import { LARGE_WHOLE_READS } from '../store/whole-reads';
-import type { ConversationFile } from './conversation-catalog';
+import type { ConversationFile, OpenedFile } from './conversation-catalog';
 import { PYTHON_DUMPS } from '../json/json-text';
-import { type KnownSecrets, PieceScan, mayHoldSecrets, maskedJson } from '../secrets';
+import {
+  JsonMaskingStream,
+  type KnownSecrets,
+  type MaskingPlan,
+  PieceScan,
+  mayHoldSecrets,
+  maskedJson,
+  maskedJsonPieces,
+  maskingPlan,
+} from '../secrets';
 
 const deflate = promisify(deflateRaw);
 
@@ -70,12 +80,15 @@ export async function* trajectoryArchive(
     }
     const large = file.size > LARGE_EVENT_BYTES;
     if (large && file.open) {
-      // A large file that holds nothing the policy masks is sent as it is read, in pieces.
+      // A large file is sent as it is read, in pieces: as it is when it holds nothing the policy masks, masked as it comes when it is JSON.
       const opened = await file.open();
       if (!opened) continue;
       try {
-        if (!(await holdsSecrets(name, opened.pieces({ reused: true }), known))) {
-          yield* zip.streamed(name, file.modifiedAt, unchanged(name, opened.pieces(), known));
+        const way = await largeFileWay(name, opened, known);
+        if (way.kind !== 'whole') {
+          const pieces =
+            way.kind === 'unchanged' ? unchanged(name, opened.pieces(), known) : maskedJsonPieces(opened.pieces(), known, way, AS_THE_REFERENCE);
+          yield* zip.streamed(name, file.modifiedAt, pieces);
           continue;
         }
       } finally {
@@ -94,29 +107,59 @@ export async function* trajectoryArchive(
   yield zip.end();
 }
 
-/** Whether a file's pieces may hold what the secret policy would mask in it (maskedContent). */
-async function holdsSecrets(name: string, pieces: AsyncIterable<Buffer>, known: KnownSecrets): Promise<boolean> {
+/**
+ * How a large file leaves, from a first reading of its pieces: `unchanged` when nothing in it
+ * is masked (maskedContent would leave it as it is), `streamed` when it is a JSON document the
+ * policy can be applied to in pieces (maskedJsonPieces: the same value as maskedContent
+ * gives, in the file's own layout rather than Python's), `whole` otherwise: a JSON document
+ * that cannot be (maskingPlan), and other text that may hold a known value.
+ */
+async function largeFileWay(name: string, opened: OpenedFile, known: KnownSecrets): Promise<MaskingPlan> {
+  if (isJsonDocument(name)) return maskingPlan(opened.pieces({ reused: true }), known, AS_THE_REFERENCE);
   const scan = pieceScanFor(name, known);
-  for await (const piece of pieces) {
+  for await (const piece of opened.pieces({ reused: true })) {
     scan.add(piece);
-    if (scan.found) return true;
+    if (scan.found) return { kind: 'whole', reason: 'text that may hold a known secret' };
   }
-  return false;
+  return { kind: 'unchanged' };
 }
 
-/** The pieces of a file found to hold no secret, read again; the download is cut if they now hold one (the file was rewritten meanwhile). */
+/**
+ * The pieces of a file found to hold nothing to mask, read again; the download is cut if they
+ * now hold something (the file was rewritten meanwhile). A JSON document's piece is sent once
+ * the next has been looked at too, since what masks a string may be known only further on.
+ */
 async function* unchanged(name: string, pieces: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
-  const scan = pieceScanFor(name, known);
-  for await (const piece of pieces) {
-    scan.add(piece);
-    if (scan.found) throw new Error(`${name} was rewritten while it was archived, and now holds what the secret policy masks`);
-    yield piece;
+  const rewritten = () => new Error(`${name} was rewritten while it was archived, and now holds what the secret policy masks`);
+  if (!isJsonDocument(name)) {
+    const scan = pieceScanFor(name, known);
+    for await (const piece of pieces) {
+      scan.add(piece);
+      if (scan.found) throw rewritten();
+      yield piece;
+    }
+    return;
   }
+  const masking = new JsonMaskingStream(known, AS_THE_REFERENCE);
+  let previous: Buffer | undefined;
+  for await (const piece of pieces) {
+    masking.add(piece);
+    if (masking.changed || masking.failure) throw rewritten();
+    if (previous) yield previous;
+    previous = piece;
+  }
+  masking.end();
+  if (masking.changed || masking.failure) throw rewritten();
+  if (previous) yield previous;
 }
 
+function isJsonDocument(name: string): boolean {
+  return name.toLowerCase().endsWith('.json');
+}
+
+/** A scan for what the policy may mask in a file that is no JSON document: each line of JSON lines as JSON, other text for the known values. */
 function pieceScanFor(name: string, known: KnownSecrets): PieceScan {
-  const lower = name.toLowerCase();
-  return lower.endsWith('.json') || lower.endsWith('.jsonl') ? new PieceScan(known, AS_THE_REFERENCE) : new PieceScan(known, { text: true });
+  return name.toLowerCase().endsWith('.jsonl') ? new PieceScan(known, AS_THE_REFERENCE) : new PieceScan(known, { text: true });
 }
 
 /** The entries of one archive as they are written, and their records for the central directory at its end. */

@@ -4,14 +4,15 @@
  * Markdown is written section by section (markdown.ts). Chunks are gathered to about
  * CHUNK_BYTES, so that a long conversation costs a few hundred writes, not one per event,
  * and nothing holds more than a chunk and the store's batch. An event too large to be handed
- * out whole (a LargeEvent) is streamed in pieces where the format allows, and read whole only
- * where it must be parsed, a few at a time across exports (see jsonLines). Every event passes
+ * out whole (a LargeEvent) is streamed in pieces, masked as they are read (see largeJsonLine)
+ * or with its long texts cut for a trace (see maskedEvents), and read whole only where it must
+ * be parsed whole, a few at a time across exports. Every event passes
  * through the secret policy (src/secrets) with the conversation's known secrets.
  */
 import type { Event, ExportFormat } from '../contract';
 import { type Abridging, abridgedJson } from '../json/abridged-json';
 import { jsonText } from '../json/json-text';
-import { type KnownSecrets, PieceScan, maskCredentialText, maskSecrets, maskedJson } from '../secrets';
+import { type KnownSecrets, maskCredentialText, maskSecrets, maskedJson, maskedJsonPieces, maskingPlan } from '../secrets';
 import type { ExportedEvent, LargeEvent } from '../store';
 import { eventSection, isUserMessage, largeEventSection, markdownHeading, taskSection } from './markdown';
 import { CUT_TEXT_HEAD_CHARACTERS, TRACE_TEXT_CHARACTERS, cutText } from './trace/event-parts';
@@ -77,21 +78,22 @@ function oneLine(bytes: Buffer): Buffer {
 }
 
 /**
- * A large event's line. A first reading of its pieces looks for what the policy masks and
- * for line breaks; without either, the line is its stored bytes, sent piece by piece as a
- * second reading takes them. Otherwise it must be parsed: it is read whole in its turn,
- * masked and written as any other event, and the turn is held until the line is taken.
+ * A large event's line, from two readings of its pieces. The first masks them without
+ * writing (maskingPlan): when nothing is masked and there is no line break between tokens,
+ * the line is the stored bytes, sent as the second reading takes them; otherwise the second
+ * reading is masked and written on one line as it comes (maskedJsonPieces). Only an event
+ * that cannot be masked in pieces (bytes that are not JSON, or thousands of credentials with
+ * their `strategy` after their `value`) is read whole in its turn, masked as any other event,
+ * and the turn held until the line is taken.
  */
 async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGenerator<Buffer> {
-  const scan = new PieceScan(known);
-  let lineBreaks = false;
-  for await (const piece of event.pieces()) {
-    scan.add(piece);
-    lineBreaks = piece.includes(NEWLINE) || piece.includes(CARRIAGE_RETURN);
-    if (scan.found || lineBreaks) break;
-  }
-  if (!scan.found && !lineBreaks) {
+  const plan = await maskingPlan(event.pieces(), known, ONE_LINE);
+  if (plan.kind === 'unchanged') {
     yield* event.pieces();
+    return;
+  }
+  if (plan.kind === 'streamed') {
+    yield* maskedJsonPieces(event.pieces(), known, plan, ONE_LINE);
     return;
   }
   const { bytes, release } = await event.whole();
@@ -103,6 +105,7 @@ async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGene
 }
 
 const LINE_END = Buffer.from('\n');
+const ONE_LINE = { oneLine: true } as const;
 
 /**
  * Events for the trace formats, which parse every one. A large event is read in pieces with

@@ -50,10 +50,10 @@ export const HOLDER_FIELDS: ReadonlySet<string> = new Set(['env', 'headers']);
 const SOURCE_FIELDS: ReadonlySet<string> = new Set(['secret_sources', 'secrets']);
 const SOURCE_NAMES: ReadonlySet<string> = new Set(['kind', 'description']);
 /** An MCP credential (an object with a `strategy`) holds its secret in `value`. */
-const CREDENTIAL_MARK = 'strategy';
-const CREDENTIAL_VALUE = 'value';
+export const CREDENTIAL_MARK = 'strategy';
+export const CREDENTIAL_VALUE = 'value';
 /** What the reference's cipher writes: a Fernet token. */
-const ENCRYPTED_VALUE_PREFIX = 'gAAAAA';
+export const ENCRYPTED_VALUE_PREFIX = 'gAAAAA';
 /**
  * Where a model provider's own ciphertext sits (a reasoning item's encrypted reasoning, a
  * Fernet token made with the provider's key, not the agent server's): a client needs it as
@@ -73,7 +73,7 @@ interface ByteScan {
 }
 
 /** How a string is judged, from the fields above it. */
-enum Scope {
+export enum Scope {
   /** Masked only when encrypted or holding a known secret. */
   Open,
   /** Every non-empty string masked. */
@@ -166,7 +166,7 @@ export function knownSecretsOf(state: unknown): KnownSecrets {
   const found: string[] = [];
   walk(state, undefined, (text, scope, field) => {
     const secret = scope === Scope.Secret || (scope === Scope.Sources && field === CREDENTIAL_VALUE);
-    if (secret && isMasked(text, scope, field) && !text.startsWith(ENCRYPTED_VALUE_PREFIX)) found.push(text);
+    if (secret && !keptWhole(text) && !isCiphertext(text)) found.push(text);
     return text;
   });
   return new KnownSecrets(found);
@@ -191,12 +191,58 @@ export interface CopyOptions {
 export function maskedCopy<T>(value: T, known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions = {}): { value: T; changed: boolean } {
   let changed = false;
   const copy = walk(value, options.omit, (text, scope, field) => {
-    if (field === PROVIDER_CIPHERTEXT && scope === Scope.Open && !options.maskProviderCiphertext) return text;
-    const masked = isMasked(text, scope, field) ? MASKED_SECRET : maskText(text, known);
+    const masked = maskedString(text, stringRule(scope, field, options), known);
     if (masked !== text) changed = true;
     return masked;
   });
   return { value: copy as T, changed };
+}
+
+/**
+ * What becomes of a string, from where it sits: the one rule both the walk of parsed values
+ * (maskedCopy) and the reading of JSON bytes in pieces (masked-json-stream.ts) apply.
+ */
+export enum StringRule {
+  /** Left as it is: a model provider's ciphertext. */
+  Kept,
+  /** Masked whole, unless empty or already masked. */
+  Whole,
+  /** Masked whole when it is ciphertext (isCiphertext), else as Text. */
+  WholeIfCiphertext,
+  /** The known values and any Fernet token inside it masked (maskText). */
+  Text,
+}
+
+/** The rule for a string in `scope` under the member named `field` (the nearest one, for an item of a list). */
+export function stringRule(scope: Scope, field: string | undefined, options: CopyOptions = {}): StringRule {
+  if (scope === Scope.Secret || scope === Scope.Holder) return StringRule.Whole;
+  if (scope === Scope.Sources) return field === undefined || !SOURCE_NAMES.has(field) ? StringRule.Whole : StringRule.Text;
+  if (field === PROVIDER_CIPHERTEXT && !options.maskProviderCiphertext) return StringRule.Kept;
+  return StringRule.WholeIfCiphertext;
+}
+
+/** `text` under `rule`. */
+function maskedString(text: string, rule: StringRule, known: KnownSecrets): string {
+  switch (rule) {
+    case StringRule.Kept:
+      return text;
+    case StringRule.Whole:
+      return keptWhole(text) ? text : MASKED_SECRET;
+    case StringRule.WholeIfCiphertext:
+      return isCiphertext(text) ? MASKED_SECRET : maskText(text, known);
+    default:
+      return maskText(text, known);
+  }
+}
+
+/** Strings a rule that masks whole leaves as they are: nothing to hide, or hidden already. */
+export function keptWhole(text: string): boolean {
+  return text === '' || text === MASKED_SECRET;
+}
+
+/** Whether a string is a Fernet token (one made with the server's key), judged on its first characters. */
+export function isCiphertext(start: string): boolean {
+  return start.startsWith(ENCRYPTED_VALUE_PREFIX);
 }
 
 /** Text that is no secret field's: the known values and any Fernet token inside it masked. */
@@ -205,17 +251,143 @@ function maskText(text: string, known: KnownSecrets): string {
   return masked.includes(ENCRYPTED_VALUE_PREFIX) ? masked.replace(ENCRYPTED_RUN, MASKED_SECRET) : masked;
 }
 
+/** What a Fernet token is written in after its prefix: URL-safe base64. */
+const TOKEN_CHARACTER = /[A-Za-z0-9_=-]/;
+/** The fewest token characters after the prefix that make a run a token. */
+const MIN_TOKEN_RUN = 10;
 /** A Fernet token inside text: its prefix and the URL-safe base64 after it. */
-export const ENCRYPTED_RUN = /gAAAAA[A-Za-z0-9_=-]{10,}/g;
+export const ENCRYPTED_RUN = new RegExp(`${ENCRYPTED_VALUE_PREFIX}${TOKEN_CHARACTER.source}{${MIN_TOKEN_RUN},}`, 'g');
 
-function isMasked(text: string, scope: Scope, field: string | undefined): boolean {
-  if (text === '' || text === MASKED_SECRET) return false;
-  if (scope === Scope.Secret || scope === Scope.Holder) return true;
-  if (scope === Scope.Sources) return field === undefined || !SOURCE_NAMES.has(field);
-  return text.startsWith(ENCRYPTED_VALUE_PREFIX);
+/**
+ * maskText over a text that comes in parts, with bounded memory whatever its length: each
+ * known value, longest first, replaced over what the ones before left, then each Fernet run,
+ * as maskText does on the whole; a part's end that may begin a match is held until the next
+ * part or the end tells. Parts are cut anywhere, between the halves of a surrogate pair too.
+ */
+export class TextMasking {
+  /** Whether anything was masked so far. */
+  changed = false;
+  private readonly stages: TextStage[];
+
+  constructor(known: KnownSecrets) {
+    this.stages = [...known.values.map((value) => new KnownValueStage(value)), new CiphertextStage()];
+  }
+
+  /** What of the text so far is settled, masked. */
+  add(part: string): string {
+    let text = part;
+    for (const stage of this.stages) text = stage.add(text);
+    this.changed ||= this.stages.some((stage) => stage.changed);
+    return text;
+  }
+
+  /** The rest, once the text has ended. */
+  end(): string {
+    let text = '';
+    for (const stage of this.stages) text = stage.add(text) + stage.end();
+    this.changed ||= this.stages.some((stage) => stage.changed);
+    return text;
+  }
 }
 
-function scopeOf(parent: Scope, field: string, credential: boolean): Scope {
+interface TextStage {
+  changed: boolean;
+  add(text: string): string;
+  end(): string;
+}
+
+/** One known value replaced, leftmost first and without overlaps, as `split` and `join` replace it. */
+class KnownValueStage implements TextStage {
+  changed = false;
+  private held = '';
+
+  constructor(private readonly value: string) {}
+
+  add(part: string): string {
+    const text = this.held + part;
+    let out = '';
+    let at = 0;
+    for (let found = text.indexOf(this.value); found !== -1; found = text.indexOf(this.value, at)) {
+      out += text.slice(at, found) + MASKED_SECRET;
+      at = found + this.value.length;
+      this.changed = true;
+    }
+    // What could begin the value is held: fewer characters than it has.
+    const settled = Math.max(at, text.length - (this.value.length - 1));
+    this.held = text.slice(settled);
+    return out + text.slice(at, settled);
+  }
+
+  end(): string {
+    const rest = this.held;
+    this.held = '';
+    return rest;
+  }
+}
+
+/** Every Fernet run replaced as ENCRYPTED_RUN replaces it: the prefix, then the longest run of token characters, at least MIN_TOKEN_RUN. */
+class CiphertextStage implements TextStage {
+  changed = false;
+  private held = '';
+  /** Inside a run already masked: its further token characters are dropped. */
+  private inRun = false;
+
+  add(part: string): string {
+    const text = this.held + part;
+    this.held = '';
+    let at = 0;
+    if (this.inRun) {
+      at = tokenRunEnd(text, 0);
+      if (at === text.length) return '';
+      this.inRun = false;
+    }
+    let out = '';
+    for (;;) {
+      const found = text.indexOf(ENCRYPTED_VALUE_PREFIX, at);
+      if (found === -1) {
+        // A prefix may begin in the last characters.
+        const settled = Math.max(at, text.length - (ENCRYPTED_VALUE_PREFIX.length - 1));
+        this.held = text.slice(settled);
+        return out + text.slice(at, settled);
+      }
+      const runEnd = tokenRunEnd(text, found + ENCRYPTED_VALUE_PREFIX.length);
+      const run = runEnd - found - ENCRYPTED_VALUE_PREFIX.length;
+      if (run >= MIN_TOKEN_RUN) {
+        out += text.slice(at, found) + MASKED_SECRET;
+        this.changed = true;
+        if (runEnd === text.length) {
+          this.inRun = true;
+          return out;
+        }
+        at = runEnd;
+      } else if (runEnd === text.length) {
+        // Too short yet, but the run may go on in the next part.
+        this.held = text.slice(found);
+        return out + text.slice(at, found);
+      } else {
+        // No run starting inside this one is longer: it ends at the same character.
+        out += text.slice(at, runEnd);
+        at = runEnd;
+      }
+    }
+  }
+
+  end(): string {
+    const rest = this.held;
+    this.held = '';
+    this.inRun = false;
+    return rest;
+  }
+}
+
+function tokenRunEnd(text: string, from: number): number {
+  let at = from;
+  while (at < text.length && TOKEN_CHARACTER.test(text[at]!)) at++;
+  return at;
+}
+
+/** The scope of a member's value from its object's scope; `credential`: the object has a string `strategy`. */
+export function scopeOf(parent: Scope, field: string, credential: boolean): Scope {
   if (parent !== Scope.Open) return parent;
   if (HOLDER_FIELDS.has(field)) return Scope.Holder;
   if (SECRET_FIELDS.has(field) || (credential && field === CREDENTIAL_VALUE)) return Scope.Secret;

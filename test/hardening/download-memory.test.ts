@@ -1,15 +1,16 @@
 /**
  * Memory per download does not grow with the largest event: concurrent exports in every format
  * and trajectory zips of conversations holding very large events, against the real server
- * process, measured by its peak resident memory (VmHWM). docs/hardening.md has what they
- * peaked at before.
+ * process, measured by its peak resident memory (VmHWM), a known secret inside the large
+ * event too (masked as the event is read). docs/hardening.md has what they peaked at before.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { processMemory, resetPeakResident } from '../../dev/process/server-process';
 import { type ServerProcess, startServerProcess } from '../../dev/soak/server-process';
 import { writeConversation } from '../../src/fixture';
+import { writeConversationState } from '../support/conversation-state';
 import { eventually } from '../support/eventually';
 import { action, conversationId, eventId, message, observation } from '../support/events';
 import { unzipWithPython } from '../support/unzip';
@@ -31,6 +32,12 @@ const MB = 1024 * 1024;
 const A_COPY_PER_DOWNLOAD = CONCURRENT * LARGE_TEXT_BYTES;
 const LINE = 'drwxr-xr-x  2 agent agent 4096 Nov 26 10:00 node_modules/some-package/dist/\n';
 const LARGE_TEXT = LINE.repeat(Math.ceil(LARGE_TEXT_BYTES / LINE.length));
+
+/** A third conversation, whose large event holds a known secret of its saved state. */
+const SECRET_ID = conversationId(3);
+const SECRET = 'registry-plain-token-0001';
+const MASK = '**********';
+const SECRET_TEXT = `${LARGE_TEXT.slice(0, LARGE_TEXT.length / 2)}${SECRET}${LARGE_TEXT.slice(LARGE_TEXT.length / 2)}`;
 
 const LARGE_CALL = ((call) => ({ ...call, tool_call: { ...call.tool_call, arguments: JSON.stringify({ thought: LARGE_TEXT }) } }))(
   action({ id: eventId(4), timestamp: '2026-11-01T10:00:04.000000' }, 'Write it all down.'),
@@ -58,6 +65,16 @@ beforeAll(async () => {
     },
     message({ id: eventId(6), timestamp: '2026-11-01T10:00:06.000000', source: 'agent' }, { text: ['That was long.'] }),
   ]);
+  writeConversation(root, SECRET_ID, [
+    message({ id: eventId(1), timestamp: '2026-11-01T10:00:01.000000', source: 'user' }, { text: ['Print the token.'] }),
+    observation({ id: eventId(2), timestamp: '2026-11-01T10:00:02.000000' }, SECRET_TEXT),
+    message({ id: eventId(3), timestamp: '2026-11-01T10:00:03.000000', source: 'agent' }, { text: ['That was long.'] }),
+  ]);
+  writeConversationState(root, SECRET_ID, { createdAt: '2026-11-01T10:00:00.000001', updatedAt: '2026-11-01T10:00:03.000001', title: 'Secret' });
+  const stateFile = path.join(root, SECRET_ID.replaceAll('-', ''), 'base_state.json');
+  const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+  state.secret_registry.secret_sources.TOKEN = { kind: 'StaticSecret', value: SECRET, description: 'Token' };
+  writeFileSync(stateFile, JSON.stringify(state, null, 2));
   server = await startServerProcess({ conversationsPath: root });
   // The text index is filled behind the stored rows, and filling it for the large event takes
   // memory of its own: the exports are measured once it is complete, so their peak is theirs.
@@ -128,6 +145,27 @@ test('eight concurrent trajectory zips of it stay within bounded memory', async 
   // A large file with nothing to mask is compressed as it is read, in pieces: what stays is the
   // garbage of pieces not yet collected (a clean-clone run of the suite measured two copies'
   // worth), not a copy per download.
+  expect(peak - before).toBeLessThan(3 * LARGE_TEXT_BYTES);
+});
+
+test('eight concurrent JSON lines exports of a 50 MB event holding a known secret, each with the event masked, stay within bounded memory', async () => {
+  const { bodies, before, peak } = await concurrentExports(['jsonl'], SECRET_ID);
+  for (const text of bodies.map(String)) {
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(4);
+    expect(JSON.parse(lines[1]!).observation.content[0].text).toBe(SECRET_TEXT.replace(SECRET, MASK));
+  }
+  // Masked as its pieces are read: the event is no more read whole than when it holds nothing to mask.
+  expect(peak - before).toBeLessThan(A_COPY_PER_DOWNLOAD);
+});
+
+test('eight concurrent trajectory zips of the event holding a known secret stay within bounded memory', async () => {
+  const { bodies, before, peak } = await concurrentExports(['zip'], SECRET_ID);
+  for (const archive of bodies) expect(archive.equals(bodies[0]!)).toBe(true);
+  const entries = unzipWithPython(bodies[0]!);
+  const large = [...entries.entries()].find(([name]) => name.includes(`event-00001-`));
+  expect(JSON.parse(String(large![1])).observation.content[0].text).toBe(SECRET_TEXT.replace(SECRET, MASK));
+  // Masked and compressed as it is read, as the zip of the event with nothing to mask.
   expect(peak - before).toBeLessThan(3 * LARGE_TEXT_BYTES);
 });
 

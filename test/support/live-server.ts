@@ -77,10 +77,17 @@ export interface LiveServer {
  */
 export async function startLiveServer(
   conversations: readonly TestConversation[] = [],
-  options: { sessionApiKeys?: string[]; validateResponses?: boolean; socketLimits?: SocketLimits } = {},
+  options: {
+    sessionApiKeys?: string[];
+    validateResponses?: boolean;
+    socketLimits?: SocketLimits;
+    /** Changes the written conversations before the store reads them: for bytes no serialiser writes. */
+    rewrite?: (root: string) => void;
+  } = {},
 ): Promise<LiveServer> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'agent-server-test-'));
   for (const conversation of conversations) writeConversation(root, conversation.id, conversation.events);
+  options.rewrite?.(root);
   const logger = createMemoryLogger();
   const { store, catalog, stop: stopStore } = await openStore(root, logger);
   const app = createApp({

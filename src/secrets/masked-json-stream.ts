@@ -1,0 +1,426 @@
+/**
+ * The secret policy applied to JSON bytes that come in pieces, giving masked JSON bytes in
+ * pieces, with bounded memory whatever the document's size: for an event too large to be
+ * read whole. Every string is judged by the policy's own rules (secret-policy.ts: the scope
+ * from the member names above it, then its StringRule), from the characters it decodes to, so
+ * an escape spells a name or a value as the parsed text does. What is not masked keeps its
+ * bytes outside strings; a string the rules read as text is written again with JSON's escapes,
+ * so the result is the same JSON value as masking the parsed document (maskedCopy), not
+ * always the same bytes.
+ *
+ * The bytes are read twice. One case needs what comes later: an object with a string
+ * `strategy` is an MCP credential whose `value` is a secret, and `strategy` may come after
+ * `value`. The first reading (maskingPlan) writes nothing: it learns whether anything is
+ * masked at all, and which objects are such credentials, by their place among the document's
+ * objects (at most LATE_CREDENTIALS of them; past it, or when the text is not JSON, the
+ * caller reads the document whole). The second (maskedJsonPieces) then masks such a `value`
+ * as it comes.
+ */
+import { JsonTokenReader, type JsonTokenSink } from '../json/json-tokens';
+import {
+  CREDENTIAL_MARK,
+  CREDENTIAL_VALUE,
+  type CopyOptions,
+  ENCRYPTED_VALUE_PREFIX,
+  type KnownSecrets,
+  MASKED_SECRET,
+  Scope,
+  StringRule,
+  TextMasking,
+  isCiphertext,
+  keptWhole,
+  scopeOf,
+  stringRule,
+} from './secret-policy';
+
+/** The most credentials whose `strategy` comes after their `value` a document is read in pieces with: each costs a number kept between the readings. */
+export const LATE_CREDENTIALS = 4096;
+/** A member name is read up to this many bytes: no name the policy knows is longer, even written in escapes. */
+const NAME_BYTES = 256;
+
+export interface StreamedMaskingOptions extends CopyOptions {
+  /** Line breaks between tokens left out, for a JSON lines export (inside strings JSON escapes them). */
+  oneLine?: boolean;
+}
+
+const QUOTE_BYTE = Buffer.from('"');
+const MASKED_STRING = Buffer.from(`"${MASKED_SECRET}"`);
+const MASK_BYTES = Buffer.from(MASKED_SECRET);
+const PUNCTUATION = new Map([...'{}[]:,'].map((character) => [character.charCodeAt(0), Buffer.from(character)]));
+const LINE_BREAK = /[\r\n]/g;
+const BACKSLASH = 0x5c;
+const HIGH_SURROGATE_FIRST = 0xd800;
+const HIGH_SURROGATE_LAST = 0xdbff;
+
+interface Frame {
+  object: boolean;
+  scope: Scope;
+  /** The member name the container's items sit under (the nearest one, for an item of a list). */
+  field: string | undefined;
+  /** The object has a string `strategy`: as far as read, or as the first reading found. */
+  credential: boolean;
+  /** The name of the member being read. */
+  member: string | undefined;
+  /** The object's place among the document's objects, counted from 0 in the order they open. */
+  ordinal: number;
+  /** A string `strategy` was read. */
+  marked: boolean;
+  /** A `value` member was read before any string `strategy`, or is being read (`inValue`). */
+  valueRead: boolean;
+  inValue: boolean;
+  /** Something inside a `value` member that masking it whole would change. */
+  valueChanges: boolean;
+  /** Something inside this container that masking it whole would change. */
+  changes: boolean;
+}
+
+/** The string being read: how it is judged, and what of it is held until that is decided. */
+interface OpenString {
+  rule: StringRule;
+  /** Its first characters while the rule waits on them (Whole, WholeIfCiphertext). */
+  head: string;
+  /** Its raw bytes while it may be kept as it is (Whole). */
+  raw: Buffer[];
+  masked: boolean;
+  text: TextMasking | undefined;
+  /** The first half of a surrogate pair, written with its second half. */
+  highSurrogate: string;
+  /** Its first raw bytes and how many it has: whether masking it whole would change it. */
+  start: Buffer;
+  length: number;
+}
+
+/**
+ * Reads one JSON document piece by piece. Made with the credentials a first reading found
+ * (`lateCredentials`), it gives the masked bytes piece by piece; without, it writes nothing
+ * and finds them. `failure` says why it could not read the document (the text is not JSON,
+ * too many late credentials, or, on the second reading, bytes that are not those of the
+ * first), after which it gives nothing more; `changed` whether anything was masked (false:
+ * the output is the input, line breaks aside).
+ */
+export class JsonMaskingStream implements JsonTokenSink {
+  changed = false;
+  /** Whether line breaks were read between tokens. */
+  lineBreaks = false;
+  /** The ordinals of the credential objects whose `strategy` comes after their `value`, found by a first reading. */
+  readonly lateCredentials: number[] = [];
+  private failed: string | undefined;
+  private readonly reader = new JsonTokenReader(this);
+  private readonly frames: Frame[] = [];
+  private objects = 0;
+  private out: Buffer[] = [];
+  private name: Buffer[] | undefined;
+  private nameBytes = 0;
+  private string: OpenString | undefined;
+  private readonly planned: ReadonlySet<number> | undefined;
+
+  constructor(
+    private readonly known: KnownSecrets,
+    private readonly options: StreamedMaskingOptions = {},
+    lateCredentials?: readonly number[],
+  ) {
+    this.planned = lateCredentials && new Set(lateCredentials);
+  }
+
+  get failure(): string | undefined {
+    return this.failed;
+  }
+
+  /** The masked bytes `piece` settles (possibly none). */
+  add(piece: Buffer): Buffer {
+    if (!this.failed) {
+      const error = this.reader.add(piece);
+      this.failed ??= error;
+    }
+    return this.taken();
+  }
+
+  /** The rest, once the document has ended. */
+  end(): Buffer {
+    if (!this.failed) {
+      const error = this.reader.end();
+      this.failed ??= error;
+    }
+    return this.taken();
+  }
+
+  private taken(): Buffer {
+    if (this.failed) this.out = [];
+    const bytes = this.out.length === 1 ? this.out[0]! : Buffer.concat(this.out);
+    this.out = [];
+    return bytes;
+  }
+
+  punctuation(byte: number): void {
+    const frame = this.frames.at(-1);
+    this.emit(PUNCTUATION.get(byte)!);
+    if (byte === 0x7b || byte === 0x5b) {
+      const { scope, field } = this.place();
+      const ordinal = byte === 0x7b ? this.objects++ : -1;
+      const credential = this.planned?.has(ordinal) === true;
+      this.frames.push({
+        object: byte === 0x7b,
+        scope,
+        field,
+        credential,
+        member: undefined,
+        ordinal,
+        marked: false,
+        valueRead: false,
+        inValue: false,
+        valueChanges: false,
+        changes: false,
+      });
+      return;
+    }
+    if (byte === 0x7d || byte === 0x5d) {
+      this.frames.pop();
+      if (frame && this.planned?.has(frame.ordinal) && !frame.marked) this.failed ??= CHANGED_SINCE_PLANNED;
+      const parent = this.frames.at(-1);
+      if (frame?.changes && parent) this.changes(parent);
+      return;
+    }
+    if (!frame?.object) return;
+    if (byte === 0x2c) {
+      frame.inValue = false;
+      return;
+    }
+    // A colon: a `value` whose object may yet show a `strategy` is watched from here.
+    if (frame.member === CREDENTIAL_VALUE && frame.scope === Scope.Open && !frame.credential) {
+      frame.valueRead = true;
+      frame.inValue = true;
+    }
+  }
+
+  /** Something in `frame` that masking it whole would change; a late `strategy` then masks it. */
+  private changes(frame: Frame): void {
+    frame.changes = true;
+    if (frame.inValue) frame.valueChanges = true;
+  }
+
+  other(bytes: Buffer): void {
+    if (!this.options.oneLine || (!bytes.includes(0x0a) && !bytes.includes(0x0d))) {
+      this.emit(bytes);
+      return;
+    }
+    this.lineBreaks = true;
+    this.emit(Buffer.from(bytes.toString('latin1').replace(LINE_BREAK, ''), 'latin1'));
+  }
+
+  openString(key: boolean): void {
+    if (key) {
+      this.name = [];
+      this.nameBytes = 0;
+      this.emit(QUOTE_BYTE);
+      return;
+    }
+    const frame = this.frames.at(-1);
+    if (frame?.object && frame.member === CREDENTIAL_MARK) this.credentialMark(frame);
+    const { scope, field } = this.place();
+    const rule = stringRule(scope, field, this.options);
+    const text = rule === StringRule.Text ? new TextMasking(this.known) : undefined;
+    this.string = { rule, head: '', raw: [], masked: false, text, highSurrogate: '', start: Buffer.alloc(0), length: 0 };
+    this.emit(QUOTE_BYTE);
+  }
+
+  /** A string `strategy` in `frame`: a credential, which the first reading notes when its `value` came before. */
+  private credentialMark(frame: Frame): void {
+    frame.marked = true;
+    if (frame.credential || frame.scope !== Scope.Open) return;
+    frame.credential = true;
+    if (!frame.valueRead) return;
+    if (this.planned) {
+      this.failed ??= CHANGED_SINCE_PLANNED;
+      return;
+    }
+    if (this.lateCredentials.length >= LATE_CREDENTIALS)
+      this.failed ??= `more than ${LATE_CREDENTIALS} objects have their "${CREDENTIAL_MARK}" after their "${CREDENTIAL_VALUE}"`;
+    this.lateCredentials.push(frame.ordinal);
+    if (frame.valueChanges) this.changed = true;
+  }
+
+  stringPart(raw: Buffer): void {
+    if (this.name) {
+      if (this.nameBytes < NAME_BYTES) this.name.push(Buffer.from(raw));
+      this.nameBytes += raw.length;
+      this.emit(raw);
+      return;
+    }
+    const string = this.string!;
+    if (string.start.length <= MASKED_SECRET.length) string.start = Buffer.concat([string.start, raw.subarray(0, MASKED_SECRET.length + 1)]);
+    string.length += raw.length;
+    if (string.rule === StringRule.Kept) {
+      this.emit(raw);
+      return;
+    }
+    if (string.masked) return;
+    if (string.text) {
+      const decoded = this.decoded(raw);
+      if (decoded !== undefined) this.emitText(string, string.text.add(decoded));
+      this.changed ||= string.text.changed;
+      return;
+    }
+    // Whole and WholeIfCiphertext wait on the string's first characters.
+    const decoded = this.decoded(raw);
+    if (decoded === undefined) return;
+    string.head += decoded;
+    if (string.rule === StringRule.Whole) {
+      if (string.head.length > MASKED_SECRET.length) this.masked(string);
+      else string.raw.push(Buffer.from(raw));
+      return;
+    }
+    if (string.head.length >= ENCRYPTED_VALUE_PREFIX.length) this.judgeStart(string);
+  }
+
+  closeString(): void {
+    if (this.name) {
+      const name = this.nameBytes <= NAME_BYTES ? this.decodedName(Buffer.concat(this.name)) : undefined;
+      this.name = undefined;
+      this.frames.at(-1)!.member = name ?? LONG_NAME;
+      this.emit(QUOTE_BYTE);
+      return;
+    }
+    const string = this.string!;
+    this.string = undefined;
+    const frame = this.frames.at(-1);
+    if (frame && string.length > 0 && !string.start.equals(MASK_BYTES)) this.changes(frame);
+    if (string.rule === StringRule.WholeIfCiphertext && !string.masked && !string.text) this.judgeStart(string);
+    if (string.rule === StringRule.Whole && !string.masked && !keptWhole(string.head)) this.masked(string);
+    if (string.masked) {
+      this.emit(MASKED_STRING.subarray(1));
+    } else if (string.text) {
+      this.emitText(string, string.text.end());
+      if (string.highSurrogate) this.emit(encoded(string.highSurrogate));
+      this.changed ||= string.text.changed;
+      this.emit(QUOTE_BYTE);
+    } else {
+      for (const raw of string.raw) this.emit(raw);
+      this.emit(QUOTE_BYTE);
+    }
+  }
+
+  /** The string is masked whole: known as soon as decided, for a reader that watches `changed`. */
+  private masked(string: OpenString): void {
+    string.masked = true;
+    string.head = '';
+    string.raw = [];
+    this.changed = true;
+  }
+
+  /** A string read as WholeIfCiphertext whose first characters are known: masked whole, or read as text from here. */
+  private judgeStart(string: OpenString): void {
+    if (isCiphertext(string.head)) {
+      this.masked(string);
+      return;
+    }
+    string.text = new TextMasking(this.known);
+    this.emitText(string, string.text.add(string.head));
+    string.head = '';
+  }
+
+  private emitText(string: OpenString, text: string): void {
+    let settled = string.highSurrogate + text;
+    string.highSurrogate = '';
+    const last = settled.charCodeAt(settled.length - 1);
+    if (last >= HIGH_SURROGATE_FIRST && last <= HIGH_SURROGATE_LAST) {
+      string.highSurrogate = settled.slice(-1);
+      settled = settled.slice(0, -1);
+    }
+    if (settled !== '') this.emit(encoded(settled));
+  }
+
+  /** Where a value read now sits: its scope and the member name above it. */
+  private place(): { scope: Scope; field: string | undefined } {
+    const frame = this.frames.at(-1);
+    if (!frame) return { scope: Scope.Open, field: undefined };
+    if (!frame.object) return { scope: frame.scope, field: frame.field };
+    return { scope: scopeOf(frame.scope, frame.member!, frame.credential), field: frame.member };
+  }
+
+  private emit(bytes: Buffer): void {
+    if (this.planned && bytes.length > 0) this.out.push(bytes);
+  }
+
+  /** A part of a string as text; undefined, failing the reading, when its escapes are not JSON's. */
+  private decoded(raw: Buffer): string | undefined {
+    const text = raw.toString('utf8');
+    if (!raw.includes(BACKSLASH)) return text;
+    try {
+      return JSON.parse(`"${text}"`) as string;
+    } catch {
+      this.failed ??= 'not JSON: a string holds an escape JSON does not have';
+      return undefined;
+    }
+  }
+
+  private decodedName(raw: Buffer): string | undefined {
+    try {
+      return JSON.parse(`"${raw.toString('utf8')}"`) as string;
+    } catch {
+      this.failed ??= 'not JSON: a member name holds an escape JSON does not have';
+      return undefined;
+    }
+  }
+}
+
+/** The name a member longer than NAME_BYTES is judged by: one the policy does not know, as every such name is. */
+const LONG_NAME = '';
+const CHANGED_SINCE_PLANNED = 'the bytes are not those the first reading planned from';
+
+function encoded(text: string): Buffer {
+  return Buffer.from(JSON.stringify(text).slice(1, -1), 'utf8');
+}
+
+/** How JSON bytes in pieces can be masked, learnt by reading them once without writing. */
+export type MaskingPlan =
+  /** Nothing to mask (and, with `oneLine`, no line breaks): the bytes may be sent as they are. */
+  | { kind: 'unchanged' }
+  /** maskedJsonPieces masks them, given the credentials found. */
+  | { kind: 'streamed'; lateCredentials: readonly number[] }
+  /** Only a reading of the whole can (`reason`: why not in pieces). */
+  | { kind: 'whole'; reason: string };
+
+export async function maskingPlan(pieces: AsyncIterable<Buffer>, known: KnownSecrets, options: StreamedMaskingOptions = {}): Promise<MaskingPlan> {
+  const masking = new JsonMaskingStream(known, options);
+  for await (const piece of pieces) {
+    for (const slice of slices(piece)) masking.add(slice);
+    if (masking.failure) break;
+  }
+  masking.end();
+  if (masking.failure) return { kind: 'whole', reason: masking.failure };
+  return masking.changed || masking.lineBreaks ? { kind: 'streamed', lateCredentials: masking.lateCredentials } : { kind: 'unchanged' };
+}
+
+/**
+ * `pieces` with the policy applied, piece by piece, as `plan` (maskingPlan of the same
+ * bytes) found them. Throws when they are not JSON, or not the bytes planned from (read again
+ * after they changed), which cuts what was being sent.
+ */
+export async function* maskedJsonPieces(
+  pieces: AsyncIterable<Buffer>,
+  known: KnownSecrets,
+  plan: { lateCredentials: readonly number[] },
+  options: StreamedMaskingOptions = {},
+): AsyncGenerator<Buffer> {
+  const masking = new JsonMaskingStream(known, options, plan.lateCredentials);
+  for await (const piece of pieces)
+    for (const slice of slices(piece)) {
+      const masked = masking.add(slice);
+      if (masking.failure) throw new Error(`The JSON could not be masked in pieces: ${masking.failure}`);
+      if (masked.length > 0) yield masked;
+    }
+  const rest = masking.end();
+  if (masking.failure) throw new Error(`The JSON could not be masked in pieces: ${masking.failure}`);
+  if (rest.length > 0) yield rest;
+}
+
+/**
+ * A piece in slices of SLICE_BYTES (views, not copies): what masking makes of a slice (its
+ * text decoded, masked and written again) is then short-lived and small, collected young,
+ * where a whole piece's would be several copies of it at once in every download.
+ */
+function* slices(piece: Buffer): Generator<Buffer> {
+  for (let start = 0; start < piece.length; start += SLICE_BYTES) yield piece.subarray(start, start + SLICE_BYTES);
+}
+
+const SLICE_BYTES = 64 * 1024;

@@ -1,0 +1,56 @@
+/**
+ * The trajectory zip reads a large event file twice (once to learn how to mask it, once to send
+ * it): a file that changes between the two readings cuts the archive rather than send what the
+ * first reading did not plan for.
+ */
+import { trajectoryArchive } from '../../src/catalog/trajectory-archive';
+import type { ConversationFile } from '../../src/catalog/conversation-catalog';
+import { KnownSecrets } from '../../src/secrets';
+import { unzipWithPython } from '../support/unzip';
+
+const HEX = 'c0000000000040008000000000000001';
+const FILLER = 'x'.repeat(2 * 1024 * 1024);
+
+/** A large event file whose first reading gives `first` and every later one `then`, in pieces of 64 KiB. */
+function changingFile(first: object, then: object): ConversationFile {
+  const readings = [first, then].map((value) => Buffer.from(JSON.stringify(value)));
+  let opened = 0;
+  return {
+    relativePath: 'events/event-00000-large.json',
+    modifiedAt: new Date('2026-11-01T10:00:00Z'),
+    size: readings[0]!.length,
+    read: async () => readings[1],
+    open: async () => ({
+      async *pieces() {
+        const bytes = readings[Math.min(opened++, 1)]!;
+        for (let start = 0; start < bytes.length; start += 64 * 1024) yield bytes.subarray(start, start + 64 * 1024);
+      },
+      close: async () => {},
+    }),
+  };
+}
+
+async function archived(file: ConversationFile): Promise<Buffer> {
+  const pieces: Buffer[] = [];
+  for await (const piece of trajectoryArchive(HEX, [file], KnownSecrets.NONE)) pieces.push(piece);
+  return Buffer.concat(pieces);
+}
+
+test('a large event file that gains a secret field after it was found to hold none cuts the archive', async () => {
+  const file = changingFile({ text: FILLER, note: 'clear' }, { text: FILLER, api_key: 'sk-late' });
+  await expect(archived(file)).rejects.toThrow('was rewritten while it was archived');
+});
+
+test('a large event file that loses the strategy its credential was planned with cuts the archive', async () => {
+  const file = changingFile({ text: FILLER, auth: { value: 'clear', strategy: 'bearer' } }, { text: FILLER, auth: { value: 'clear' } });
+  await expect(archived(file)).rejects.toThrow('not those the first reading planned from');
+});
+
+test('a large event file read alike both times is masked as it is read, its credential masked though its strategy comes last', async () => {
+  const event = { text: FILLER, auth: { value: 'clear', strategy: 'bearer' } };
+  const entries = unzipWithPython(await archived(changingFile(event, event)));
+  expect(JSON.parse(String(entries.get(`${HEX}/events/event-00000-large.json`)))).toEqual({
+    ...event,
+    auth: { value: '**********', strategy: 'bearer' },
+  });
+});
