@@ -115,7 +115,7 @@ export async function* trajectoryArchive(
  * that cannot be (maskingPlan), and other text that may hold a known value.
  */
 async function largeFileWay(name: string, opened: OpenedFile, known: KnownSecrets): Promise<MaskingPlan> {
-  if (isJsonDocument(name)) return maskingPlan(opened.pieces({ reused: true }), known, AS_THE_REFERENCE);
+  if (isJsonDocument(name)) return maskingPlan(() => opened.pieces({ reused: true }), known, AS_THE_REFERENCE);
   const scan = pieceScanFor(name, known);
   for await (const piece of opened.pieces({ reused: true })) {
     scan.add(piece);

@@ -87,7 +87,7 @@ function oneLine(bytes: Buffer): Buffer {
  * and the turn held until the line is taken.
  */
 async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGenerator<Buffer> {
-  const plan = await maskingPlan(event.pieces(), known, ONE_LINE);
+  const plan = await maskingPlan(() => event.pieces(), known, ONE_LINE);
   if (plan.kind === 'unchanged') {
     yield* event.pieces();
     return;

@@ -476,7 +476,8 @@ export class PieceScan {
     const text = piece.toString('latin1');
     // The cut is scanned on its own, so the piece is not copied to put the end of the one before in front of it.
     this.found = pattern.test(this.carried + text.slice(0, reach)) || pattern.test(text);
-    this.carried = reach > 0 ? text.slice(-reach) : '';
+    // A piece shorter than the reach keeps the end of the ones before it too.
+    this.carried = reach === 0 ? '' : text.length >= reach ? text.slice(-reach) : (this.carried + text).slice(-reach);
   }
 }
 

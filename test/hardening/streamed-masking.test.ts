@@ -90,7 +90,7 @@ async function* inPieces(pieces: Buffer[]): AsyncGenerator<Buffer> {
 /** Both readings, as the exports make them. */
 async function streamed(pieces: Buffer[], maskProviderCiphertext: boolean): Promise<string> {
   const options = { maskProviderCiphertext, oneLine: true };
-  const plan = await maskingPlan(inPieces(pieces), KNOWN, options);
+  const plan = await maskingPlan(() => inPieces(pieces), KNOWN, options);
   if (plan.kind !== 'streamed') throw new Error(`planned ${JSON.stringify(plan)}`);
   const out: Buffer[] = [];
   for await (const piece of maskedJsonPieces(inPieces(pieces), KNOWN, plan, options)) out.push(piece);
@@ -108,7 +108,7 @@ test('masking JSON bytes in pieces gives the value maskedCopy gives, wherever th
         const written = layout === 'compact' ? JSON.stringify(value) : layout === 'indented' ? JSON.stringify(value, null, 2) : allEscaped(value);
         const bytes = Buffer.from(written, 'utf8');
         const expected = maskedCopy(JSON.parse(written), KNOWN, { maskProviderCiphertext });
-        const plan = await maskingPlan(inPieces(cutAt(bytes, cuts)), KNOWN, { maskProviderCiphertext, oneLine: true });
+        const plan = await maskingPlan(() => inPieces(cutAt(bytes, cuts)), KNOWN, { maskProviderCiphertext, oneLine: true });
         expect(plan.kind).not.toBe('whole');
         if (plan.kind === 'unchanged') {
           expect(expected.changed).toBe(false);
@@ -137,13 +137,13 @@ test('a credential whose strategy comes after its value has the value masked, ho
 
 test('a document with more credentials whose strategy comes after their value than a reading notes is read whole instead, and said so', async () => {
   const credentials = Array.from({ length: LATE_CREDENTIALS + 1 }, () => ({ value: 'v', strategy: 'bearer' }));
-  const plan = await maskingPlan(inPieces([Buffer.from(JSON.stringify(credentials))]), KNOWN);
+  const plan = await maskingPlan(() => inPieces([Buffer.from(JSON.stringify(credentials))]), KNOWN);
   expect(plan).toEqual({ kind: 'whole', reason: expect.stringContaining('"strategy"') });
 });
 
 test('bytes that change between the two readings are refused, not masked as planned', async () => {
   const planned = Buffer.from(JSON.stringify({ auth: { value: 'clear', strategy: 'bearer' } }));
-  const plan = await maskingPlan(inPieces([planned]), KNOWN);
+  const plan = await maskingPlan(() => inPieces([planned]), KNOWN);
   expect(plan.kind).toBe('streamed');
   if (plan.kind !== 'streamed') return;
   for (const read of [{ auth: { value: 'clear' } }, { auth: {}, other: { value: 'clear', strategy: 'bearer' } }]) {
@@ -152,9 +152,22 @@ test('bytes that change between the two readings are refused, not masked as plan
   }
 });
 
-test('text that is not JSON is read whole instead, with why', async () => {
-  for (const bad of ['{"a": 1', '{"a" 1}', '[1,]', '{"a": tru}', '"\\x"', '{} {}', '["a\u0001b"]'])
-    expect(await maskingPlan(inPieces([Buffer.from(bad)]), KNOWN)).toEqual({ kind: 'whole', reason: expect.stringMatching(/^not JSON|ends/) });
+test('text that is not JSON, holding what the policy looks for, is read whole instead, with why', async () => {
+  for (const bad of [
+    '{"password": 1',
+    '{"password" 1}',
+    '["password",]',
+    '{"password": tru}',
+    '["password", "\\x"]',
+    '{"password": 1} {}',
+    '["password", "a\u0001b"]',
+  ])
+    expect(await maskingPlan(() => inPieces([Buffer.from(bad)]), KNOWN)).toEqual({ kind: 'whole', reason: expect.stringMatching(/^not JSON|ends/) });
+});
+
+test('bytes holding nothing the policy looks for are unchanged without being read as JSON, as a whole document would be', async () => {
+  for (const text of ['{"a": 1', '[1,]', '{"note": "no secret here"}'])
+    expect(await maskingPlan(() => inPieces([Buffer.from(text)]), KNOWN)).toEqual({ kind: 'unchanged' });
 });
 
 test('a document nested ten thousand deep is masked without recursion', async () => {
