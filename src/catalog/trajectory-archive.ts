@@ -18,6 +18,7 @@ import {
   type KnownSecrets,
   type MaskingPlan,
   PieceScan,
+  TextMasking,
   mayHoldSecrets,
   maskedJson,
   maskedJsonPieces,
@@ -87,7 +88,11 @@ export async function* trajectoryArchive(
         const way = await largeFileWay(name, opened, known);
         if (way.kind !== 'whole') {
           const pieces =
-            way.kind === 'unchanged' ? unchanged(name, opened.pieces(), known) : maskedJsonPieces(opened.pieces(), known, way, AS_THE_REFERENCE);
+            way.kind === 'unchanged'
+              ? unchanged(name, opened.pieces(), known)
+              : way.kind === 'text'
+                ? maskedTextPieces(opened.pieces(), known)
+                : maskedJsonPieces(opened.pieces(), known, way, AS_THE_REFERENCE);
           yield* zip.streamed(name, file.modifiedAt, pieces);
           continue;
         }
@@ -111,17 +116,58 @@ export async function* trajectoryArchive(
  * How a large file leaves, from a first reading of its pieces: `unchanged` when nothing in it
  * is masked (maskedContent would leave it as it is), `streamed` when it is a JSON document the
  * policy can be applied to in pieces (maskedJsonPieces: the same value as maskedContent
- * gives, in the file's own layout rather than Python's), `whole` otherwise: a JSON document
- * that cannot be (maskingPlan), and other text that may hold a known value.
+ * gives, in the file's own layout rather than Python's), `text` when it is UTF-8 text that
+ * may hold a known value (maskedTextPieces), `whole` otherwise: a JSON document that cannot
+ * be (maskingPlan), JSON lines, and bytes that are not UTF-8 text, which maskedContent sends
+ * as they are only once it has read them all.
  */
-async function largeFileWay(name: string, opened: OpenedFile, known: KnownSecrets): Promise<MaskingPlan> {
+async function largeFileWay(name: string, opened: OpenedFile, known: KnownSecrets): Promise<MaskingPlan | { kind: 'text' }> {
   if (isJsonDocument(name)) return maskingPlan(() => opened.pieces({ reused: true }), known, AS_THE_REFERENCE);
+  const lines = name.toLowerCase().endsWith('.jsonl');
   const scan = pieceScanFor(name, known);
+  const text = new Utf8Check();
   for await (const piece of opened.pieces({ reused: true })) {
     scan.add(piece);
-    if (scan.found) return { kind: 'whole', reason: 'text that may hold a known secret' };
+    if (scan.found && lines) return { kind: 'whole', reason: 'JSON lines that may hold a secret' };
+    text.add(piece);
   }
-  return { kind: 'unchanged' };
+  if (!scan.found) return { kind: 'unchanged' };
+  return text.end() ? { kind: 'text' } : { kind: 'whole', reason: 'bytes that are not UTF-8 text, holding what may be a known secret' };
+}
+
+/** Whether bytes that come in pieces are UTF-8 text, a character cut between two pieces included. */
+class Utf8Check {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private text = true;
+
+  add(piece: Buffer): void {
+    if (this.text) this.text = this.decodes(() => this.decoder.decode(piece, { stream: true }));
+  }
+
+  end(): boolean {
+    return this.text && this.decodes(() => this.decoder.decode());
+  }
+
+  private decodes(decode: () => string): boolean {
+    try {
+      decode();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * UTF-8 text with the conversation's known values masked as it is read, as maskedContent
+ * masks a text file; a file rewritten meanwhile into bytes that are not UTF-8 fails the
+ * decoding, which cuts the download.
+ */
+async function* maskedTextPieces(pieces: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const masking = new TextMasking(known, { ciphertext: false });
+  for await (const piece of pieces) yield Buffer.from(masking.add(decoder.decode(piece, { stream: true })), 'utf8');
+  yield Buffer.from(masking.add(decoder.decode()) + masking.end(), 'utf8');
 }
 
 /**

@@ -269,8 +269,10 @@ export class TextMasking {
   changed = false;
   private readonly stages: TextStage[];
 
-  constructor(known: KnownSecrets) {
-    this.stages = [...known.values.map((value) => new KnownValueStage(value)), new CiphertextStage()];
+  /** Without `ciphertext`, the known values only, as `KnownSecrets.maskIn` masks them. */
+  constructor(known: KnownSecrets, { ciphertext = true } = {}) {
+    this.stages = known.values.map((value): TextStage => new KnownValueStage(value));
+    if (ciphertext) this.stages.push(new CiphertextStage());
   }
 
   /** What of the text so far is settled, masked. */
