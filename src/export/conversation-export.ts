@@ -109,9 +109,10 @@ const ONE_LINE = { oneLine: true } as const;
 
 /**
  * Events for the trace formats, which parse every one. A large event is read in pieces with
- * its long texts cut as a trace cuts them, so no export holds it whole; a completion log is
- * the exception, since its usage is read from the JSON inside its text: it is read whole in
- * its turn, held until the next event is asked for.
+ * its long texts cut as a trace cuts them (a completion log's JSON text abridged inside, so
+ * that its usage is still read from it), so no export holds it whole; one whose size is in
+ * its structure rather than in a few long texts is read whole in its turn, held until the
+ * next event is asked for.
  */
 async function* maskedEvents(events: AsyncIterable<ExportedEvent>, known: KnownSecrets): AsyncGenerator<Buffer> {
   const abridging = traceAbridging(known);
@@ -120,7 +121,7 @@ async function* maskedEvents(events: AsyncIterable<ExportedEvent>, known: KnownS
       yield maskedJson(event, known);
       continue;
     }
-    const abridged = event.kind === 'LLMCompletionLogEvent' ? undefined : await abridgedJson(event.pieces(), abridging);
+    const abridged = await abridgedJson(event.pieces(), abridging);
     if (abridged) {
       yield maskedJson(abridged, known);
       continue;
@@ -146,6 +147,8 @@ function traceAbridging(known: KnownSecrets): Abridging {
     headCharacters: CUT_TEXT_HEAD_CHARACTERS,
     abridge: (head, length) => cutText(head, length, (text) => maskCredentialText(maskSecrets(text, known))),
     maxBytes: 16 * TRACE_TEXT_CHARACTERS,
+    // A completion log's usage is read from the JSON document in its text.
+    jsonInside: new Set(['log_data']),
   };
 }
 

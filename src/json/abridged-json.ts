@@ -15,10 +15,18 @@ export interface Abridging {
   abridge(head: string, length: number): string;
   /** The most bytes the abridged text may take: past it, `abridgedJson` gives up. */
   maxBytes: number;
+  /**
+   * Members whose string value is itself a JSON document (a completion log's `log_data`): that
+   * document is abridged as it is read, as the outer one, so its short members stay whole
+   * where cutting the string would lose them. A value that is no JSON is cut as any string.
+   */
+  jsonInside?: ReadonlySet<string>;
 }
 
 const QUOTE_BYTE = Buffer.from('"');
 const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
 const LETTER_U = 0x75;
 const UNICODE_ESCAPE_BYTES = 6;
 const SHORT_ESCAPE_BYTES = 2;
@@ -50,6 +58,13 @@ class AbridgingReader implements JsonTokenSink {
   private length = 0;
   private head: Buffer[] = [];
   private headComplete = false;
+  /** The raw bytes of the member name being read, while it is short enough to be one of `jsonInside`. */
+  private name: Buffer[] | undefined;
+  private nameBytes = 0;
+  /** The last member name read, when it is one of `jsonInside`. */
+  private jsonMember = false;
+  /** The document inside the string being read, under a `jsonInside` member. */
+  private inside: JsonInsideString | undefined;
 
   constructor(private readonly abridging: Abridging) {}
 
@@ -64,17 +79,27 @@ class AbridgingReader implements JsonTokenSink {
 
   punctuation(byte: number): void {
     this.outside += String.fromCharCode(byte);
+    // The member's value is an object or a list, not a string.
+    if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) this.jsonMember = false;
   }
 
   other(bytes: Buffer): void {
     this.outside += bytes.toString('latin1');
   }
 
-  openString(): void {
+  openString(key: boolean): void {
     this.writeOutside();
     this.length = 0;
     this.head = [];
     this.headComplete = false;
+    if (!this.abridging.jsonInside) return;
+    if (key) {
+      this.name = [];
+      this.nameBytes = 0;
+    } else if (this.jsonMember) {
+      this.inside = new JsonInsideString({ ...this.abridging, jsonInside: undefined });
+      this.jsonMember = false;
+    }
   }
 
   /** Counts the part's characters and keeps those of the head. */
@@ -97,11 +122,27 @@ class AbridgingReader implements JsonTokenSink {
     }
     if (headEnd !== -1) this.head.push(Buffer.from(raw.subarray(0, headEnd)));
     else if (!this.headComplete) this.head.push(Buffer.from(raw));
+    this.inside?.add(raw);
+    if (this.name) {
+      this.nameBytes += raw.length;
+      if (this.nameBytes <= MEMBER_NAME_BYTES) this.name.push(Buffer.from(raw));
+    }
   }
 
   closeString(): void {
     const raw = Buffer.concat(this.head);
     this.head = [];
+    if (this.name) {
+      const name = this.nameBytes <= MEMBER_NAME_BYTES ? (JSON.parse(`"${Buffer.concat(this.name).toString('utf8')}"`) as string) : '';
+      this.jsonMember = this.abridging.jsonInside?.has(name) === true;
+      this.name = undefined;
+    }
+    const inside = this.inside?.end();
+    this.inside = undefined;
+    if (inside !== undefined) {
+      this.write(Buffer.from(JSON.stringify(inside), 'utf8'));
+      return;
+    }
     if (this.length <= this.abridging.longerThan) {
       this.write(QUOTE_BYTE);
       this.write(raw);
@@ -125,6 +166,43 @@ class AbridgingReader implements JsonTokenSink {
     this.writtenBytes += bytes.length;
   }
 }
+
+/**
+ * A string's content read as a JSON document of its own, abridged as it is read: each raw part
+ * (whole characters and escapes) decoded and handed on as UTF-8; a surrogate pair written as
+ * two escapes may be cut between parts, so a high surrogate at a part's end waits for the next.
+ */
+class JsonInsideString {
+  private readonly reader: AbridgingReader;
+  private readonly tokens: JsonTokenReader;
+  private failed = false;
+  private highSurrogate = '';
+
+  constructor(abridging: Abridging) {
+    this.reader = new AbridgingReader(abridging);
+    this.tokens = new JsonTokenReader(this.reader);
+  }
+
+  add(raw: Buffer): void {
+    if (this.failed) return;
+    let text = this.highSurrogate + (JSON.parse(`"${raw.toString('utf8')}"`) as string);
+    const last = text.charCodeAt(text.length - 1);
+    this.highSurrogate = last >= HIGH_SURROGATE_FIRST && last <= HIGH_SURROGATE_LAST ? text.slice(-1) : '';
+    if (this.highSurrogate) text = text.slice(0, -1);
+    this.failed = this.tokens.add(Buffer.from(text, 'utf8')) !== undefined || !this.reader.withinBounds();
+  }
+
+  /** The abridged document; undefined when the content is no JSON document, or outgrew the bounds. */
+  end(): string | undefined {
+    if (this.failed || this.highSurrogate !== '' || this.tokens.end() !== undefined) return undefined;
+    return this.reader.text().toString('utf8');
+  }
+}
+
+/** The longest member name `jsonInside` is looked up by: a longer one is none of them. */
+const MEMBER_NAME_BYTES = 64;
+const HIGH_SURROGATE_FIRST = 0xd800;
+const HIGH_SURROGATE_LAST = 0xdbff;
 
 /**
  * How many UTF-16 code units the character starting with `byte` counts for: a byte that

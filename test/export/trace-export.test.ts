@@ -21,7 +21,7 @@ import { exportTraceServiceRequest } from '../../src/export/trace/otlp-protobuf'
 import { PushError, pushConversationTrace } from '../../src/export/trace/otlp-push';
 import type { OtlpSpan, OtlpTraceDocument } from '../../src/export/trace/otlp-trace';
 import { runExportCommand } from '../../src/export/trace/push-command';
-import { action, agentError, conversationId, eventId, message, observation } from '../support/events';
+import { action, agentError, completionLog, conversationId, eventId, message, observation } from '../support/events';
 import { writeConversationState } from '../support/conversation-state';
 import { type LiveServer, startLiveServer } from '../support/live-server';
 
@@ -113,6 +113,25 @@ function secretiveConversation() {
   ];
 }
 
+/** A conversation whose one model response has a completion log larger than an export reads whole, holding a known secret. */
+const LARGE_LOG = conversationId(7);
+const LARGE_LOG_CALL = action({ id: eventId(3), timestamp: '2026-06-01T10:00:03' }, 'Read the log.');
+
+function largeLogConversation(): Event[] {
+  return [
+    message({ id: eventId(1), timestamp: '2026-06-01T10:00:01', source: 'user' }, { text: ['Summarise the log.'] }),
+    // The SDK logs a completion when its response arrives, before the events made of it.
+    completionLog(
+      { id: eventId(2), timestamp: '2026-06-01T10:00:02' },
+      LARGE_LOG_CALL.llm_response_id!,
+      { prompt_tokens: 1234, completion_tokens: 56 },
+      `${SECRET} ${'é log line\n'.repeat(300_000)}`,
+    ),
+    LARGE_LOG_CALL,
+    observation({ id: eventId(4), timestamp: '2026-06-01T10:00:04' }, 'Logged.'),
+  ];
+}
+
 let server: LiveServer;
 let scratch: string;
 
@@ -120,6 +139,7 @@ beforeAll(async () => {
   server = await startLiveServer([
     { id: QUIET, events: [message({ id: eventId(1), timestamp: '2026-06-01T09:00:00.5', source: 'user' }, { text: ['Hello?'] })] },
     { id: SECRETIVE, events: secretiveConversation() },
+    { id: LARGE_LOG, events: largeLogConversation() },
   ]);
   cpSync(SAMPLE, path.join(server.root, RECORDED), { recursive: true });
   scratch = mkdtempSync(path.join(os.tmpdir(), 'trace-export-'));
@@ -223,6 +243,23 @@ describe('otlp', () => {
     expect(attributesOf(spans[0]!)['input.value']).toBe('Hello?');
   });
 });
+
+test.each(['otlp', 'atif'] as const)(
+  '%s: a completion log too large to read whole still gives its response its usage, and no secret',
+  async (format) => {
+    const { status, body } = await exported(LARGE_LOG, format);
+    expect(status).toBe(200);
+    const text = JSON.stringify(body);
+    expect(text.includes(SECRET)).toBe(false);
+    if (format === 'otlp') {
+      const chat = spansOf(body).find((span) => attributesOf(span)['gen_ai.response.id'] === LARGE_LOG_CALL.llm_response_id)!;
+      expect([attributesOf(chat)['gen_ai.usage.input_tokens'], attributesOf(chat)['gen_ai.usage.output_tokens']]).toEqual(['1234', '56']);
+    } else {
+      const steps = (body as { steps: { source: string; metrics?: { prompt_tokens?: number; completion_tokens?: number } }[] }).steps;
+      expect(steps.find((step) => step.source === 'agent')?.metrics).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56 });
+    }
+  },
+);
 
 describe('what a trace holds at once is bounded', () => {
   let longServer: LiveServer;

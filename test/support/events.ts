@@ -88,6 +88,22 @@ export function stateUpdate(stamp: Stamp, key = 'execution_status', value: unkno
 }
 
 /** The ids of events, for whole-list assertions. */
+/** A completion log of the response `responseId`, recording its usage, with `content` as the response's text. */
+export function completionLog(
+  stamp: Stamp,
+  responseId: string,
+  usage: { prompt_tokens: number; completion_tokens: number },
+  content = 'Done.',
+): EventOfKind<'LLMCompletionLogEvent'> {
+  const logData = { response: { id: responseId, usage, choices: [{ index: 0, message: { role: 'assistant', content } }] }, cost: 0.25 };
+  return stamped('LLMCompletionLogEvent', stamp, {
+    filename: `model-${stamp.id.slice(-6)}.json`,
+    log_data: JSON.stringify(logData),
+    model_name: 'test/model',
+    usage_id: 'agent',
+  });
+}
+
 export function idsOf(events: readonly { id?: string }[]): (string | undefined)[] {
   return events.map((event) => event.id);
 }
