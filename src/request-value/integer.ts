@@ -2,7 +2,9 @@
  * Integers as pydantic 2 reads them from a string. pydantic-core trims Unicode White_Space
  * (Rust's `char::is_whitespace`: U+0085 is one and U+FEFF is not, unlike JavaScript's `\s`),
  * drops a `.000` fraction, and reads digits grouped by single underscores as Python's int()
- * does. Past 4300 characters (Python's conversion limit) in digits, a string that opens with a
+ * does, after it strips leading zeros: a `0` and the zeros and underscores after it, up to the
+ * last digit they are followed by, go first (so `0__1` is 1 and `0__0` is 0, though `1__0` is
+ * no integer). Past 4300 characters (Python's conversion limit) in digits, a string that opens with a
  * JSON integer is `int_parsing_size`; anything else that long is `int_parsing`. Python's
  * integers have no bound, so the value is also given as its canonical digits, for a caller
  * that echoes a value beyond a double's exact range. Measured against the pydantic the pinned
@@ -11,7 +13,7 @@
 export type IntegerParse = { ok: true; value: number; digits: string } | { ok: false; type: 'int_parsing' | 'int_parsing_size'; message: string };
 
 const WHITE_SPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
-const PYDANTIC_INTEGER = new RegExp(`^${WHITE_SPACE}*([+-]?)(\\d+(?:_\\d+)*)(?:\\.0+)?${WHITE_SPACE}*$`);
+const PYDANTIC_INTEGER = new RegExp(`^${WHITE_SPACE}*([+-]?)(?:0[0_]*(?=\\d))?(\\d+(?:_\\d+)*)(?:\\.0+)?${WHITE_SPACE}*$`);
 const LEADING_JSON_INTEGER = /^-?(0|[1-9]\d*)/;
 const MAX_DIGITS = 4300;
 
