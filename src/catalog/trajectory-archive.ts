@@ -89,7 +89,7 @@ export async function* trajectoryArchive(
         if (way.kind !== 'whole') {
           const pieces =
             way.kind === 'unchanged'
-              ? unchanged(name, opened.pieces(), known)
+              ? unchanged(name, opened.pieces(), known, way.seenClean)
               : way.kind === 'text'
                 ? maskedTextPieces(opened.pieces(), known)
                 : maskedJsonPieces(opened.pieces(), known, way, AS_THE_REFERENCE);
@@ -131,7 +131,7 @@ async function largeFileWay(name: string, opened: OpenedFile, known: KnownSecret
     if (scan.found && lines) return { kind: 'whole', reason: 'JSON lines that may hold a secret' };
     text.add(piece);
   }
-  if (!scan.found) return { kind: 'unchanged' };
+  if (!scan.found) return { kind: 'unchanged', seenClean: true };
   return text.end() ? { kind: 'text' } : { kind: 'whole', reason: 'bytes that are not UTF-8 text, holding what may be a known secret' };
 }
 
@@ -172,12 +172,14 @@ async function* maskedTextPieces(pieces: AsyncIterable<Buffer>, known: KnownSecr
 
 /**
  * The pieces of a file found to hold nothing to mask, read again; the download is cut if they
- * now hold something (the file was rewritten meanwhile). A JSON document's piece is sent once
- * the next has been looked at too, since what masks a string may be known only further on.
+ * now hold something (the file was rewritten meanwhile). Bytes the policy's expression found
+ * nothing in (`seenClean`) are looked at the same way again; a JSON document that only the
+ * masker found nothing to change in is masked again, and its piece sent once the next has been
+ * looked at too, since what masks a string may be known only further on.
  */
-async function* unchanged(name: string, pieces: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
+async function* unchanged(name: string, pieces: AsyncIterable<Buffer>, known: KnownSecrets, seenClean: boolean): AsyncGenerator<Buffer> {
   const rewritten = () => new Error(`${name} was rewritten while it was archived, and now holds what the secret policy masks`);
-  if (!isJsonDocument(name)) {
+  if (seenClean) {
     const scan = pieceScanFor(name, known);
     for await (const piece of pieces) {
       scan.add(piece);
@@ -203,9 +205,10 @@ function isJsonDocument(name: string): boolean {
   return name.toLowerCase().endsWith('.json');
 }
 
-/** A scan for what the policy may mask in a file that is no JSON document: each line of JSON lines as JSON, other text for the known values. */
+/** A scan for what the policy may mask in a file: JSON documents and each line of JSON lines as JSON, other text for the known values. */
 function pieceScanFor(name: string, known: KnownSecrets): PieceScan {
-  return name.toLowerCase().endsWith('.jsonl') ? new PieceScan(known, AS_THE_REFERENCE) : new PieceScan(known, { text: true });
+  const lower = name.toLowerCase();
+  return lower.endsWith('.json') || lower.endsWith('.jsonl') ? new PieceScan(known, AS_THE_REFERENCE) : new PieceScan(known, { text: true });
 }
 
 /** The entries of one archive as they are written, and their records for the central directory at its end. */

@@ -377,7 +377,11 @@ function encoded(text: string): Buffer {
 /** How JSON bytes in pieces can be masked, learnt by reading them once without writing. */
 export type MaskingPlan =
   /** Nothing to mask (and, with `oneLine`, no line breaks): the bytes may be sent as they are. */
-  | { kind: 'unchanged' }
+  /**
+   * `seenClean`: the policy's one expression found nothing in them (mayHoldSecrets), so a
+   * reading again is checked the same way; otherwise only the masker found nothing to change.
+   */
+  | { kind: 'unchanged'; seenClean: boolean }
   /** maskedJsonPieces masks them, given the credentials found. */
   | { kind: 'streamed'; lateCredentials: readonly number[] }
   /** Only a reading of the whole can (`reason`: why not in pieces). */
@@ -394,7 +398,7 @@ export async function maskingPlan(
   known: KnownSecrets,
   options: StreamedMaskingOptions = {},
 ): Promise<MaskingPlan> {
-  if (!(await mayNeedMasking(read(), known, options))) return { kind: 'unchanged' };
+  if (!(await mayNeedMasking(read(), known, options))) return { kind: 'unchanged', seenClean: true };
   const masking = new JsonMaskingStream(known, options);
   for await (const piece of read()) {
     for (const slice of slices(piece)) masking.add(slice);
@@ -402,7 +406,9 @@ export async function maskingPlan(
   }
   masking.end();
   if (masking.failure) return { kind: 'whole', reason: masking.failure };
-  return masking.changed || masking.lineBreaks ? { kind: 'streamed', lateCredentials: masking.lateCredentials } : { kind: 'unchanged' };
+  return masking.changed || masking.lineBreaks
+    ? { kind: 'streamed', lateCredentials: masking.lateCredentials }
+    : { kind: 'unchanged', seenClean: false };
 }
 
 async function mayNeedMasking(pieces: AsyncIterable<Buffer>, known: KnownSecrets, options: StreamedMaskingOptions): Promise<boolean> {

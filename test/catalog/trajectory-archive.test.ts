@@ -55,6 +55,11 @@ test('a large event file that gains a secret field after it was found to hold no
   await expect(archived(file)).rejects.toThrow('was rewritten while it was archived');
 });
 
+test('a large event file that names a credential with nothing to mask, then gains its value, cuts the archive', async () => {
+  const file = changingFile({ text: FILLER, auth: { strategy: 'bearer' } }, { text: FILLER, auth: { strategy: 'bearer', value: 'clear' } });
+  await expect(archived(file)).rejects.toThrow('was rewritten while it was archived');
+});
+
 test('a large event file that loses the strategy its credential was planned with cuts the archive', async () => {
   const file = changingFile({ text: FILLER, auth: { value: 'clear', strategy: 'bearer' } }, { text: FILLER, auth: { value: 'clear' } });
   await expect(archived(file)).rejects.toThrow('not those the first reading planned from');
