@@ -105,7 +105,8 @@ async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGene
 }
 
 const LINE_END = Buffer.from('\n');
-const ONE_LINE = { oneLine: true } as const;
+/** A stored event (JSON, which the ingester decoded) as a line of the export. */
+const ONE_LINE = { oneLine: true, json: true } as const;
 
 /**
  * Events for the trace formats, which parse every one. A large event is read in pieces with

@@ -24,6 +24,7 @@ import {
   ENCRYPTED_VALUE_PREFIX,
   type KnownSecrets,
   MASKED_SECRET,
+  CREDENTIAL_MARK_SCAN,
   PieceScan,
   Scope,
   StringRule,
@@ -42,6 +43,8 @@ const NAME_BYTES = 256;
 export interface StreamedMaskingOptions extends CopyOptions {
   /** Line breaks between tokens left out, for a JSON lines export (inside strings JSON escapes them). */
   oneLine?: boolean;
+  /** The bytes are known to be one JSON document (a stored event, which the ingester decoded). */
+  json?: boolean;
 }
 
 const QUOTE_BYTE = Buffer.from('"');
@@ -398,7 +401,10 @@ export async function maskingPlan(
   known: KnownSecrets,
   options: StreamedMaskingOptions = {},
 ): Promise<MaskingPlan> {
-  if (!(await mayNeedMasking(read(), known, options))) return { kind: 'unchanged', seenClean: true };
+  const look = await firstLook(read(), known, options);
+  if (!look.mayNeedMasking) return { kind: 'unchanged', seenClean: true };
+  // Without a credential's mark, a reading to plan would find no credential, nor anything that is not JSON in a document known to be.
+  if (options.json && !look.mayMarkCredentials) return { kind: 'streamed', lateCredentials: [] };
   const masking = new JsonMaskingStream(known, options);
   for await (const piece of read()) {
     for (const slice of slices(piece)) masking.add(slice);
@@ -411,13 +417,22 @@ export async function maskingPlan(
     : { kind: 'unchanged', seenClean: false };
 }
 
-async function mayNeedMasking(pieces: AsyncIterable<Buffer>, known: KnownSecrets, options: StreamedMaskingOptions): Promise<boolean> {
+/** What the policy's one expression finds in the bytes (and, with `oneLine`, whether they hold a line break), and whether a credential's mark may be among them. */
+async function firstLook(
+  pieces: AsyncIterable<Buffer>,
+  known: KnownSecrets,
+  options: StreamedMaskingOptions,
+): Promise<{ mayNeedMasking: boolean; mayMarkCredentials: boolean }> {
   const scan = new PieceScan(known, options);
+  const marks = new PieceScan(CREDENTIAL_MARK_SCAN);
+  let lineBreaks = false;
   for await (const piece of pieces) {
-    scan.add(piece);
-    if (scan.found || (options.oneLine && (piece.includes(LINE_FEED) || piece.includes(CARRIAGE_RETURN)))) return true;
+    if (!scan.found) scan.add(piece);
+    marks.add(piece);
+    lineBreaks ||= options.oneLine === true && (piece.includes(LINE_FEED) || piece.includes(CARRIAGE_RETURN));
+    if (marks.found && (scan.found || lineBreaks)) break;
   }
-  return false;
+  return { mayNeedMasking: scan.found || lineBreaks, mayMarkCredentials: marks.found };
 }
 
 /**

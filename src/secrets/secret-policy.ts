@@ -67,7 +67,7 @@ const PROVIDER_CIPHERTEXT = 'encrypted_content';
  */
 const MIN_KNOWN_SECRET_LENGTH = 6;
 
-interface ByteScan {
+export interface ByteScan {
   pattern: RegExp;
   reach: number;
 }
@@ -468,8 +468,10 @@ export class PieceScan {
   private carried = '';
   private readonly scan: ByteScan;
 
-  constructor(known: KnownSecrets = KnownSecrets.NONE, options: CopyOptions & { text?: boolean } = {}) {
-    this.scan = options.text ? known.textScan() : known.byteScan(options.maskProviderCiphertext === true);
+  /** `known`'s scan (KnownSecrets.byteScan, or with `text` its textScan), or a scan of its own. */
+  constructor(known: KnownSecrets | ByteScan = KnownSecrets.NONE, options: CopyOptions & { text?: boolean } = {}) {
+    if (!(known instanceof KnownSecrets)) this.scan = known;
+    else this.scan = options.text ? known.textScan() : known.byteScan(options.maskProviderCiphertext === true);
   }
 
   add(piece: Buffer): void {
@@ -482,6 +484,9 @@ export class PieceScan {
     this.carried = reach === 0 ? '' : text.length >= reach ? text.slice(-reach) : (this.carried + text).slice(-reach);
   }
 }
+
+/** What in stored JSON bytes, read as latin1, may make an object an MCP credential: its mark, or an escape that could spell it. */
+export const CREDENTIAL_MARK_SCAN: ByteScan = { pattern: new RegExp(`"${CREDENTIAL_MARK}"|\\\\u`), reach: CREDENTIAL_MARK.length + 2 };
 
 /** An expression that matches nothing. */
 const NEVER = /(?!)/;
