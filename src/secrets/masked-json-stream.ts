@@ -379,8 +379,8 @@ function encoded(text: string): Buffer {
 
 /** How JSON bytes in pieces can be masked, learnt by reading them once without writing. */
 export type MaskingPlan =
-  /** Nothing to mask (and, with `oneLine`, no line breaks): the bytes may be sent as they are. */
   /**
+   * Nothing to mask (and, with `oneLine`, no line breaks): the bytes may be sent as they are.
    * `seenClean`: the policy's one expression found nothing in them (mayHoldSecrets), so a
    * reading again is checked the same way; otherwise only the masker found nothing to change.
    */
