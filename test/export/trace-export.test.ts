@@ -435,16 +435,16 @@ describe('push', () => {
   test('--all pushes every conversation, with a line per conversation and a summary', async () => {
     const result = await run(['--otlp-endpoint', collectorUrl(), '--base-url', server.url, '--all']);
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(new RegExp(`^Pushed 3 of 3 conversations to ${collectorUrl()}/v1/traces: \\d+ spans in 3 requests\\.\\n$`));
-    expect(result.err.split('\n').filter(Boolean)).toHaveLength(3);
-    expect(received).toBe(3);
+    expect(result.out).toMatch(new RegExp(`^Pushed 4 of 4 conversations to ${collectorUrl()}/v1/traces: \\d+ spans in 4 requests\\.\\n$`));
+    expect(result.err.split('\n').filter(Boolean)).toHaveLength(4);
+    expect(received).toBe(4);
   });
 
   test('a refusing collector is reported with its status and not retried; the rest is not tried', async () => {
     answers = [400];
     const result = await run(['--otlp-endpoint', collectorUrl(), '--base-url', server.url, '--all']);
     expect(result.code).toBe(1);
-    expect(result.out).toContain('Pushed 0 of 3 conversations');
+    expect(result.out).toContain('Pushed 0 of 4 conversations');
     expect(result.out).toContain('answered 400 Bad Request: status 400 from the collector');
     expect(received).toBe(1);
   });
