@@ -4,7 +4,7 @@
  * everything else is copied as it is. A reader that carries only the start of long texts (the
  * trace exports) parses the result, and so never holds a long string whole, nor the document.
  */
-import { JsonTokenReader, type JsonTokenSink } from './json-tokens';
+import { JsonTokenReader, type JsonTokenSink, heldHighSurrogate, stringPartText } from './json-tokens';
 
 export interface Abridging {
   /** A string of more characters than this is abridged. */
@@ -133,7 +133,7 @@ class AbridgingReader implements JsonTokenSink {
     const raw = Buffer.concat(this.head);
     this.head = [];
     if (this.name) {
-      const name = this.nameBytes <= MEMBER_NAME_BYTES ? (JSON.parse(`"${Buffer.concat(this.name).toString('utf8')}"`) as string) : '';
+      const name = this.nameBytes <= MEMBER_NAME_BYTES ? stringPartText(Buffer.concat(this.name)) : '';
       this.jsonMember = this.abridging.jsonInside?.has(name) === true;
       this.name = undefined;
     }
@@ -150,7 +150,7 @@ class AbridgingReader implements JsonTokenSink {
       return;
     }
     // The head ends between whole characters and escapes, so it reads as a string of its own.
-    const head = JSON.parse(`"${raw.toString('utf8')}"`) as string;
+    const head = stringPartText(raw);
     this.write(Buffer.from(JSON.stringify(this.abridging.abridge(head, this.length)), 'utf8'));
   }
 
@@ -169,8 +169,8 @@ class AbridgingReader implements JsonTokenSink {
 
 /**
  * A string's content read as a JSON document of its own, abridged as it is read: each raw part
- * (whole characters and escapes) decoded and handed on as UTF-8; a surrogate pair written as
- * two escapes may be cut between parts, so a high surrogate at a part's end waits for the next.
+ * (whole characters and escapes) decoded and handed on as UTF-8, a high surrogate at its end
+ * held for the next (heldHighSurrogate).
  */
 class JsonInsideString {
   private readonly reader: AbridgingReader;
@@ -185,11 +185,9 @@ class JsonInsideString {
 
   add(raw: Buffer): void {
     if (this.failed) return;
-    let text = this.highSurrogate + (JSON.parse(`"${raw.toString('utf8')}"`) as string);
-    const last = text.charCodeAt(text.length - 1);
-    this.highSurrogate = last >= HIGH_SURROGATE_FIRST && last <= HIGH_SURROGATE_LAST ? text.slice(-1) : '';
-    if (this.highSurrogate) text = text.slice(0, -1);
-    this.failed = this.tokens.add(Buffer.from(text, 'utf8')) !== undefined || !this.reader.withinBounds();
+    const { settled, held } = heldHighSurrogate(this.highSurrogate + stringPartText(raw));
+    this.highSurrogate = held;
+    this.failed = this.tokens.add(Buffer.from(settled, 'utf8')) !== undefined || !this.reader.withinBounds();
   }
 
   /** The abridged document; undefined when the content is no JSON document, or outgrew the bounds. */
@@ -201,8 +199,6 @@ class JsonInsideString {
 
 /** The longest member name `jsonInside` is looked up by: a longer one is none of them. */
 const MEMBER_NAME_BYTES = 64;
-const HIGH_SURROGATE_FIRST = 0xd800;
-const HIGH_SURROGATE_LAST = 0xdbff;
 
 /**
  * How many UTF-16 code units the character starting with `byte` counts for: a byte that

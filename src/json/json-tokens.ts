@@ -244,3 +244,26 @@ function wholeCharactersEnd(bytes: Buffer): number {
   }
   return bytes.length;
 }
+
+/**
+ * A string part as stringPart hands it (whole characters and escapes) as the text it spells;
+ * throws when it holds an escape JSON does not have.
+ */
+export function stringPartText(raw: Buffer): string {
+  const text = raw.toString('utf8');
+  return raw.includes(BACKSLASH) ? (JSON.parse(`"${text}"`) as string) : text;
+}
+
+const HIGH_SURROGATE_FIRST = 0xd800;
+const HIGH_SURROGATE_LAST = 0xdbff;
+
+/**
+ * `text` as what is settled and a high surrogate at its end, held back: a pair written as two
+ * escapes may be cut between two parts, and its halves apart would each become U+FFFD in UTF-8.
+ */
+export function heldHighSurrogate(text: string): { settled: string; held: string } {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= HIGH_SURROGATE_FIRST && last <= HIGH_SURROGATE_LAST
+    ? { settled: text.slice(0, -1), held: text.slice(-1) }
+    : { settled: text, held: '' };
+}

@@ -16,7 +16,7 @@
  * caller reads the document whole). The second (maskedJsonPieces) then masks such a `value`
  * as it comes.
  */
-import { JsonTokenReader, type JsonTokenSink } from '../json/json-tokens';
+import { JsonTokenReader, type JsonTokenSink, heldHighSurrogate, stringPartText } from '../json/json-tokens';
 import {
   CREDENTIAL_MARK,
   CREDENTIAL_VALUE,
@@ -52,11 +52,8 @@ const MASKED_STRING = Buffer.from(`"${MASKED_SECRET}"`);
 const MASK_BYTES = Buffer.from(MASKED_SECRET);
 const PUNCTUATION = new Map([...'{}[]:,'].map((character) => [character.charCodeAt(0), Buffer.from(character)]));
 const LINE_BREAK = /[\r\n]/g;
-const BACKSLASH = 0x5c;
 const LINE_FEED = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
-const HIGH_SURROGATE_FIRST = 0xd800;
-const HIGH_SURROGATE_LAST = 0xdbff;
 
 interface Frame {
   object: boolean;
@@ -325,13 +322,8 @@ export class JsonMaskingStream implements JsonTokenSink {
   }
 
   private emitText(string: OpenString, text: string): void {
-    let settled = string.highSurrogate + text;
-    string.highSurrogate = '';
-    const last = settled.charCodeAt(settled.length - 1);
-    if (last >= HIGH_SURROGATE_FIRST && last <= HIGH_SURROGATE_LAST) {
-      string.highSurrogate = settled.slice(-1);
-      settled = settled.slice(0, -1);
-    }
+    const { settled, held } = heldHighSurrogate(string.highSurrogate + text);
+    string.highSurrogate = held;
     if (settled !== '') this.emit(encoded(settled));
   }
 
@@ -349,10 +341,8 @@ export class JsonMaskingStream implements JsonTokenSink {
 
   /** A part of a string as text; undefined, failing the reading, when its escapes are not JSON's. */
   private decoded(raw: Buffer): string | undefined {
-    const text = raw.toString('utf8');
-    if (!raw.includes(BACKSLASH)) return text;
     try {
-      return JSON.parse(`"${text}"`) as string;
+      return stringPartText(raw);
     } catch {
       this.failed ??= 'not JSON: a string holds an escape JSON does not have';
       return undefined;
@@ -361,7 +351,7 @@ export class JsonMaskingStream implements JsonTokenSink {
 
   private decodedName(raw: Buffer): string | undefined {
     try {
-      return JSON.parse(`"${raw.toString('utf8')}"`) as string;
+      return stringPartText(raw);
     } catch {
       this.failed ??= 'not JSON: a member name holds an escape JSON does not have';
       return undefined;
