@@ -414,15 +414,16 @@ async function firstLook(
   options: StreamedMaskingOptions,
 ): Promise<{ mayNeedMasking: boolean; mayMarkCredentials: boolean }> {
   const scan = new PieceScan(known, options);
-  const marks = new PieceScan(CREDENTIAL_MARK_SCAN);
+  // Only a document known to be JSON may skip the planning reading: for any other the look stops at its first finding.
+  const marks = options.json ? new PieceScan(CREDENTIAL_MARK_SCAN) : undefined;
   let lineBreaks = false;
   for await (const piece of pieces) {
     if (!scan.found) scan.add(piece);
-    marks.add(piece);
+    marks?.add(piece);
     lineBreaks ||= options.oneLine === true && (piece.includes(LINE_FEED) || piece.includes(CARRIAGE_RETURN));
-    if (marks.found && (scan.found || lineBreaks)) break;
+    if ((scan.found || lineBreaks) && (marks?.found ?? true)) break;
   }
-  return { mayNeedMasking: scan.found || lineBreaks, mayMarkCredentials: marks.found };
+  return { mayNeedMasking: scan.found || lineBreaks, mayMarkCredentials: marks?.found ?? true };
 }
 
 /**

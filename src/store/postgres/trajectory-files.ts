@@ -65,18 +65,12 @@ export function trajectoryFiles(pool: Pool, hex: string, now = new Date()): Prom
       files.push({ relativePath: 'events/', modifiedAt: timeOf(newest, now), size: 0, read: async () => Buffer.alloc(0) });
       // Position order is the directory's name order: every name carries its index in the same number of digits (five for any zip's worth).
       for (const event of events) {
-        const version = {
-          conversationId: conversation.id,
-          position: Number(event.position),
-          fileSize: event.file_size,
-          fileModifiedMs: event.file_modified_ms,
-        };
         files.push({
           relativePath: `events/${event.file_name}`,
           modifiedAt: timeOf(event.sort_micros, now),
           size: event.size,
           read: () => (event.size > LARGE_EVENT_BYTES ? bodies.readLarge(event.position) : bodies.read(event.position)),
-          open: async () => largeEventFile(pool, version, event.size),
+          open: async () => largeEventFile(pool, conversation.id, event),
         });
       }
     }
@@ -89,9 +83,15 @@ export function trajectoryFiles(pool: Pool, hex: string, now = new Date()): Prom
  * A large event read in pieces (event_pieces), as often as the archive asks; a reading fails,
  * and so cuts the download, once the event is removed or replaced.
  */
-function largeEventFile(pool: Pool, version: EventVersion, size: number): OpenedFile {
+function largeEventFile(pool: Pool, conversationId: number, event: ListedEvent): OpenedFile {
+  const version: EventVersion = {
+    conversationId,
+    position: Number(event.position),
+    fileSize: event.file_size,
+    fileModifiedMs: event.file_modified_ms,
+  };
   const rows = (statement: Statement) => guarded('read trajectory events', async () => (await pool.query<{ payload: Buffer }>(statement)).rows);
-  return { pieces: () => storedEventPieces(rows, POSTGRES, version, size), close: async () => undefined };
+  return { pieces: () => storedEventPieces(rows, POSTGRES, version, event.size), close: async () => undefined };
 }
 
 async function readDocument(pool: Pool, conversationId: number, column: 'meta' | 'state'): Promise<Buffer | undefined> {
