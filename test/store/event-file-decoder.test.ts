@@ -2,7 +2,8 @@
  * The event file decoder decodes a batch on a thread of its own, or a small batch on the
  * calling thread: both must make the same of every file, hostile ones included (a named
  * pipe, a directory, links inside and outside the root and to nothing, broken, deep and
- * large events), and a decoder whose thread is stopped mid-way still answers.
+ * large events), batches decoded ahead by both threads come out in order, and a decoder
+ * whose thread is stopped mid-way still answers.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -100,6 +101,21 @@ test('a decoder whose thread is stopped while it decodes answers on the calling 
   const decoding = decoder.decode(events, files(), root);
   decoder.close();
   expect(comparable(await decoding)).toEqual(comparable(await decodeAll(Number.POSITIVE_INFINITY)));
+});
+
+test('batches decoded ahead, split between the two threads, come out in order, each file as the calling thread alone makes it', async () => {
+  const decoder = new EventFileDecoder('contract', 0);
+  const batches: ReturnType<typeof files>[] = [];
+  for (let start = 0; start < names.length; start += 7) batches.push(files().slice(start, start + 7));
+  try {
+    const ahead = decoder.ahead(events, root, batches);
+    const decoded: DecodedFile[] = [];
+    for (let taken = 0; taken < batches.length; taken++) decoded.push(...(await ahead.take()));
+    expect(comparable(decoded)).toEqual(comparable(await decodeAll(Number.POSITIVE_INFINITY)));
+    await expect(ahead.take()).rejects.toThrow('no batch left');
+  } finally {
+    decoder.close();
+  }
 });
 
 test.each([

@@ -55,8 +55,8 @@ export interface DecodeReply {
   decoded: DecodedHere[];
 }
 
-/** Where a batch is decoded: on the calling thread, on the decoding thread, or half on each. */
-export type DecodeOn = 'caller' | 'thread' | 'both';
+/** Where a batch is decoded: on the calling thread or on the decoding thread. */
+export type DecodeOn = 'caller' | 'thread';
 
 /** Decoding starts; `mode` is the thread's workerData. */
 export interface DecodingThreadData {
@@ -108,23 +108,22 @@ export class EventFileDecoder {
 
   /**
    * The files of `directory`, decoded, in the order given; a link is followed only to a
-   * file inside `realRoot`. `on` says where: `both` when the caller has nothing else to do
-   * until this batch is decoded (the first of a long conversation), so its thread decodes
-   * half of it while the decoding thread decodes the other half.
+   * file inside `realRoot`. `on` says where.
    */
   async decode(directory: string, files: EventFileName[], realRoot: string, on: DecodeOn = 'thread'): Promise<DecodedFile[]> {
-    let decoded: DecodedHere[];
-    if (on === 'caller' || files.length < this.decodedHereBelow || this.threadStopped) decoded = await this.decodeHere(directory, realRoot, files);
-    else if (on === 'thread') decoded = await this.decodeThere(directory, realRoot, files);
-    else {
-      const half = Math.floor(files.length / 2);
-      const there = this.decodeThere(directory, realRoot, files.slice(half));
-      decoded = [...(await this.decodeHere(directory, realRoot, files.slice(0, half))), ...(await there)];
-    }
+    const decoded =
+      on === 'caller' || files.length < this.decodedHereBelow || this.threadStopped
+        ? await this.decodeHere(directory, realRoot, files)
+        : await this.decodeThere(directory, realRoot, files);
     const results: DecodedFile[] = [];
     for (const [at, result] of decoded.entries())
       results.push(result.kind === 'link' ? await this.readLinkedFile(path.join(directory, files[at]!.name), files[at]!, realRoot) : result);
     return results;
+  }
+
+  /** The batches of one long read of `directory`, decoded ahead of the caller by both threads (BatchesAhead). */
+  ahead(directory: string, realRoot: string, batches: EventFileName[][]): BatchesAhead {
+    return new BatchesAhead((files, on) => this.decode(directory, files, realRoot, on), batches);
   }
 
   /**
@@ -214,3 +213,58 @@ export class EventFileDecoder {
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
+
+/**
+ * Batches decoded while the caller writes the ones before. The decoding thread is handed
+ * each batch's tail BATCHES_AHEAD batches early, so it never waits for the caller; the
+ * caller decodes the batch's head itself when it takes the batch. How much is the head
+ * follows which thread waited for the other: a caller that found the tail not yet decoded
+ * takes more of the next batches, one that found it ready takes less, so the two threads
+ * end each batch together whichever is slower on this machine. The first batch, when the
+ * caller has nothing to write yet, is split in halves.
+ */
+export class BatchesAhead {
+  private readonly queued: { files: EventFileName[]; here: number; there: Promise<DecodedFile[]>; ready: boolean }[] = [];
+  private next = 0;
+  /** The part of a batch the caller decodes. */
+  private hereShare = FIRST_HERE_SHARE;
+
+  constructor(
+    private readonly decode: (files: EventFileName[], on: DecodeOn) => Promise<DecodedFile[]>,
+    private readonly batches: EventFileName[][],
+  ) {
+    this.queue();
+    this.hereShare = 0;
+    while (this.queued.length <= BATCHES_AHEAD && this.next < batches.length) this.queue();
+  }
+
+  /** The next batch's decoded files, in order; rejects if decoding it failed. */
+  async take(): Promise<DecodedFile[]> {
+    const batch = this.queued.shift();
+    if (!batch) throw new Error('no batch left to decode');
+    if (this.next < this.batches.length) this.queue();
+    const here = await this.decode(batch.files.slice(0, batch.here), 'caller');
+    const waited = !batch.ready;
+    const there = await batch.there;
+    this.hereShare = Math.min(MAX_HERE_SHARE, Math.max(0, this.hereShare + (waited ? HERE_SHARE_STEP : -HERE_SHARE_STEP)));
+    return [...here, ...there];
+  }
+
+  private queue(): void {
+    const files = this.batches[this.next++]!;
+    const here = Math.floor(files.length * this.hereShare);
+    const batch = { files, here, there: this.decode(files.slice(here), 'thread'), ready: false };
+    // A failure is the caller's to see when it takes the batch, not an unhandled rejection before.
+    batch.there.then(
+      () => (batch.ready = true),
+      () => undefined,
+    );
+    this.queued.push(batch);
+  }
+}
+
+/** Batches handed to the decoding thread beyond the one being taken. */
+const BATCHES_AHEAD = 3;
+const FIRST_HERE_SHARE = 0.5;
+const MAX_HERE_SHARE = 0.5;
+const HERE_SHARE_STEP = 0.02;

@@ -755,21 +755,13 @@ class Ingester implements DirectoryIngester {
     await this.copyDocuments(pending.row, documents);
     const batches: EventFileName[][] = [];
     for (let start = 0; start < pending.files.length; start += batchSize) batches.push(pending.files.slice(start, start + batchSize));
-    // Each batch is decoded one batch ahead, on the decoding thread, while this thread
-    // writes the batch before; nothing is written while the first is decoded, so this
-    // thread takes half of it.
-    const decode = (files: EventFileName[], first: boolean) => {
-      const decoding = this.decoder.decode(pending.eventsDirectory, files, realRoot, first ? 'both' : 'thread');
-      decoding.catch(() => undefined);
-      return decoding;
-    };
-    let next = decode(batches[0]!, true);
+    // Batches are decoded ahead, by the decoding thread and this one, while this thread writes the ones before.
+    const ahead = this.decoder.ahead(pending.eventsDirectory, realRoot, batches);
     for (let first = 0; first < batches.length; first += BATCHES_PER_TRANSACTION) {
       await this.options.database
         .transaction(async (writer) => {
           for (let at = first; at < Math.min(first + BATCHES_PER_TRANSACTION, batches.length); at++) {
-            const decoded = await next;
-            if (at + 1 < batches.length) next = decode(batches[at + 1]!, false);
+            const decoded = await ahead.take();
             const batch = this.batchOf(pending, batches[at]!, decoded);
             this.resolveDuplicateIds(pending, batch);
             const added = await this.writeBatch(writer, pending, batch);

@@ -10,22 +10,23 @@ import { SQLITE } from '../sql/dialect';
 import type { Statement } from '../sql/statement';
 
 export function sqliteDatabase(connection: BetterSqlite3.Database): SqlDatabase {
-  const prepared = new Map<string, BetterSqlite3.Statement>();
-  const statementOf = (text: string): BetterSqlite3.Statement => {
-    let statement = prepared.get(text);
-    if (!statement) {
-      statement = connection.prepare(text);
-      if (statement.reader) statement.safeIntegers(true);
-      prepared.set(text, statement);
+  const prepared = new Map<string, Positional>();
+  const positionalOf = (text: string): Positional => {
+    let positional = prepared.get(text);
+    if (!positional) {
+      positional = positionalStatement(connection, text);
+      prepared.set(text, positional);
     }
-    return statement;
+    return positional;
   };
-  const rows = <Row extends object>({ text, values }: Statement): Row[] =>
-    (statementOf(text).all(...bound(values)) as Record<string, unknown>[]).map(exactIntegers) as Row[];
+  const rows = <Row extends object>({ text, values }: Statement): Row[] => {
+    const { statement, order } = positionalOf(text);
+    return (statement.all(bound(values, order)) as Record<string, unknown>[]).map(exactIntegers) as Row[];
+  };
   const run = ({ text, values }: Statement): number => {
-    const statement = statementOf(text);
-    if (statement.reader) return statement.all(...bound(values)).length;
-    return statement.run(...bound(values)).changes;
+    const { statement, order } = positionalOf(text);
+    if (statement.reader) return statement.all(bound(values, order)).length;
+    return statement.run(bound(values, order)).changes;
   };
   // One transaction at a time on this connection: each waits for the one before to end.
   let turn: Promise<unknown> = Promise.resolve();
@@ -63,16 +64,34 @@ export function sqliteDatabase(connection: BetterSqlite3.Database): SqlDatabase 
 }
 
 /**
- * The values of numbered placeholders (`?1`, dialect.ts), which better-sqlite3 binds by
- * name from one object; booleans as SQLite's integers.
+ * A statement written with numbered placeholders (`?1`, dialect.ts), prepared with
+ * anonymous ones: better-sqlite3 binds `?1` only by name, from an object keyed by number,
+ * and building that object and looking up each of its keys cost a long INSERT more than
+ * SQLite's own work. `order` says which value each `?` takes, so a value used twice is
+ * bound twice. No statement of ours has a `?` inside a quoted literal.
  */
-function bound(values: readonly unknown[]): [Record<number, unknown>] | [] {
-  if (values.length === 0) return [];
-  const named: Record<number, unknown> = {};
-  values.forEach((value, index) => {
-    named[index + 1] = typeof value === 'boolean' ? (value ? 1 : 0) : value;
-  });
-  return [named];
+interface Positional {
+  statement: BetterSqlite3.Statement;
+  order: number[];
+}
+
+function positionalStatement(connection: BetterSqlite3.Database, text: string): Positional {
+  const order = Array.from(text.matchAll(NUMBERED_PLACEHOLDER), (match) => Number(match[1]) - 1);
+  const statement = connection.prepare(text.replace(NUMBERED_PLACEHOLDER, '?'));
+  if (statement.reader) statement.safeIntegers(true);
+  return { statement, order };
+}
+
+const NUMBERED_PLACEHOLDER = /\?(\d+)/g;
+
+/** The values in the order of the statement's `?`s; booleans as SQLite's integers. */
+function bound(values: readonly unknown[], order: readonly number[]): unknown[] {
+  const inOrder = new Array<unknown>(order.length);
+  for (let at = 0; at < order.length; at++) {
+    const value = values[order[at]!];
+    inOrder[at] = typeof value === 'boolean' ? (value ? 1 : 0) : value;
+  }
+  return inOrder;
 }
 
 function exactIntegers(row: Record<string, unknown>): Record<string, unknown> {
