@@ -726,7 +726,7 @@ class Ingester implements DirectoryIngester {
    * being followed) is written in one transaction with its documents and what it saw: each
    * commit writes whole pages of every index the rows touch, so one commit per conversation
    * rather than one per step is what a first start of many small conversations costs least.
-   * A longer one is decoded one batch ahead and written a few batches per transaction
+   * A longer one is decoded a few batches ahead (BatchesAhead) and written a few batches per transaction
    * (BATCHES_PER_TRANSACTION), and records what it saw only once every batch is in, so an
    * interrupted read is read again.
    */
