@@ -101,9 +101,16 @@ async function concurrentExports(formats: Format[], id = ID, concurrent = CONCUR
   const address = (format: Format) =>
     format === 'zip' ? `/api/file/download-trajectory/${id}` : `/api/stored-conversations/${id}/export?format=${format}`;
   const download = async (format: Format) => {
-    const response = await fetch(`${server.url}${address(format)}`);
-    expect(response.status).toBe(200);
-    return Buffer.from(await response.arrayBuffer());
+    try {
+      const response = await fetch(`${server.url}${address(format)}`);
+      expect(response.status).toBe(200);
+      return Buffer.from(await response.arrayBuffer());
+    } catch (error) {
+      // A connection reset once, under load, and could not be made again: what the server logged tells whether it cut the response.
+      throw new Error(
+        `${format} download failed: ${String((error as Error).cause ?? error)}; the server's log:\n${server.stderr.slice(-20).join('\n')}`,
+      );
+    }
   };
   // One export of each format runs alone first, and the peak starts again after it: what SQLite
   // caches of the stored pages and what the allocator keeps after one download are there
