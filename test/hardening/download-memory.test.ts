@@ -5,6 +5,7 @@
  * event too (masked as the event is read). docs/hardening.md has what they peaked at before.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { processMemory, resetPeakResident } from '../../dev/process/server-process';
@@ -94,6 +95,26 @@ afterAll(async () => {
 type Format = 'markdown' | 'jsonl' | 'otlp' | 'atif' | 'zip';
 
 /**
+ * One download on a connection of its own. These tests parse bodies of 50 MB, which holds
+ * this thread for seconds; meanwhile the server closes the connections fetch keeps alive,
+ * and fetch handed one of them to the next download, which was reset (`read ECONNRESET`,
+ * once in a loaded run of the suite).
+ */
+function get(url: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        // A response cut by the server ends in 'error' (aborted), never in 'end'.
+        response.on('error', reject);
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
+  });
+}
+
+/**
  * Eight concurrent exports, taking the formats in turn: their bodies, and what was resident
  * before them and at most during them.
  */
@@ -101,16 +122,9 @@ async function concurrentExports(formats: Format[], id = ID, concurrent = CONCUR
   const address = (format: Format) =>
     format === 'zip' ? `/api/file/download-trajectory/${id}` : `/api/stored-conversations/${id}/export?format=${format}`;
   const download = async (format: Format) => {
-    try {
-      const response = await fetch(`${server.url}${address(format)}`);
-      expect(response.status).toBe(200);
-      return Buffer.from(await response.arrayBuffer());
-    } catch (error) {
-      // A connection reset once, under load, and could not be made again: what the server logged tells whether it cut the response.
-      throw new Error(
-        `${format} download failed: ${String((error as Error).cause ?? error)}; the server's log:\n${server.stderr.slice(-20).join('\n')}`,
-      );
-    }
+    const { status, body } = await get(`${server.url}${address(format)}`);
+    expect(status).toBe(200);
+    return body;
   };
   // One export of each format runs alone first, and the peak starts again after it: what SQLite
   // caches of the stored pages and what the allocator keeps after one download are there
