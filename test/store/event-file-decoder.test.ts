@@ -103,7 +103,7 @@ test('a decoder whose thread is stopped while it decodes answers on the calling 
   expect(comparable(await decoding)).toEqual(comparable(await decodeAll(Number.POSITIVE_INFINITY)));
 });
 
-test('batches decoded ahead, split between the two threads, come out in order, each file as the calling thread alone makes it', async () => {
+test('batches decoded ahead, the first split between the two threads, come out in order, each file as the calling thread alone makes it', async () => {
   const decoder = new EventFileDecoder('contract', 0);
   const batches: ReturnType<typeof files>[] = [];
   for (let start = 0; start < names.length; start += 7) batches.push(files().slice(start, start + 7));

@@ -215,26 +215,19 @@ function asBuffer(bytes: Uint8Array): Buffer {
 }
 
 /**
- * Batches decoded while the caller writes the ones before. The decoding thread is handed
- * each batch's tail BATCHES_AHEAD batches early, so it never waits for the caller; the
- * caller decodes the batch's head itself when it takes the batch. How much is the head
- * follows which thread waited for the other: a caller that found the tail not yet decoded
- * takes more of the next batches, one that found it ready takes less, so the two threads
- * end each batch together whichever is slower on this machine. The first batch, when the
- * caller has nothing to write yet, is split in halves.
+ * Batches decoded while the caller writes the ones before: the decoding thread is handed
+ * each batch BATCHES_AHEAD batches before the caller takes it, so neither thread waits for
+ * the other over a batch that took one of them longer. The first batch, when the caller
+ * has nothing to write yet, is decoded half by each.
  */
 export class BatchesAhead {
-  private readonly queued: { files: EventFileName[]; here: number; there: Promise<DecodedFile[]>; ready: boolean }[] = [];
+  private readonly queued: { head: EventFileName[]; tail: Promise<DecodedFile[]> }[] = [];
   private next = 0;
-  /** The part of a batch the caller decodes. */
-  private hereShare = FIRST_HERE_SHARE;
 
   constructor(
     private readonly decode: (files: EventFileName[], on: DecodeOn) => Promise<DecodedFile[]>,
     private readonly batches: EventFileName[][],
   ) {
-    this.queue();
-    this.hereShare = 0;
     while (this.queued.length <= BATCHES_AHEAD && this.next < batches.length) this.queue();
   }
 
@@ -243,28 +236,20 @@ export class BatchesAhead {
     const batch = this.queued.shift();
     if (!batch) throw new Error('no batch left to decode');
     if (this.next < this.batches.length) this.queue();
-    const here = await this.decode(batch.files.slice(0, batch.here), 'caller');
-    const waited = !batch.ready;
-    const there = await batch.there;
-    this.hereShare = Math.min(MAX_HERE_SHARE, Math.max(0, this.hereShare + (waited ? HERE_SHARE_STEP : -HERE_SHARE_STEP)));
-    return [...here, ...there];
+    const head = batch.head.length === 0 ? [] : await this.decode(batch.head, 'caller');
+    return [...head, ...(await batch.tail)];
   }
 
   private queue(): void {
+    const first = this.next === 0;
     const files = this.batches[this.next++]!;
-    const here = Math.floor(files.length * this.hereShare);
-    const batch = { files, here, there: this.decode(files.slice(here), 'thread'), ready: false };
+    const split = first ? Math.floor(files.length / 2) : 0;
+    const tail = this.decode(files.slice(split), 'thread');
     // A failure is the caller's to see when it takes the batch, not an unhandled rejection before.
-    batch.there.then(
-      () => (batch.ready = true),
-      () => undefined,
-    );
-    this.queued.push(batch);
+    tail.catch(() => undefined);
+    this.queued.push({ head: files.slice(0, split), tail });
   }
 }
 
 /** Batches handed to the decoding thread beyond the one being taken. */
 const BATCHES_AHEAD = 3;
-const FIRST_HERE_SHARE = 0.5;
-const MAX_HERE_SHARE = 0.5;
-const HERE_SHARE_STEP = 0.02;
