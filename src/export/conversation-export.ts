@@ -12,7 +12,7 @@
 import type { Event, ExportFormat } from '../contract';
 import { type Abridging, abridgedJson } from '../json/abridged-json';
 import { jsonText } from '../json/json-text';
-import { type KnownSecrets, maskCredentialText, maskSecrets, maskedJson, maskedJsonPieces, maskingPlan } from '../secrets';
+import { CREDENTIAL_MARK, type KnownSecrets, maskCredentialText, maskSecrets, maskedJson, maskedJsonPieces, maskingPlan } from '../secrets';
 import type { ExportedEvent, LargeEvent } from '../store';
 import { eventSection, isUserMessage, largeEventSection, markdownHeading, taskSection } from './markdown';
 import {
@@ -92,64 +92,64 @@ function oneLine(bytes: Buffer): Buffer {
  * the line is the stored bytes, sent as the second reading takes them; otherwise the second
  * reading is masked and written on one line as it comes (maskedJsonPieces).
  */
-function largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncIterable<Buffer> {
-  return maskedLargeEvent(event, known, ONE_LINE);
+async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGenerator<Buffer> {
+  const plan = await maskingPlan(() => event.pieces(), known, ONE_LINE);
+  // A stored event is JSON, as the ingester decoded it: bytes that are not were replaced meanwhile, and the export is cut.
+  if (plan.kind === 'notJson') throw notTheStoredJson(event, plan.reason);
+  yield* plan.kind === 'unchanged' ? event.pieces() : maskedJsonPieces(event.pieces(), known, plan, ONE_LINE);
 }
 
-/**
- * A large event's pieces with the policy applied as they are read (the stored bytes when
- * nothing is masked). A stored event is JSON, as the ingester decoded it: bytes that are not
- * were replaced meanwhile, and the export is cut.
- */
-async function* maskedLargeEvent(event: LargeEvent, known: KnownSecrets, options: typeof STORED_EVENT | typeof ONE_LINE): AsyncGenerator<Buffer> {
-  const plan = await maskingPlan(() => event.pieces(), known, options);
-  if (plan.kind === 'notJson') throw new Error(`The event ${event.id} is not the JSON the store read: ${plan.reason}`);
-  yield* plan.kind === 'unchanged' ? event.pieces() : maskedJsonPieces(event.pieces(), known, plan, options);
+function notTheStoredJson(event: LargeEvent, reason: string): Error {
+  return new Error(`The event ${event.id} is not the JSON the store read: ${reason}`);
 }
 
 const LINE_END = Buffer.from('\n');
-/** A stored event: JSON, which the ingester decoded. */
-const STORED_EVENT = { json: true } as const;
 /** A stored event as a line of the export. */
 const ONE_LINE = { oneLine: true, json: true } as const;
 
 /**
- * Events for the trace formats, which parse every one. A large event is masked as its pieces
- * are read, as the JSON lines export masks it, and made smaller as they are (abridged-json.ts):
- * its long texts cut as a trace cuts them, and past what a trace reads of its structure, the
- * items and members the builders do not read left out (a completion log's JSON text abridged
- * inside, so that its usage is still read from it). What is parsed is then bounded whatever
- * the event, and no export holds it whole. Masking before abridging leaves nothing to the
- * members left out: a credential's `value` is masked before its `strategy` could be.
+ * Events for the trace formats, which parse every one. A large event is read in pieces and
+ * made smaller as it is read (abridged-json.ts): its long texts cut as a trace cuts them, and
+ * past what a trace reads of its structure, the items and members the builders do not read
+ * left out (a completion log's JSON text abridged inside, so that its usage is still read
+ * from it). What is parsed is then bounded whatever the event, and no export holds it whole.
+ * It is masked once smaller, as every event is: what masking reads of an object besides the
+ * member names above a string (a credential's `strategy`) is kept whatever is left out.
  */
 async function* maskedEvents(events: AsyncIterable<ExportedEvent>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  const abridging = traceAbridging(known);
   for await (const event of events) {
     if (Buffer.isBuffer(event)) {
       yield maskedJson(event, known);
       continue;
     }
-    const abridged = await abridgedJson(maskedLargeEvent(event, known, STORED_EVENT), TRACE_ABRIDGING);
-    if (!abridged) throw new Error(`The event ${event.id} is not the JSON the store read`);
-    yield abridged;
+    const abridged = await abridgedJson(event.pieces(), abridging);
+    if (!abridged) throw notTheStoredJson(event, 'not JSON');
+    yield maskedJson(abridged, known);
   }
 }
 
 /**
- * Long texts cut to what a trace carries, their heads masked for credential shapes before the
- * cut (the known secrets are masked already, whole, by the masking before), since a value that
- * straddles it would be left half shown; the structure past what a trace reads left out.
+ * Long texts cut to what a trace carries, their heads masked with the conversation's known
+ * secrets before the cut, since a value that straddles it would be left half shown; the
+ * structure past what a trace reads left out.
  */
-const TRACE_ABRIDGING: Abridging = {
-  longerThan: TRACE_TEXT_CHARACTERS,
-  headCharacters: CUT_TEXT_HEAD_CHARACTERS,
-  abridge: (head, length) => cutText(head, length, maskCredentialText),
-  structureBytes: TRACE_STRUCTURE_BYTES,
-  kept: TRACE_EVENT_MEMBERS,
-  omittedItems,
-  omittedMembers,
-  // A completion log's usage is read from the JSON document in its text.
-  jsonInside: new Map([['log_data', COMPLETION_LOG_MEMBERS]]),
-};
+function traceAbridging(known: KnownSecrets): Abridging {
+  return {
+    longerThan: TRACE_TEXT_CHARACTERS,
+    headCharacters: CUT_TEXT_HEAD_CHARACTERS,
+    abridge: (head, length) => cutText(head, length, (text) => maskCredentialText(maskSecrets(text, known))),
+    structureBytes: TRACE_STRUCTURE_BYTES,
+    kept: TRACE_EVENT_MEMBERS,
+    marks: CREDENTIAL_MARKS,
+    omittedItems,
+    omittedMembers,
+    // A completion log's usage is read from the JSON document in its text.
+    jsonInside: new Map([['log_data', COMPLETION_LOG_MEMBERS]]),
+  };
+}
+
+const CREDENTIAL_MARKS: ReadonlySet<string> = new Set([CREDENTIAL_MARK]);
 
 /**
  * The heading, the task, then every other event in order. The task is the user's first

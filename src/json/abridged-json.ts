@@ -8,7 +8,10 @@
  * - many items and members: once the text written passes `structureBytes`, further items of
  *   any array and members of any object are left out, a notice standing for them, except the
  *   members `kept` names (once per object, where they sit), which the reader needs whatever
- *   came before them.
+ *   came before them, and `marks` (once per object, anywhere): a name whose presence changes
+ *   how the rest of its object is read (an MCP credential's `strategy`, which makes its
+ *   `value` a secret for the masking after), written with a string value as a string of
+ *   which nothing is kept.
  *
  * White space between tokens is left out; everything else written is copied as it is.
  */
@@ -30,6 +33,8 @@ export interface Abridging {
   structureBytes: number;
   /** The members written past `structureBytes`. */
   kept: KeptMembers;
+  /** Members written past `structureBytes` in any object, a string value as `abridge` makes a string of which nothing is kept. */
+  marks?: ReadonlySet<string>;
   /** The item that stands for `count` items left out of an array, as JSON text. */
   omittedItems(count: number): string;
   /** The member (name, colon and value, as JSON text) that stands for `count` members left out of an object. */
@@ -72,6 +77,8 @@ export async function abridgedJson(pieces: AsyncIterable<Buffer>, abridging: Abr
 interface Place {
   written: boolean;
   kept: KeptMembers | undefined;
+  /** A mark's value past the bound: a string is written with nothing of it kept. */
+  mark?: boolean;
 }
 
 const LEFT_OUT: Place = { written: false, kept: undefined };
@@ -103,8 +110,8 @@ class AbridgingReader implements JsonTokenSink {
   private member: Place = LEFT_OUT;
   /** The value being read is a number: whether it is written, and its first bytes. */
   private number: { written: boolean; bytes: string } | undefined;
-  /** The string being read: a member name (`key`), whether it is written, its length and head. */
-  private string: { key: boolean; written: boolean } | undefined;
+  /** The string being read: a member name (`key`), whether it is written (with nothing kept, for a mark), its length and head. */
+  private string: { key: boolean; written: boolean; mark: boolean } | undefined;
   private length = 0;
   private head: Buffer[] = [];
   private headComplete = false;
@@ -155,8 +162,8 @@ class AbridgingReader implements JsonTokenSink {
   openString(key: boolean): void {
     this.endNumber();
     const insideKept = this.insideKept;
-    const written = key ? this.frames.at(-1)!.written : this.valueStarts().written;
-    this.string = { key, written };
+    const { written, mark = false } = key ? { written: this.frames.at(-1)!.written } : this.valueStarts();
+    this.string = { key, written, mark };
     this.length = 0;
     this.head = [];
     this.headComplete = false;
@@ -166,6 +173,10 @@ class AbridgingReader implements JsonTokenSink {
   /** Counts the part's characters and keeps those of the head. */
   stringPart(raw: Buffer): void {
     if (!this.string!.written) return;
+    if (this.string!.mark) {
+      this.length += characterCount(raw);
+      return;
+    }
     let headEnd = -1;
     for (let position = 0; position < raw.length; ) {
       const byte = raw[position]!;
@@ -188,10 +199,14 @@ class AbridgingReader implements JsonTokenSink {
   }
 
   closeString(): void {
-    const { key, written } = this.string!;
+    const { key, written, mark } = this.string!;
     this.string = undefined;
     if (!written) {
       if (key) this.member = LEFT_OUT;
+      return;
+    }
+    if (mark) {
+      this.write(jsonString(this.abridging.abridge('', this.length)));
       return;
     }
     const raw = Buffer.concat(this.head);
@@ -216,8 +231,10 @@ class AbridgingReader implements JsonTokenSink {
   /** Whether the member named `name` (undefined: a name no list holds) is written, with a comma before it when it is. */
   private memberPlace(frame: Frame, name: string | undefined): Place {
     const kept = name !== undefined && frame.kept !== undefined && Object.hasOwn(frame.kept, name) ? frame.kept[name] : undefined;
+    let mark = false;
     if (this.pastBound()) {
-      if (kept === undefined || frame.keptPast?.has(name!)) {
+      mark = kept === undefined && name !== undefined && this.abridging.marks?.has(name) === true;
+      if ((kept === undefined && !mark) || frame.keptPast?.has(name!)) {
         frame.omitted++;
         return LEFT_OUT;
       }
@@ -225,7 +242,7 @@ class AbridgingReader implements JsonTokenSink {
       frame.keptPast.add(name!);
     }
     if (frame.count++ > 0) this.pending += ',';
-    return { written: true, kept };
+    return { written: true, kept, mark };
   }
 
   /** Where the value that starts now goes: the document itself, an object's member as its name decided, or an array's item. */
@@ -307,6 +324,22 @@ class JsonInsideString {
     if (this.failed || this.highSurrogate !== '' || this.tokens.end() !== undefined) return undefined;
     return this.reader.text().toString('utf8');
   }
+}
+
+/** How many UTF-16 code units a raw string part (whole characters and escapes) decodes to. */
+function characterCount(raw: Buffer): number {
+  let count = 0;
+  for (let position = 0; position < raw.length; ) {
+    const byte = raw[position]!;
+    if (byte === BACKSLASH) {
+      count++;
+      position += raw[position + 1] === LETTER_U ? UNICODE_ESCAPE_BYTES : SHORT_ESCAPE_BYTES;
+      continue;
+    }
+    count += charactersStartingAt(byte);
+    position++;
+  }
+  return count;
 }
 
 /**

@@ -8,6 +8,7 @@
 export { maskedJson, maskedJsonItems } from './masked-json';
 export { JsonMaskingStream, type LateCredentials, type MaskingPlan, maskedJsonPieces, maskingPlan, slices } from './masked-json-stream';
 export {
+  CREDENTIAL_MARK,
   KnownBytesMasking,
   KnownSecrets,
   MASKED_SECRET,
