@@ -30,7 +30,8 @@ const COLON = 0x3a;
 const COMMA = 0x2c;
 const PUNCTUATION: ReadonlySet<number> = new Set([OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COLON, COMMA]);
 const UNICODE_ESCAPE_BYTES = 6;
-const CONTROL_CHARACTER = /[\x00-\x1f]/;
+/** The first byte that is no control character. */
+const FIRST_PRINTABLE = 0x20;
 const LITERALS: ReadonlySet<string> = new Set(['true', 'false', 'null']);
 const LONGEST_LITERAL = 5;
 /** How many first characters of a number or literal are kept, to name it when it is no JSON value. */
@@ -171,7 +172,7 @@ export class JsonTokenReader {
   private part(bytes: Buffer, from: number, to: number): void {
     if (to <= from) return;
     // JSON writes a control character in a string as an escape: one written raw is no JSON, as JSON.parse has it.
-    if (CONTROL_CHARACTER.test(bytes.toString('latin1', from, to))) {
+    if (holdsControlCharacter(bytes, from, to)) {
       this.fail('a string holds a control character JSON writes as an escape');
       return;
     }
@@ -285,6 +286,12 @@ export class JsonTokenReader {
     this.failed ??= `not JSON: ${message}`;
     return bytes?.length ?? 0;
   }
+}
+
+/** Whether bytes `from` to `to` hold a control character: looked at in place, as a copy of every string's bytes would be garbage the size of the document. */
+function holdsControlCharacter(bytes: Buffer, from: number, to: number): boolean {
+  for (let at = from; at < to; at++) if (bytes[at]! < FIRST_PRINTABLE) return true;
+  return false;
 }
 
 /**

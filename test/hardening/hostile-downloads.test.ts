@@ -196,8 +196,9 @@ describe('a large event whose size is in its structure', () => {
     const results = steps.flatMap((step) => step.observation?.results ?? []);
     expect(results.map((item) => item.source_call_id)).toEqual([CALL.tool_call_id, CREDENTIAL_CALL.tool_call_id]);
     expect(results[0]!.content.startsWith(expected)).toBe(true);
-    // Parsed whole, each export held the event's 300,000 objects; now what it parses is bounded.
-    expect(added).toBeLessThan(CONCURRENT * EVENT_BYTES);
+    // Read whole and parsed, the two exports added six copies' worth of the event (docs/hardening.md); now what each
+    // parses is bounded, and what is added is the garbage of the pieces read (one to three copies' worth, from run to run).
+    expect(added).toBeLessThan(4 * EVENT_BYTES);
   });
 });
 
