@@ -2,9 +2,9 @@
  * The trajectory download: a conversation's files as a zip archive, handed out piece by
  * piece as the reader takes them, so memory holds one file at a time whatever the
  * conversation's size, and a piece of a large file (as stored when it holds no secret,
- * masked as it is read when it is a JSON document). Entries
- * are named `<hex id>/<path>` after one for the directory itself, as the reference names
- * them; every file passes through the secret policy (maskedContent).
+ * masked as it is read otherwise). Entries are named `<hex id>/<path>` after one for the
+ * directory itself, as the reference names them; every file passes through the secret
+ * policy (maskedContent).
  */
 import { Readable, pipeline } from 'node:stream';
 import { promisify } from 'node:util';
@@ -12,13 +12,13 @@ import { crc32, createDeflateRaw, deflateRaw } from 'node:zlib';
 import { LARGE_EVENT_BYTES } from '../store/event-store';
 import { LARGE_WHOLE_READS } from '../store/whole-reads';
 import type { ConversationFile, OpenedFile } from './conversation-catalog';
+import { NotJsonMasking, maskedJsonLinesPieces } from './masked-json-lines';
 import { PYTHON_DUMPS } from '../json/json-text';
 import {
   JsonMaskingStream,
+  KnownBytesMasking,
   type KnownSecrets,
-  type MaskingPlan,
   PieceScan,
-  TextMasking,
   mayHoldSecrets,
   maskedJson,
   maskedJsonPieces,
@@ -81,26 +81,18 @@ export async function* trajectoryArchive(
     }
     const large = file.size > LARGE_EVENT_BYTES;
     if (large && file.open) {
-      // A large file is sent as it is read, in pieces: as it is when it holds nothing the policy masks, masked as it comes when it is JSON.
+      // A large file is sent as it is read, in pieces: as it is when it holds nothing the policy masks, masked as it comes otherwise.
       const opened = await file.open();
       if (!opened) continue;
       try {
-        const way = await largeFileWay(name, opened, known);
-        if (way.kind !== 'whole') {
-          const pieces =
-            way.kind === 'unchanged'
-              ? unchanged(name, opened.pieces(), known, way.seenClean)
-              : way.kind === 'text'
-                ? maskedTextPieces(opened.pieces(), known)
-                : maskedJsonPieces(opened.pieces(), known, way, AS_THE_REFERENCE);
-          yield* zip.streamed(name, file.modifiedAt, pieces);
-          continue;
-        }
+        yield* zip.streamed(name, file.modifiedAt, await largeFilePieces(name, opened, known));
       } finally {
         await opened.close();
       }
+      continue;
     }
-    // Read, masked and compressed whole: a large file in turns with every other download's large reads, held until its bytes are taken.
+    // Read, masked and compressed whole. A large file that cannot be opened to be read in pieces (a
+    // document of a PostgreSQL catalog) takes turns with every other download's, held until its bytes are taken.
     const release = large ? await LARGE_WHOLE_READS.take() : undefined;
     try {
       const data = await file.read();
@@ -113,61 +105,49 @@ export async function* trajectoryArchive(
 }
 
 /**
- * How a large file leaves, from a first reading of its pieces: `unchanged` when nothing in it
- * is masked (maskedContent would leave it as it is), `streamed` when it is a JSON document the
- * policy can be applied to in pieces (maskedJsonPieces: the same value as maskedContent
- * gives, in the file's own layout rather than Python's), `text` when it is UTF-8 text that
- * may hold a known value (maskedTextPieces), `whole` otherwise: a JSON document that cannot
- * be (maskingPlan), JSON lines, and bytes that are not UTF-8 text, which maskedContent sends
- * as they are only once it has read them all.
+ * A large file's pieces as they leave, from a first reading of them: as they are when nothing
+ * in them is masked (maskedContent would leave them as they are); otherwise masked as they
+ * are read, giving what maskedContent gives, or for JSON the same value in the file's own
+ * layout rather than Python's: a JSON document by the streaming masker (maskedJsonPieces),
+ * JSON lines line by line (masked-json-lines.ts), and any other bytes, a JSON document that
+ * is not JSON included, with the known values masked in them (KnownSecrets.maskInBytes).
  */
-async function largeFileWay(name: string, opened: OpenedFile, known: KnownSecrets): Promise<MaskingPlan | { kind: 'text' }> {
-  if (isJsonDocument(name)) return maskingPlan(() => opened.pieces({ reused: true }), known, AS_THE_REFERENCE);
-  const lines = name.toLowerCase().endsWith('.jsonl');
+async function largeFilePieces(name: string, opened: OpenedFile, known: KnownSecrets): Promise<AsyncIterable<Buffer>> {
+  if (isJsonDocument(name)) {
+    const plan = await maskingPlan(() => opened.pieces({ reused: true }), known, AS_THE_REFERENCE);
+    if (plan.kind === 'unchanged') return unchanged(name, opened.pieces(), known, plan.seenClean);
+    if (plan.kind === 'streamed') return maskedJsonPieces(opened.pieces(), known, plan, AS_THE_REFERENCE);
+    return maskedNotJsonPieces(name, opened.pieces(), known);
+  }
   const scan = pieceScanFor(name, known);
-  const text = new Utf8Check();
   for await (const piece of opened.pieces({ reused: true })) {
     scan.add(piece);
-    if (scan.found && lines) return { kind: 'whole', reason: 'JSON lines that may hold a secret' };
-    text.add(piece);
+    if (scan.found) break;
   }
-  if (!scan.found) return { kind: 'unchanged', seenClean: true };
-  return text.end() ? { kind: 'text' } : { kind: 'whole', reason: 'bytes that are not UTF-8 text, holding what may be a known secret' };
+  if (!scan.found) return unchanged(name, opened.pieces(), known, true);
+  if (isJsonLines(name))
+    return maskedJsonLinesPieces(
+      name,
+      (reused) => opened.pieces({ reused }),
+      known,
+      AS_THE_REFERENCE,
+      (line) => maskedJsonLine(line, known),
+    );
+  return maskedBytesPieces(opened.pieces(), known);
 }
 
-/** Whether bytes that come in pieces are UTF-8 text, a character cut between two pieces included. */
-class Utf8Check {
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
-  private text = true;
-
-  add(piece: Buffer): void {
-    if (this.text) this.text = this.decodes(() => this.decoder.decode(piece, { stream: true }));
-  }
-
-  end(): boolean {
-    return this.text && this.decodes(() => this.decoder.decode());
-  }
-
-  private decodes(decode: () => string): boolean {
-    try {
-      decode();
-      return true;
-    } catch {
-      return false;
-    }
-  }
+/** The known values masked in the bytes as they are read (KnownSecrets.maskInBytes). */
+async function* maskedBytesPieces(pieces: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  const masking = new KnownBytesMasking(known);
+  for await (const piece of pieces) yield masking.add(piece);
+  yield masking.end();
 }
 
-/**
- * UTF-8 text with the conversation's known values masked as it is read, as maskedContent
- * masks a text file; a file rewritten meanwhile into bytes that are not UTF-8 fails the
- * decoding, which cuts the download.
- */
-async function* maskedTextPieces(pieces: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  const masking = new TextMasking(known, { ciphertext: false });
-  for await (const piece of pieces) yield Buffer.from(masking.add(decoder.decode(piece, { stream: true })), 'utf8');
-  yield Buffer.from(masking.add(decoder.decode()) + masking.end(), 'utf8');
+/** A JSON document the first reading found not to be JSON, masked as other bytes are; cut if it is JSON now. */
+async function* maskedNotJsonPieces(name: string, pieces: AsyncIterable<Buffer>, known: KnownSecrets): AsyncGenerator<Buffer> {
+  const masking = new NotJsonMasking(known, () => new Error(`${name} was rewritten while it was archived, and is now JSON`));
+  for await (const piece of pieces) yield masking.add(piece);
+  yield masking.end();
 }
 
 /**
@@ -203,6 +183,10 @@ async function* unchanged(name: string, pieces: AsyncIterable<Buffer>, known: Kn
 
 function isJsonDocument(name: string): boolean {
   return name.toLowerCase().endsWith('.json');
+}
+
+function isJsonLines(name: string): boolean {
+  return name.toLowerCase().endsWith('.jsonl');
 }
 
 /** A scan for what the policy may mask in a file: JSON documents and each line of JSON lines as JSON, other text for the known values. */
@@ -292,16 +276,18 @@ class ZipWriter {
  * The file as it leaves: JSON documents (`.json`, and each line of a `.jsonl`) with the secret
  * policy applied (src/secrets), rewritten as the reference rewrites a file it redacted
  * (Python's `json.dumps` layout) only when something was masked; the conversation's known
- * secrets masked in any other text; bytes that are not UTF-8 text as they are.
+ * secrets masked in any other bytes, as their UTF-8 bytes (KnownSecrets.maskInBytes: text or
+ * not, as JSON that is not JSON).
  */
 export function maskedContent(name: string, data: Buffer, known: KnownSecrets): Buffer {
-  const lower = name.toLowerCase();
-  if (lower.endsWith('.jsonl')) return maskedJsonLines(data, known);
-  if (lower.endsWith('.json')) return maskedJson(data, known, PYTHON_DUMPS, AS_THE_REFERENCE);
-  const text = utf8(data);
-  if (text === undefined) return data;
-  const masked = known.maskIn(text);
-  return masked === text ? data : Buffer.from(masked, 'utf8');
+  if (isJsonLines(name)) return maskedJsonLines(data, known);
+  if (isJsonDocument(name)) return maskedJson(data, known, PYTHON_DUMPS, AS_THE_REFERENCE);
+  return known.maskInBytes(data);
+}
+
+/** One line of JSON lines, without its line feed, as it leaves: a blank line as it is. */
+function maskedJsonLine(line: Buffer, known: KnownSecrets): Buffer {
+  return line.toString('utf8').trim() === '' ? line : maskedJson(line, known, PYTHON_DUMPS, AS_THE_REFERENCE);
 }
 
 function maskedJsonLines(data: Buffer, known: KnownSecrets): Buffer {
@@ -313,7 +299,7 @@ function maskedJsonLines(data: Buffer, known: KnownSecrets): Buffer {
     const end = data.indexOf(NEWLINE, start);
     const stop = end === -1 ? data.length : end + 1;
     const line = data.subarray(start, end === -1 ? data.length : end);
-    const masked = line.toString('utf8').trim() === '' ? line : maskedJson(line, known, PYTHON_DUMPS, AS_THE_REFERENCE);
+    const masked = maskedJsonLine(line, known);
     if (masked !== line) changed = true;
     lines.push(masked, data.subarray(line.length + start, stop));
     start = stop;
@@ -324,14 +310,6 @@ function maskedJsonLines(data: Buffer, known: KnownSecrets): Buffer {
 const NEWLINE = 0x0a;
 /** The reference's trajectory export masks every Fernet token, a provider's encrypted reasoning too. */
 const AS_THE_REFERENCE = { maskProviderCiphertext: true } as const;
-
-function utf8(data: Buffer): string | undefined {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(data);
-  } catch {
-    return undefined;
-  }
-}
 
 function localHeader(record: CentralRecord): Buffer {
   const header = Buffer.alloc(30);

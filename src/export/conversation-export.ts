@@ -4,18 +4,27 @@
  * Markdown is written section by section (markdown.ts). Chunks are gathered to about
  * CHUNK_BYTES, so that a long conversation costs a few hundred writes, not one per event,
  * and nothing holds more than a chunk and the store's batch. An event too large to be handed
- * out whole (a LargeEvent) is streamed in pieces, masked as they are read (see largeJsonLine)
- * or with its long texts cut for a trace (see maskedEvents), and read whole only where it must
- * be parsed whole, a few at a time across exports. Every event passes
- * through the secret policy (src/secrets) with the conversation's known secrets.
+ * out whole (a LargeEvent) is never read whole: it is streamed in pieces, masked as they are
+ * read (see largeJsonLine), and for a trace also made smaller as it is read (see
+ * maskedEvents). Every event passes through the secret policy (src/secrets) with the
+ * conversation's known secrets.
  */
 import type { Event, ExportFormat } from '../contract';
 import { type Abridging, abridgedJson } from '../json/abridged-json';
 import { jsonText } from '../json/json-text';
-import { type KnownSecrets, maskCredentialText, maskSecrets, maskedJson, maskedJsonPieces, maskingPlan } from '../secrets';
+import { CREDENTIAL_MARK, type KnownSecrets, maskCredentialText, maskSecrets, maskedJson, maskedJsonPieces, maskingPlan } from '../secrets';
 import type { ExportedEvent, LargeEvent } from '../store';
 import { eventSection, isUserMessage, largeEventSection, markdownHeading, taskSection } from './markdown';
-import { CUT_TEXT_HEAD_CHARACTERS, TRACE_TEXT_CHARACTERS, cutText } from './trace/event-parts';
+import {
+  COMPLETION_LOG_MEMBERS,
+  CUT_TEXT_HEAD_CHARACTERS,
+  TRACE_EVENT_MEMBERS,
+  TRACE_STRUCTURE_BYTES,
+  TRACE_TEXT_CHARACTERS,
+  cutText,
+  omittedItems,
+  omittedMembers,
+} from './trace/event-parts';
 import type { TracedConversation } from './trace/otlp-trace';
 import { atifJsonPieces, otlpJsonPieces, parsedEvents } from './trace/trace-documents';
 
@@ -81,39 +90,31 @@ function oneLine(bytes: Buffer): Buffer {
  * A large event's line, from two readings of its pieces. The first masks them without
  * writing (maskingPlan): when nothing is masked and there is no line break between tokens,
  * the line is the stored bytes, sent as the second reading takes them; otherwise the second
- * reading is masked and written on one line as it comes (maskedJsonPieces). Only an event
- * that cannot be masked in pieces (bytes that are not JSON, or thousands of credentials with
- * their `strategy` after their `value`) is read whole in its turn, masked as any other event,
- * and the turn held until the line is taken.
+ * reading is masked and written on one line as it comes (maskedJsonPieces).
  */
 async function* largeJsonLine(event: LargeEvent, known: KnownSecrets): AsyncGenerator<Buffer> {
   const plan = await maskingPlan(() => event.pieces(), known, ONE_LINE);
-  if (plan.kind === 'unchanged') {
-    yield* event.pieces();
-    return;
-  }
-  if (plan.kind === 'streamed') {
-    yield* maskedJsonPieces(event.pieces(), known, plan, ONE_LINE);
-    return;
-  }
-  const { bytes, release } = await event.whole();
-  try {
-    yield* inChunks(oneLine(maskedJson(bytes, known)));
-  } finally {
-    release();
-  }
+  // A stored event is JSON, as the ingester decoded it: bytes that are not were replaced meanwhile, and the export is cut.
+  if (plan.kind === 'notJson') throw notTheStoredJson(event, plan.reason);
+  yield* plan.kind === 'unchanged' ? event.pieces() : maskedJsonPieces(event.pieces(), known, plan, ONE_LINE);
+}
+
+function notTheStoredJson(event: LargeEvent, reason: string): Error {
+  return new Error(`The event ${event.id} is not the JSON the store read: ${reason}`);
 }
 
 const LINE_END = Buffer.from('\n');
-/** A stored event (JSON, which the ingester decoded) as a line of the export. */
+/** A stored event as a line of the export. */
 const ONE_LINE = { oneLine: true, json: true } as const;
 
 /**
- * Events for the trace formats, which parse every one. A large event is read in pieces with
- * its long texts cut as a trace cuts them (a completion log's JSON text abridged inside, so
- * that its usage is still read from it), so no export holds it whole; one whose size is in
- * its structure rather than in a few long texts is read whole in its turn, held until the
- * next event is asked for.
+ * Events for the trace formats, which parse every one. A large event is read in pieces and
+ * made smaller as it is read (abridged-json.ts): its long texts cut as a trace cuts them, and
+ * past what a trace reads of its structure, the items and members the builders do not read
+ * left out (a completion log's JSON text abridged inside, so that its usage is still read
+ * from it). What is parsed is then bounded whatever the event, and no export holds it whole.
+ * It is masked once smaller, as every event is: what masking reads of an object besides the
+ * member names above a string (a credential's `strategy`) is kept whatever is left out.
  */
 async function* maskedEvents(events: AsyncIterable<ExportedEvent>, known: KnownSecrets): AsyncGenerator<Buffer> {
   const abridging = traceAbridging(known);
@@ -123,35 +124,32 @@ async function* maskedEvents(events: AsyncIterable<ExportedEvent>, known: KnownS
       continue;
     }
     const abridged = await abridgedJson(event.pieces(), abridging);
-    if (abridged) {
-      yield maskedJson(abridged, known);
-      continue;
-    }
-    const { bytes, release } = await event.whole();
-    try {
-      yield maskedJson(bytes, known);
-    } finally {
-      release();
-    }
+    if (!abridged) throw notTheStoredJson(event, 'not JSON');
+    yield maskedJson(abridged, known);
   }
 }
 
 /**
  * Long texts cut to what a trace carries, their heads masked with the conversation's known
- * secrets before the cut, since a value that straddles it would be left half shown. An event
- * whose size is not in a few long texts is read whole instead, past a size that is a few
- * texts a trace carries.
+ * secrets before the cut, since a value that straddles it would be left half shown; the
+ * structure past what a trace reads left out.
  */
 function traceAbridging(known: KnownSecrets): Abridging {
   return {
     longerThan: TRACE_TEXT_CHARACTERS,
     headCharacters: CUT_TEXT_HEAD_CHARACTERS,
     abridge: (head, length) => cutText(head, length, (text) => maskCredentialText(maskSecrets(text, known))),
-    maxBytes: 16 * TRACE_TEXT_CHARACTERS,
+    structureBytes: TRACE_STRUCTURE_BYTES,
+    kept: TRACE_EVENT_MEMBERS,
+    marks: CREDENTIAL_MARKS,
+    omittedItems,
+    omittedMembers,
     // A completion log's usage is read from the JSON document in its text.
-    jsonInside: new Set(['log_data']),
+    jsonInside: new Map([['log_data', COMPLETION_LOG_MEMBERS]]),
   };
 }
+
+const CREDENTIAL_MARKS: ReadonlySet<string> = new Set([CREDENTIAL_MARK]);
 
 /**
  * The heading, the task, then every other event in order. The task is the user's first
@@ -199,11 +197,6 @@ const TASK_LOOKAHEAD = 50;
 
 async function* encoded(pieces: AsyncIterable<string>): AsyncGenerator<Buffer> {
   for await (const piece of pieces) yield Buffer.from(piece, 'utf8');
-}
-
-/** A large buffer as pieces of a chunk's size, so that gathering them copies no more than a chunk at a time. */
-function* inChunks(bytes: Buffer): Generator<Buffer> {
-  for (let start = 0; start < bytes.length; start += CHUNK_BYTES) yield bytes.subarray(start, start + CHUNK_BYTES);
 }
 
 async function* gathered(pieces: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {

@@ -30,10 +30,57 @@ const COLON = 0x3a;
 const COMMA = 0x2c;
 const PUNCTUATION: ReadonlySet<number> = new Set([OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COLON, COMMA]);
 const UNICODE_ESCAPE_BYTES = 6;
-const CONTROL_CHARACTER = /[\x00-\x1f]/;
-/** A number or literal longer than this is no JSON any program writes. */
-const MAX_SCALAR_BYTES = 1024;
-const SCALAR = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
+/** The first byte that is no control character. */
+const FIRST_PRINTABLE = 0x20;
+const LITERALS: ReadonlySet<string> = new Set(['true', 'false', 'null']);
+const LONGEST_LITERAL = 5;
+/** How many first characters of a number or literal are kept, to name it when it is no JSON value. */
+const SCALAR_HEAD = 32;
+
+/**
+ * Where a number is, read byte by byte as JSON's grammar has it: a number of any length is
+ * checked without being held, as JSON.parse takes one of any length.
+ */
+enum NumberPart {
+  Minus,
+  Zero,
+  Integer,
+  Point,
+  Fraction,
+  Exponent,
+  ExponentSign,
+  ExponentDigits,
+}
+const NUMBER_ENDS: ReadonlySet<NumberPart> = new Set([NumberPart.Zero, NumberPart.Integer, NumberPart.Fraction, NumberPart.ExponentDigits]);
+
+/** The part after `byte`, or undefined when the byte cannot come there. */
+function nextNumberPart(part: NumberPart | undefined, byte: number): NumberPart | undefined {
+  const digit = byte >= 0x30 && byte <= 0x39;
+  const exponent = byte === 0x65 || byte === 0x45;
+  switch (part) {
+    case undefined:
+      return byte === 0x2d ? NumberPart.Minus : byte === 0x30 ? NumberPart.Zero : digit ? NumberPart.Integer : undefined;
+    case NumberPart.Minus:
+      return byte === 0x30 ? NumberPart.Zero : digit ? NumberPart.Integer : undefined;
+    case NumberPart.Zero:
+    case NumberPart.Integer:
+      if (byte === 0x2e) return NumberPart.Point;
+      if (exponent) return NumberPart.Exponent;
+      return part === NumberPart.Integer && digit ? NumberPart.Integer : undefined;
+    case NumberPart.Point:
+    case NumberPart.Fraction:
+      if (digit) return NumberPart.Fraction;
+      return part === NumberPart.Fraction && exponent ? NumberPart.Exponent : undefined;
+    case NumberPart.Exponent:
+      return byte === 0x2b || byte === 0x2d ? NumberPart.ExponentSign : digit ? NumberPart.ExponentDigits : undefined;
+    default:
+      return digit ? NumberPart.ExponentDigits : undefined;
+  }
+}
+
+function isNumberStart(byte: number): boolean {
+  return byte === 0x2d || (byte >= 0x30 && byte <= 0x39);
+}
 
 /** What may come next. */
 enum Expect {
@@ -60,7 +107,10 @@ export class JsonTokenReader {
   private inString = false;
   /** Bytes of a piece not yet read, put in front of the next: a character or an escape the piece cut. */
   private carried: Buffer | undefined;
+  /** A number or literal is being read: its first characters, and where a number is. */
+  private inScalar = false;
   private scalar = '';
+  private number: NumberPart | undefined;
   private failed: string | undefined;
 
   constructor(private readonly sink: JsonTokenSink) {}
@@ -113,7 +163,7 @@ export class JsonTokenReader {
   /** The error when the text ended before the document did. */
   end(): string | undefined {
     if (this.failed) return this.failed;
-    if (this.scalar !== '') this.endScalar();
+    if (this.inScalar) this.endScalar();
     if (!this.failed && (this.inString || this.carried || this.expect !== Expect.End))
       this.failed = this.inString || this.carried ? 'the text ends inside a string' : 'the text ends before its JSON document does';
     return this.failed;
@@ -122,7 +172,7 @@ export class JsonTokenReader {
   private part(bytes: Buffer, from: number, to: number): void {
     if (to <= from) return;
     // JSON writes a control character in a string as an escape: one written raw is no JSON, as JSON.parse has it.
-    if (CONTROL_CHARACTER.test(bytes.toString('latin1', from, to))) {
+    if (holdsControlCharacter(bytes, from, to)) {
       this.fail('a string holds a control character JSON writes as an escape');
       return;
     }
@@ -139,7 +189,7 @@ export class JsonTokenReader {
     for (; position < bytes.length; position++) {
       const byte = bytes[position]!;
       if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) {
-        if (this.scalar !== '') {
+        if (this.inScalar) {
           flush(position);
           runStart = position;
           this.endScalar();
@@ -150,19 +200,25 @@ export class JsonTokenReader {
       if (byte === QUOTE || PUNCTUATION.has(byte)) {
         flush(position);
         runStart = position + 1;
-        if (this.scalar !== '') this.endScalar();
+        if (this.inScalar) this.endScalar();
         if (!this.failed) this.token(byte);
         if (this.failed) return bytes.length;
         if (byte === QUOTE) return position + 1;
         continue;
       }
-      if (this.scalar === '') {
+      if (!this.inScalar) {
         if (!this.valueExpected()) return this.fail(`unexpected "${String.fromCharCode(byte)}"`, bytes);
         flush(position);
         runStart = position;
+        this.inScalar = true;
+        this.number = undefined;
       }
-      this.scalar += String.fromCharCode(byte);
-      if (this.scalar.length > MAX_SCALAR_BYTES) return this.fail('a number or literal longer than any JSON writer makes', bytes);
+      const numeric = this.scalar === '' ? isNumberStart(byte) : this.number !== undefined;
+      if (this.scalar.length < SCALAR_HEAD) this.scalar += String.fromCharCode(byte);
+      if (numeric) {
+        this.number = nextNumberPart(this.number, byte);
+        if (this.number === undefined) return this.fail(`"${this.scalar}" is no JSON number`, bytes);
+      } else if (this.scalar.length > LONGEST_LITERAL) return this.fail(`"${this.scalar}" is no JSON value`, bytes);
     }
     flush(position);
     return position;
@@ -217,9 +273,12 @@ export class JsonTokenReader {
   }
 
   private endScalar(): void {
-    const scalar = this.scalar;
+    const { scalar, number } = this;
+    this.inScalar = false;
     this.scalar = '';
-    if (!SCALAR.test(scalar)) return void this.fail(`"${scalar.slice(0, 32)}" is no JSON value`);
+    this.number = undefined;
+    const whole = number === undefined ? LITERALS.has(scalar) : NUMBER_ENDS.has(number);
+    if (!whole) return void this.fail(`"${scalar}" is no JSON value`);
     this.afterValue();
   }
 
@@ -227,6 +286,12 @@ export class JsonTokenReader {
     this.failed ??= `not JSON: ${message}`;
     return bytes?.length ?? 0;
   }
+}
+
+/** Whether bytes `from` to `to` hold a control character: looked at in place, as a copy of every string's bytes would be garbage the size of the document. */
+function holdsControlCharacter(bytes: Buffer, from: number, to: number): boolean {
+  for (let at = from; at < to; at++) if (bytes[at]! < FIRST_PRINTABLE) return true;
+  return false;
 }
 
 /**

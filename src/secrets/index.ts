@@ -6,8 +6,19 @@
  * per request (recent-known-secrets.ts).
  */
 export { maskedJson, maskedJsonItems } from './masked-json';
-export { JsonMaskingStream, type MaskingPlan, maskedJsonPieces, maskingPlan } from './masked-json-stream';
-export { KnownSecrets, MASKED_SECRET, PieceScan, TextMasking, knownSecretsOf, mayHoldSecrets, maskSecrets, maskedCopy } from './secret-policy';
+export { JsonMaskingStream, type LateCredentials, type MaskingPlan, maskedJsonPieces, maskingPlan, slices } from './masked-json-stream';
+export {
+  CREDENTIAL_MARK,
+  KnownBytesMasking,
+  KnownSecrets,
+  MASKED_SECRET,
+  PieceScan,
+  TextMasking,
+  knownSecretsOf,
+  mayHoldSecrets,
+  maskSecrets,
+  maskedCopy,
+} from './secret-policy';
 export { looksSecret, maskCredentialText, maskSecretText } from './credential-text';
 export type { CopyOptions } from './secret-policy';
 export { RECENT_KNOWN_SECRETS, type RecentKnownSecretsOptions, recentKnownSecrets } from './recent-known-secrets';

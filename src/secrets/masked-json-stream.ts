@@ -12,9 +12,11 @@
  * `strategy` is an MCP credential whose `value` is a secret, and `strategy` may come after
  * `value`. The first reading (maskingPlan) writes nothing: it learns whether anything is
  * masked at all, and which objects are such credentials, by their place among the document's
- * objects (at most LATE_CREDENTIALS of them; past it, or when the text is not JSON, the
- * caller reads the document whole). The second (maskedJsonPieces) then masks such a `value`
- * as it comes.
+ * objects. It notes at most LATE_CREDENTIALS of them, so that what is kept between the
+ * readings is bounded; past it, it notes only the first place of those it could not, and the
+ * second reading masks the `value` of every object from that place on as a credential's,
+ * whether or not a `strategy` follows: more is masked than the walk of the parsed document
+ * masks, never less. The second (maskedJsonPieces) then masks such a `value` as it comes.
  */
 import { JsonTokenReader, type JsonTokenSink, heldHighSurrogate, stringPartText } from '../json/json-tokens';
 import {
@@ -35,7 +37,7 @@ import {
   stringRule,
 } from './secret-policy';
 
-/** The most credentials whose `strategy` comes after their `value` a document is read in pieces with: each costs a number kept between the readings. */
+/** The most credentials whose `strategy` comes after their `value` a first reading notes one by one: each costs a number kept between the readings. */
 export const LATE_CREDENTIALS = 4096;
 /** A member name is read up to this many bytes: no name the policy knows is longer, even written in escapes. */
 const NAME_BYTES = 256;
@@ -94,10 +96,20 @@ interface OpenString {
 }
 
 /**
- * Reads one JSON document piece by piece. Made with the credentials a first reading found
- * (`lateCredentials`), it gives the masked bytes piece by piece; without, it writes nothing
- * and finds them. `failure` says why it could not read the document (the text is not JSON,
- * too many late credentials, or, on the second reading, bytes that are not those of the
+ * What a first reading found of the credentials whose `strategy` comes after their `value`:
+ * the ordinals of those it noted, and where it stopped noting them (`valuesMaskedFrom`: from
+ * this object on, every object's `value` is masked as a credential's).
+ */
+export interface LateCredentials {
+  lateCredentials: readonly number[];
+  valuesMaskedFrom?: number | undefined;
+}
+
+/**
+ * Reads one JSON document piece by piece. Made with what a first reading found of the late
+ * credentials (`plan`), it gives the masked bytes piece by piece; without, it writes nothing
+ * and finds them, noting at most `room` one by one. `failure` says why it could not read the
+ * document (the text is not JSON, or, on the second reading, bytes that are not those of the
  * first), after which it gives nothing more; `changed` whether anything was masked (false:
  * the output is the input, line breaks aside).
  */
@@ -107,6 +119,8 @@ export class JsonMaskingStream implements JsonTokenSink {
   lineBreaks = false;
   /** The ordinals of the credential objects whose `strategy` comes after their `value`, found by a first reading. */
   readonly lateCredentials: number[] = [];
+  /** The first ordinal of a late credential the first reading had no room to note. */
+  valuesMaskedFrom: number | undefined;
   private failed: string | undefined;
   private readonly reader = new JsonTokenReader(this);
   private readonly frames: Frame[] = [];
@@ -116,13 +130,16 @@ export class JsonMaskingStream implements JsonTokenSink {
   private nameBytes = 0;
   private string: OpenString | undefined;
   private readonly planned: ReadonlySet<number> | undefined;
+  private readonly plannedMaskedFrom: number;
 
   constructor(
     private readonly known: KnownSecrets,
     private readonly options: StreamedMaskingOptions = {},
-    lateCredentials?: readonly number[],
+    plan?: LateCredentials,
+    private readonly room = LATE_CREDENTIALS,
   ) {
-    this.planned = lateCredentials && new Set(lateCredentials);
+    this.planned = plan && new Set(plan.lateCredentials);
+    this.plannedMaskedFrom = plan?.valuesMaskedFrom ?? Number.POSITIVE_INFINITY;
   }
 
   get failure(): string | undefined {
@@ -160,7 +177,7 @@ export class JsonMaskingStream implements JsonTokenSink {
     if (byte === 0x7b || byte === 0x5b) {
       const { scope, field } = this.place();
       const ordinal = byte === 0x7b ? this.objects++ : -1;
-      const credential = this.planned?.has(ordinal) === true;
+      const credential = this.planned !== undefined && ordinal !== -1 && (this.planned.has(ordinal) || ordinal >= this.plannedMaskedFrom);
       this.frames.push({
         object: byte === 0x7b,
         scope,
@@ -236,10 +253,14 @@ export class JsonMaskingStream implements JsonTokenSink {
       this.failed ??= CHANGED_SINCE_PLANNED;
       return;
     }
-    if (this.lateCredentials.length >= LATE_CREDENTIALS)
-      this.failed ??= `more than ${LATE_CREDENTIALS} objects have their "${CREDENTIAL_MARK}" after their "${CREDENTIAL_VALUE}"`;
-    this.lateCredentials.push(frame.ordinal);
-    if (frame.valueChanges) this.changed = true;
+    if (this.lateCredentials.length < this.room) {
+      this.lateCredentials.push(frame.ordinal);
+      if (frame.valueChanges) this.changed = true;
+      return;
+    }
+    // What the second reading masks from here on is more than this value: it may change what the planning saw unchanged.
+    this.valuesMaskedFrom = Math.min(this.valuesMaskedFrom ?? frame.ordinal, frame.ordinal);
+    this.changed = true;
   }
 
   stringPart(raw: Buffer): void {
@@ -376,9 +397,9 @@ export type MaskingPlan =
    */
   | { kind: 'unchanged'; seenClean: boolean }
   /** maskedJsonPieces masks them, given the credentials found. */
-  | { kind: 'streamed'; lateCredentials: readonly number[] }
-  /** Only a reading of the whole can (`reason`: why not in pieces). */
-  | { kind: 'whole'; reason: string };
+  | ({ kind: 'streamed' } & LateCredentials)
+  /** They are not one JSON document (`reason`: where the reading found so). */
+  | { kind: 'notJson'; reason: string };
 
 /**
  * The first reading of the bytes `read` gives, each time it is called. Bytes in which the
@@ -401,9 +422,9 @@ export async function maskingPlan(
     if (masking.failure) break;
   }
   masking.end();
-  if (masking.failure) return { kind: 'whole', reason: masking.failure };
+  if (masking.failure) return { kind: 'notJson', reason: masking.failure };
   return masking.changed || masking.lineBreaks
-    ? { kind: 'streamed', lateCredentials: masking.lateCredentials }
+    ? { kind: 'streamed', lateCredentials: masking.lateCredentials, valuesMaskedFrom: masking.valuesMaskedFrom }
     : { kind: 'unchanged', seenClean: false };
 }
 
@@ -434,10 +455,10 @@ async function firstLook(
 export async function* maskedJsonPieces(
   pieces: AsyncIterable<Buffer>,
   known: KnownSecrets,
-  plan: { lateCredentials: readonly number[] },
+  plan: LateCredentials,
   options: StreamedMaskingOptions = {},
 ): AsyncGenerator<Buffer> {
-  const masking = new JsonMaskingStream(known, options, plan.lateCredentials);
+  const masking = new JsonMaskingStream(known, options, plan);
   for await (const piece of pieces)
     for (const slice of slices(piece)) {
       const masked = masking.add(slice);
@@ -454,7 +475,7 @@ export async function* maskedJsonPieces(
  * text decoded, masked and written again) is then short-lived and small, collected young,
  * where a whole piece's would be several copies of it at once in every download.
  */
-function* slices(piece: Buffer): Generator<Buffer> {
+export function* slices(piece: Buffer): Generator<Buffer> {
   for (let start = 0; start < piece.length; start += SLICE_BYTES) yield piece.subarray(start, start + SLICE_BYTES);
 }
 

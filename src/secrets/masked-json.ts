@@ -8,18 +8,16 @@ import { type CopyOptions, KnownSecrets, mayHoldSecrets, maskedCopy } from './se
 
 /**
  * `json` with the policy applied: the same buffer when nothing is masked, else the masked
- * value written in `layout`. Bytes that are not JSON have the known values masked in their
- * text, and are otherwise left as they are.
+ * value written in `layout`. Bytes that are not JSON have the known values masked in them
+ * (KnownSecrets.maskInBytes), and are otherwise left as they are.
  */
 export function maskedJson(json: Buffer, known: KnownSecrets = KnownSecrets.NONE, layout: JsonLayout = COMPACT, options: CopyOptions = {}): Buffer {
   if (!mayHoldSecrets(json, known, options)) return json;
-  const text = json.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(json.toString('utf8'));
   } catch {
-    const masked = known.maskIn(text);
-    return masked === text ? json : Buffer.from(masked, 'utf8');
+    return known.maskInBytes(json);
   }
   const copy = maskedCopy(value, known, options);
   return copy.changed ? Buffer.from(jsonText(copy.value, layout), 'utf8') : json;

@@ -110,7 +110,8 @@ export class KnownSecrets {
     if (this.scans[slot]) return this.scans[slot];
     const names = [...SECRET_FIELDS, ...SOURCE_FIELDS, CREDENTIAL_MARK];
     const ciphertextAfter = `"${PROVIDER_CIPHERTEXT}":"`;
-    const values = this.values.map((value) => Buffer.from(jsonEscaped(value), 'utf8').toString('latin1'));
+    // Each value as JSON writes it, and as it is (bytes that are not JSON are masked as they are: maskInBytes).
+    const values = [...new Set([...this.values.map(jsonEscaped), ...this.values].map((value) => Buffer.from(value, 'utf8').toString('latin1')))];
     const pattern = new RegExp(
       [
         `"(?:${names.join('|')})"`,
@@ -135,7 +136,7 @@ export class KnownSecrets {
    */
   textScan(): ByteScan {
     if (this.plainTextScan) return this.plainTextScan;
-    const values = this.values.map((value) => Buffer.from(value, 'utf8').toString('latin1'));
+    const values = this.valuesAsBytes();
     this.plainTextScan = {
       pattern: values.length > 0 ? new RegExp(values.map(escapeRegExp).join('|')) : NEVER,
       reach: Math.max(0, ...values.map((value) => value.length)),
@@ -150,10 +151,34 @@ export class KnownSecrets {
 
   /** `text` with every known value masked. */
   maskIn(text: string): string {
-    let result = text;
-    for (const value of this.values) if (result.includes(value)) result = result.split(value).join(MASKED_SECRET);
-    return result;
+    return maskedValues(text, this.values);
   }
+
+  /**
+   * `bytes` with every known value's UTF-8 bytes masked, in the order maskIn masks them: bytes
+   * that need not be text, and for UTF-8 text the same as masking the text (a character's
+   * bytes never start inside another's), so no file needs to be decoded first. The same
+   * buffer when nothing is masked.
+   */
+  maskInBytes(bytes: Buffer): Buffer {
+    if (!this.textScan().pattern.test(bytes.toString('latin1'))) return bytes;
+    return Buffer.from(maskedValues(bytes.toString('latin1'), this.valuesAsBytes()), 'latin1');
+  }
+
+  private bytesValues: readonly string[] | undefined;
+
+  /** The values' UTF-8 bytes as latin1 text (one character a byte), in the same order. */
+  valuesAsBytes(): readonly string[] {
+    this.bytesValues ??= this.values.map((value) => Buffer.from(value, 'utf8').toString('latin1'));
+    return this.bytesValues;
+  }
+}
+
+/** `text` with each of `values` replaced by the mask, one after the other: leftmost first and without overlaps, as KnownValueStage replaces it. */
+function maskedValues(text: string, values: readonly string[]): string {
+  let result = text;
+  for (const value of values) if (result.includes(value)) result = result.split(value).join(MASKED_SECRET);
+  return result;
 }
 
 /**
@@ -269,9 +294,13 @@ export class TextMasking {
   changed = false;
   private readonly stages: TextStage[];
 
-  /** Without `ciphertext`, the known values only, as `KnownSecrets.maskIn` masks them. */
-  constructor(known: KnownSecrets, { ciphertext = true } = {}) {
-    this.stages = known.values.map((value): TextStage => new KnownValueStage(value));
+  /**
+   * Without `ciphertext`, the known values only, as `KnownSecrets.maskIn` masks them; with
+   * `bytes`, the text is bytes read as latin1 (one character a byte), in which the values
+   * are looked for as their UTF-8 bytes, as `KnownSecrets.maskInBytes` masks them.
+   */
+  constructor(known: KnownSecrets, { ciphertext = true, bytes = false } = {}) {
+    this.stages = (bytes ? known.valuesAsBytes() : known.values).map((value): TextStage => new KnownValueStage(value));
     if (ciphertext) this.stages.push(new CiphertextStage());
   }
 
@@ -289,6 +318,25 @@ export class TextMasking {
     for (const stage of this.stages) text = stage.add(text) + stage.end();
     this.changed ||= this.stages.some((stage) => stage.changed);
     return text;
+  }
+}
+
+/** KnownSecrets.maskInBytes over bytes that come in pieces, a value cut between two pieces included. */
+export class KnownBytesMasking {
+  private readonly text: TextMasking;
+
+  constructor(known: KnownSecrets) {
+    this.text = new TextMasking(known, { ciphertext: false, bytes: true });
+  }
+
+  /** What of the bytes so far is settled, masked. */
+  add(piece: Buffer): Buffer {
+    return Buffer.from(this.text.add(piece.toString('latin1')), 'latin1');
+  }
+
+  /** The rest, once the bytes have ended. */
+  end(): Buffer {
+    return Buffer.from(this.text.end(), 'latin1');
   }
 }
 

@@ -87,8 +87,7 @@ export interface EventFeed {
 
 /**
  * The largest event an export is handed whole. A larger one comes as a LargeEvent: what a
- * download holds of it is then bounded whatever its size, as only its pieces, or a few
- * whole copies across all downloads at once, are in memory.
+ * download holds of it is then bounded whatever its size, as only its pieces are in memory.
  */
 export const LARGE_EVENT_BYTES = 1024 * 1024;
 
@@ -106,11 +105,6 @@ export interface LargeEvent {
    * when the event is removed or replaced meanwhile, so no piece of another version follows.
    */
   pieces(): AsyncIterable<Buffer>;
-  /**
-   * The stored bytes whole, for a reader that must parse them: it waits its turn among a
-   * few such reads at once across all exports, and holds the turn until it calls `release`.
-   */
-  whole(): Promise<{ bytes: Buffer; release: () => void }>;
 }
 
 /**

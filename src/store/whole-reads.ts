@@ -1,8 +1,8 @@
 /**
- * Whole reads of large stored things (an event over LARGE_EVENT_BYTES, event-store.ts) take
- * turns across every download of the process, so what downloads hold of them is a few
- * copies, not one per download: exports that must parse a large event, and the trajectory
- * zip, which compresses each file whole.
+ * Whole reads of large stored things (over LARGE_EVENT_BYTES, event-store.ts) take turns
+ * across every download of the process, so what downloads hold of them is a few copies, not
+ * one per download. Every large event and file is read in pieces but one: a document of a
+ * PostgreSQL catalog, which the database holds whole and the trajectory zip reads whole.
  */
 
 /**

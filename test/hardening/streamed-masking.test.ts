@@ -111,7 +111,7 @@ test('masking JSON bytes in pieces gives the value maskedCopy gives, wherever th
         const bytes = Buffer.from(written, 'utf8');
         const expected = maskedCopy(JSON.parse(written), KNOWN, { maskProviderCiphertext });
         const plan = await maskingPlan(() => inPieces(cutAt(bytes, cuts)), KNOWN, { maskProviderCiphertext, oneLine: true, json });
-        expect(plan.kind).not.toBe('whole');
+        expect(plan.kind).not.toBe('notJson');
         if (plan.kind === 'unchanged') {
           expect(expected.changed).toBe(false);
           return;
@@ -137,10 +137,23 @@ test('a credential whose strategy comes after its value has the value masked, ho
   }
 });
 
-test('a document with more credentials whose strategy comes after their value than a reading notes is read whole instead, and said so', async () => {
-  const credentials = Array.from({ length: LATE_CREDENTIALS + 1 }, () => ({ value: 'v', strategy: 'bearer' }));
-  const plan = await maskingPlan(() => inPieces([Buffer.from(JSON.stringify(credentials))]), KNOWN);
-  expect(plan).toEqual({ kind: 'whole', reason: expect.stringContaining('"strategy"') });
+test("past the credentials a reading notes, every later object has its value masked as a credential's: more than the walk masks, never less", async () => {
+  const late = Array.from({ length: LATE_CREDENTIALS + 1 }, (_, index) => ({ value: `clear-${index}`, strategy: 'bearer' }));
+  const document = { before: { value: 'not a credential' }, late, after: { value: 'not one either' }, text: 'sk-known-secret-0001' };
+  const bytes = Buffer.from(JSON.stringify(document));
+  const plan = await maskingPlan(() => inPieces([bytes]), KNOWN);
+  expect(plan).toMatchObject({ kind: 'streamed', valuesMaskedFrom: LATE_CREDENTIALS + 2 });
+  const masked = JSON.parse(await streamed(cutAt(bytes, [1000, 77_777]), false));
+  const walked = maskedCopy(document, KNOWN).value;
+  // Every credential masked, as the walk masks them; the object before the place kept as the walk keeps it; the one after masked too.
+  expect(masked.late).toEqual(walked.late);
+  expect(masked.before).toEqual({ value: 'not a credential' });
+  expect(masked.after).toEqual({ value: '**********' });
+  expect(masked.text).toBe('**********');
+  // A credential nested in one whose strategy comes last is masked too, however many came before it.
+  const nested = { outer: { value: { inner: late }, strategy: 'bearer' } };
+  const nestedMasked = JSON.parse(await streamed([Buffer.from(JSON.stringify(nested))], false));
+  expect(nestedMasked).toEqual(maskedCopy(nested, KNOWN).value);
 });
 
 test('bytes that change between the two readings are refused, not masked as planned', async () => {
@@ -154,7 +167,7 @@ test('bytes that change between the two readings are refused, not masked as plan
   }
 });
 
-test('text that is not JSON, holding what the policy looks for, is read whole instead, with why', async () => {
+test('text that is not JSON, holding what the policy looks for, is said to be so, with why', async () => {
   for (const bad of [
     '{"password": 1',
     '{"password" 1}',
@@ -164,7 +177,10 @@ test('text that is not JSON, holding what the policy looks for, is read whole in
     '{"password": 1} {}',
     '["password", "a\u0001b"]',
   ])
-    expect(await maskingPlan(() => inPieces([Buffer.from(bad)]), KNOWN)).toEqual({ kind: 'whole', reason: expect.stringMatching(/^not JSON|ends/) });
+    expect(await maskingPlan(() => inPieces([Buffer.from(bad)]), KNOWN)).toEqual({
+      kind: 'notJson',
+      reason: expect.stringMatching(/^not JSON|ends/),
+    });
 });
 
 test('bytes holding nothing the policy looks for are unchanged without being read as JSON, as a whole document would be', async () => {

@@ -5,6 +5,7 @@
  */
 import type { Event, EventOfKind } from '../../contract';
 import { storedTimestampMicros } from '../../search';
+import type { KeptMembers } from '../../json/abridged-json';
 import { maskCredentialText } from '../../secrets';
 import { observationText } from '../observation-text';
 
@@ -76,7 +77,62 @@ function isHighSurrogate(code: number): boolean {
 }
 
 function omittedNotice(omitted: number): string {
-  return `\n[${omitted} more characters not carried: the JSON lines export has this event whole]`;
+  return `\n${notCarried(omitted, 'characters')}`;
+}
+
+function notCarried(omitted: number, what: string): string {
+  return `[${omitted} more ${what} not carried: the JSON lines export has this event whole]`;
+}
+
+/**
+ * How many bytes of a large event's structure a trace reads before it leaves out further
+ * items and members (abridged-json.ts): room for the parts of one text as long as a trace
+ * carries, most characters written in four bytes or fewer, so that a text gathered from many
+ * parts shows as much as when the event is read whole.
+ */
+export const TRACE_STRUCTURE_BYTES = 4 * TRACE_TEXT_CHARACTERS;
+
+const TEXT_PARTS: KeptMembers = { text: {} };
+const TOKEN_COUNTS: KeptMembers = { prompt_tokens: {}, completion_tokens: {}, cache_read_tokens: {}, cache_write_tokens: {}, reasoning_tokens: {} };
+
+/**
+ * The members of a stored event that the trace and trajectory builders read (here,
+ * otlp-trace.ts and atif-trajectory.ts), by where they sit: kept however large the rest of
+ * the event, so every event a trace reads has what it reads.
+ */
+export const TRACE_EVENT_MEMBERS: KeptMembers = {
+  kind: {},
+  id: {},
+  timestamp: {},
+  source: {},
+  key: {},
+  llm_response_id: {},
+  tool_call_id: {},
+  tool_name: {},
+  tool_call: { arguments: {} },
+  thought: TEXT_PARTS,
+  reasoning_content: {},
+  llm_message: { content: TEXT_PARTS, reasoning_content: {} },
+  observation: { content: TEXT_PARTS, is_error: {} },
+  error: {},
+  rejection_reason: {},
+  summary: {},
+  system_prompt: TEXT_PARTS,
+  log_data: {},
+  model_name: {},
+};
+
+/** What the usage of a completion log reads in the JSON document of its `log_data` (completionLogUsage). */
+export const COMPLETION_LOG_MEMBERS: KeptMembers = { response: { id: {}, usage: TOKEN_COUNTS }, usage_summary: TOKEN_COUNTS, cost: {} };
+
+/** What stands for the items a trace leaves out of a list: a text part, which the builders show where they show the list's texts. */
+export function omittedItems(count: number): string {
+  return JSON.stringify({ type: 'text', text: notCarried(count, 'items') });
+}
+
+/** What stands for the members a trace leaves out of an object. */
+export function omittedMembers(count: number): string {
+  return `${JSON.stringify('not carried')}:${JSON.stringify(notCarried(count, 'members'))}`;
 }
 
 /**

@@ -46,7 +46,6 @@ import {
 } from './queries';
 import { type EventVersion, storedEventPieces } from './event-pieces';
 import type { Statement } from './statement';
-import { LARGE_WHOLE_READS } from '../whole-reads';
 
 export interface SqlStoreOptions {
   logger: Logger;
@@ -265,18 +264,6 @@ export class SqlStore implements EventStore {
       kind: row.kind,
       size,
       pieces: () => this.eventPieces(version, size),
-      whole: async () => {
-        const release = await LARGE_WHOLE_READS.take();
-        try {
-          const bytes = Buffer.allocUnsafe(size);
-          let offset = 0;
-          for await (const piece of this.eventPieces(version, size)) offset += piece.copy(bytes, offset);
-          return { bytes, release };
-        } catch (error) {
-          release();
-          throw error;
-        }
-      },
     };
   }
 
