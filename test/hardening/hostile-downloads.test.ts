@@ -197,8 +197,9 @@ describe('a large event whose size is in its structure', () => {
     expect(results.map((item) => item.source_call_id)).toEqual([CALL.tool_call_id, CREDENTIAL_CALL.tool_call_id]);
     expect(results[0]!.content.startsWith(expected)).toBe(true);
     // Read whole and parsed, the two exports added six copies' worth of the event (docs/hardening.md); now what each
-    // parses is bounded, and what is added is the garbage of the pieces read (one to three copies' worth, from run to run).
-    expect(added).toBeLessThan(4 * EVENT_BYTES);
+    // parses is bounded (above), and what is added is the garbage of the pieces read, one to three copies' worth from
+    // run to run as the collector runs: the bound leaves a loaded machine room.
+    expect(added).toBeLessThan(5 * EVENT_BYTES);
   });
 });
 
@@ -251,7 +252,8 @@ describe('large files of the directory that may hold a secret', () => {
     expect(entries.get(`${FILES_HEX}/screenshot.bin`)!.equals(masked(BINARY))).toBe(true);
     // A small file that is not UTF-8 had its bytes sent as they were: the same rule now.
     expect(entries.get(`${FILES_HEX}/small.bin`)!.equals(masked(SMALL_BINARY))).toBe(true);
-    // Read whole, each zip held both files; now each is read in pieces.
-    expect(added).toBeLessThan(CONCURRENT * JSON_LINES.length);
+    // Read whole, each zip held both files (six copies' worth of the JSON lines); now each is read in pieces, and what
+    // is added is the garbage of the pieces, up to two copies' worth: the bound leaves a loaded machine room.
+    expect(added).toBeLessThan(3 * JSON_LINES.length);
   });
 });

@@ -69,7 +69,8 @@ export function trajectoryFiles(pool: Pool, hex: string, now = new Date()): Prom
           relativePath: `events/${event.file_name}`,
           modifiedAt: timeOf(event.sort_micros, now),
           size: event.size,
-          read: () => (event.size > LARGE_EVENT_BYTES ? bodies.readLarge(event.position) : bodies.read(event.position)),
+          // A large event is opened and read in pieces (no page of bodies holds it): only a smaller one is read.
+          read: () => bodies.read(event.position),
           open: async () => largeEventFile(pool, conversation.id, event),
         });
       }
@@ -135,17 +136,6 @@ class EventBodies {
     return body;
   }
 
-  /** One event over LARGE_EVENT_BYTES, which no page holds; undefined when it was deleted since the listing. */
-  readLarge(position: string): Promise<Buffer | undefined> {
-    return guarded('read trajectory events', async () => {
-      const { rows } = await this.pool.query<{ payload: Buffer }>('SELECT payload FROM events WHERE conversation_id = $1 AND position = $2', [
-        this.conversationId,
-        position,
-      ]);
-      return rows[0]?.payload;
-    });
-  }
-
   private prefetch(from: bigint): void {
     const page = this.readPage(from);
     // Awaited by the read that needs it; this keeps a failure meanwhile from being reported as unhandled.
@@ -177,7 +167,7 @@ export function trajectoryListingStatement(conversationId: number): Statement {
 /**
  * A page of bodies from position `from` on: up to PAGE_EVENTS of them, cut before the one
  * that would pass PAGE_BYTES, so no page is more than that on the wire; events over
- * LARGE_EVENT_BYTES are left out (the archive reads each in its turn, readLarge). One walk
+ * LARGE_EVENT_BYTES are left out (the archive opens each and reads it in pieces). One walk
  * of the primary key from `from`.
  */
 export function eventBodiesStatement(conversationId: number, from: string): Statement {
