@@ -8,14 +8,14 @@
  * register tsx's CommonJS hook (it compiles in the thread that requires; tsx is a
  * development dependency, never loaded by the built server) and then require the module.
  */
-import { Worker } from 'node:worker_threads';
+import { type Transferable, Worker } from 'node:worker_threads';
 
 /**
  * `modulePath` is absolute; the worker inherits this thread's node flags (--cpu-prof
- * included) and receives `workerData`.
+ * included) and receives `workerData`, with what `transferList` names (a MessagePort) moved to it.
  */
-export function startModuleWorker(modulePath: string, workerData?: unknown): Worker {
-  if (!modulePath.endsWith('.ts')) return new Worker(modulePath, { workerData });
+export function startModuleWorker(modulePath: string, workerData?: unknown, transferList: Transferable[] = []): Worker {
+  if (!modulePath.endsWith('.ts')) return new Worker(modulePath, { workerData, transferList });
   const source = [`require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register();`, `require(${JSON.stringify(modulePath)});`].join('\n');
-  return new Worker(source, { eval: true, workerData });
+  return new Worker(source, { eval: true, workerData, transferList });
 }

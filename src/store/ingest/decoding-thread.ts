@@ -1,6 +1,7 @@
 /**
  * The decoding thread (event-file-decoder.ts starts it): reads and decodes each batch of
- * event files it is sent, and answers with the results in the same order.
+ * event files it is sent, and answers with the results in the same order, on the port of
+ * answers it was given; then says which batch it answered on the port it was sent it by.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventsDirectory, SCRATCH_BYTES } from '../files/event-file-reader';
@@ -8,7 +9,7 @@ import { type DecodeReply, type DecodeRequest, type DecodingThreadData, decodeEv
 
 if (!parentPort) throw new Error('decoding-thread.ts runs as a worker thread; event-file-decoder.ts starts it');
 const port = parentPort;
-const { mode } = workerData as DecodingThreadData;
+const { mode, answers } = workerData as DecodingThreadData;
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 port.on('message', ({ id, directory, realRoot, files }: DecodeRequest) => {
@@ -21,7 +22,8 @@ port.on('message', ({ id, directory, realRoot, files }: DecodeRequest) => {
     opened.close();
   }
   const reply: DecodeReply = { id, decoded };
-  port.postMessage(reply, payloads.buffers);
+  answers.postMessage(reply, payloads.buffers);
+  port.postMessage(id);
 });
 
 /** Chunks hold nearly every batch's payloads in one or two. */

@@ -16,7 +16,7 @@
  * it had and every later one are decoded on the calling thread, in time slices.
  */
 import path from 'node:path';
-import type { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { startModuleWorker } from '../../worker-thread';
 import type { EventFileName } from '../files/event-file-name';
 import { EventsDirectory, readEventFile, readEventFileNow, SCRATCH_BYTES, versionOfPath } from '../files/event-file-reader';
@@ -58,10 +58,14 @@ export interface DecodeReply {
 /** Where a batch is decoded: on the calling thread or on the decoding thread. */
 export type DecodeOn = 'caller' | 'thread';
 
-/** Decoding starts; `mode` is the thread's workerData. */
+/** The thread's workerData: how it decodes, and the port it answers on. */
 export interface DecodingThreadData {
   mode: StoredEventMode;
+  answers: MessagePort;
 }
+
+/** A batch's decoded files, read when called: a batch waiting to be written waits as a message, outside this thread's heap. */
+type Answer = () => DecodedHere[];
 
 /** Batches of fewer files are decoded on the calling thread, unless the decoder is told otherwise. */
 const DECODED_HERE_BELOW = 64;
@@ -95,10 +99,14 @@ function decodedOf(decoded: ReturnType<typeof eventRowOf>): DecodedFile {
 export class EventFileDecoder {
   private readonly scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   private thread: Worker | undefined;
+  /** Where the decoding thread's answers wait until they are read (answerOf). */
+  private answers: MessagePort | undefined;
+  /** Answers read from the port ahead of the one sought, by batch. */
+  private readonly answersRead = new Map<number, DecodedHere[]>();
   private threadStopped = false;
   private nextId = 0;
   /** Batches sent to the decoding thread and not answered yet. */
-  private readonly waiting = new Map<number, { request: DecodeRequest; answer: (decoded: DecodedHere[]) => void }>();
+  private readonly waiting = new Map<number, { request: DecodeRequest; answered: (answer: Answer) => void }>();
 
   /** `decodedHereBelow`: batches of fewer files are decoded on the calling thread. */
   constructor(
@@ -111,19 +119,16 @@ export class EventFileDecoder {
    * file inside `realRoot`. `on` says where.
    */
   async decode(directory: string, files: EventFileName[], realRoot: string, on: DecodeOn = 'thread'): Promise<DecodedFile[]> {
-    const decoded =
-      on === 'caller' || files.length < this.decodedHereBelow || this.threadStopped
-        ? await this.decodeHere(directory, realRoot, files)
-        : await this.decodeThere(directory, realRoot, files);
-    const results: DecodedFile[] = [];
-    for (const [at, result] of decoded.entries())
-      results.push(result.kind === 'link' ? await this.readLinkedFile(path.join(directory, files[at]!.name), files[at]!, realRoot) : result);
-    return results;
+    if (on === 'caller') return this.withLinksRead(directory, files, realRoot, await this.decodeHere(directory, realRoot, files));
+    return (await this.decodeLater(directory, files, realRoot))();
   }
 
   /** The batches of one long read of `directory`, decoded ahead of the caller by both threads (BatchesAhead). */
   ahead(directory: string, realRoot: string, batches: EventFileName[][]): BatchesAhead {
-    return new BatchesAhead((files, on) => this.decode(directory, files, realRoot, on), batches);
+    return new BatchesAhead(batches, {
+      now: (files) => this.decode(directory, files, realRoot, 'caller'),
+      later: (files) => this.decodeLater(directory, files, realRoot),
+    });
   }
 
   /**
@@ -137,6 +142,26 @@ export class EventFileDecoder {
   /** Stops the decoding thread; what it had not answered, and any later batch, is decoded on the calling thread. */
   close(): void {
     this.stopThread();
+  }
+
+  /**
+   * Resolves once the files are decoded, on the decoding thread unless the batch is small
+   * or the thread stopped, with a function that reads them (and follows links).
+   */
+  private async decodeLater(directory: string, files: EventFileName[], realRoot: string): Promise<() => Promise<DecodedFile[]>> {
+    let answer: Answer;
+    if (files.length < this.decodedHereBelow || this.threadStopped) {
+      const decoded = await this.decodeHere(directory, realRoot, files);
+      answer = () => decoded;
+    } else answer = await this.decodeThere(directory, realRoot, files);
+    return () => this.withLinksRead(directory, files, realRoot, answer());
+  }
+
+  private async withLinksRead(directory: string, files: EventFileName[], realRoot: string, decoded: DecodedHere[]): Promise<DecodedFile[]> {
+    const results: DecodedFile[] = [];
+    for (const [at, result] of decoded.entries())
+      results.push(result.kind === 'link' ? await this.readLinkedFile(path.join(directory, files[at]!.name), files[at]!, realRoot) : result);
+    return results;
   }
 
   private async decodeHere(directory: string, realRoot: string, files: readonly EventFileName[]): Promise<DecodedHere[]> {
@@ -154,34 +179,54 @@ export class EventFileDecoder {
     return decoded;
   }
 
-  private decodeThere(directory: string, realRoot: string, files: EventFileName[]): Promise<DecodedHere[]> {
+  private decodeThere(directory: string, realRoot: string, files: EventFileName[]): Promise<Answer> {
     const thread = this.decodingThread();
     const request: DecodeRequest = { id: this.nextId++, directory, realRoot, files };
-    return new Promise((answer) => {
-      this.waiting.set(request.id, { request, answer });
+    return new Promise((answered) => {
+      this.waiting.set(request.id, { request, answered });
       // The thread keeps the process alive only while it has work: an ingest run waiting for it must not end.
       thread.ref();
       thread.postMessage(request);
     });
   }
 
+  /** The decoding thread's answer for batch `id`, read from its port; answers before it are kept for their readers. */
+  private answerOf(id: number): DecodedHere[] {
+    for (;;) {
+      const kept = this.answersRead.get(id);
+      if (kept) {
+        this.answersRead.delete(id);
+        return kept;
+      }
+      const message = this.answers && receiveMessageOnPort(this.answers);
+      if (!message) throw new Error(`the decoding thread's answer for batch ${id} is missing`);
+      this.keep(message.message as DecodeReply);
+    }
+  }
+
+  private keep(reply: DecodeReply): void {
+    for (const result of reply.decoded) if (result.kind === 'row') result.row.payload = asBuffer(result.row.payload);
+    this.answersRead.set(reply.id, reply.decoded);
+  }
+
   private decodingThread(): Worker {
     if (this.thread) return this.thread;
-    const data: DecodingThreadData = { mode: this.mode };
-    const thread = startModuleWorker(DECODING_THREAD, data);
+    const { port1: answers, port2: threadAnswers } = new MessageChannel();
+    const data: DecodingThreadData = { mode: this.mode, answers: threadAnswers };
+    const thread = startModuleWorker(DECODING_THREAD, data, [threadAnswers]);
     // Held only while it has work (decodeThere): an ingest run ends once its work is done.
     thread.unref();
-    thread.on('message', (reply: DecodeReply) => {
-      const waiting = this.waiting.get(reply.id);
+    thread.on('message', (id: number) => {
+      const waiting = this.waiting.get(id);
       if (!waiting) return;
-      this.waiting.delete(reply.id);
+      this.waiting.delete(id);
       if (this.waiting.size === 0) thread.unref();
-      for (const result of reply.decoded) if (result.kind === 'row') result.row.payload = asBuffer(result.row.payload);
-      waiting.answer(reply.decoded);
+      waiting.answered(() => this.answerOf(id));
     });
     thread.on('error', () => this.stopThread());
     thread.on('exit', () => this.stopThread());
     this.thread = thread;
+    this.answers = answers;
     return thread;
   }
 
@@ -190,9 +235,15 @@ export class EventFileDecoder {
     const thread = this.thread;
     this.thread = undefined;
     void thread?.terminate();
+    // What it answered stays readable: its answers are taken off the port before the port is let go.
+    for (let message = this.answers && receiveMessageOnPort(this.answers); message; message = receiveMessageOnPort(this.answers!))
+      this.keep(message.message as DecodeReply);
+    this.answers?.close();
+    this.answers = undefined;
     const unanswered = [...this.waiting.values()];
     this.waiting.clear();
-    for (const { request, answer } of unanswered) void this.decodeHere(request.directory, request.realRoot, request.files).then(answer);
+    for (const { request, answered } of unanswered)
+      void this.decodeHere(request.directory, request.realRoot, request.files).then((decoded) => answered(() => decoded));
   }
 
   /**
@@ -217,16 +268,21 @@ function asBuffer(bytes: Uint8Array): Buffer {
 /**
  * Batches decoded while the caller writes the ones before: the decoding thread is handed
  * each batch BATCHES_AHEAD batches before the caller takes it, so neither thread waits for
- * the other over a batch that took one of them longer. The first batch, when the caller
- * has nothing to write yet, is decoded half by each.
+ * the other over a batch that took one of them longer, and a batch decoded early waits as
+ * the thread's message, read only when taken (were it read on arrival, the batches held
+ * would outlive the young generation and swell the old one). The first batch, when the
+ * caller has nothing to write yet, is decoded half by each.
  */
 export class BatchesAhead {
-  private readonly queued: { head: EventFileName[]; tail: Promise<DecodedFile[]> }[] = [];
+  private readonly queued: { head: EventFileName[]; tail: Promise<() => Promise<DecodedFile[]>> }[] = [];
   private next = 0;
 
   constructor(
-    private readonly decode: (files: EventFileName[], on: DecodeOn) => Promise<DecodedFile[]>,
     private readonly batches: EventFileName[][],
+    private readonly decode: {
+      now: (files: EventFileName[]) => Promise<DecodedFile[]>;
+      later: (files: EventFileName[]) => Promise<() => Promise<DecodedFile[]>>;
+    },
   ) {
     while (this.queued.length <= BATCHES_AHEAD && this.next < batches.length) this.queue();
   }
@@ -236,15 +292,16 @@ export class BatchesAhead {
     const batch = this.queued.shift();
     if (!batch) throw new Error('no batch left to decode');
     if (this.next < this.batches.length) this.queue();
-    const head = batch.head.length === 0 ? [] : await this.decode(batch.head, 'caller');
-    return [...head, ...(await batch.tail)];
+    const head = batch.head.length === 0 ? [] : await this.decode.now(batch.head);
+    const tail = await (await batch.tail)();
+    return [...head, ...tail];
   }
 
   private queue(): void {
     const first = this.next === 0;
     const files = this.batches[this.next++]!;
     const split = first ? Math.floor(files.length / 2) : 0;
-    const tail = this.decode(files.slice(split), 'thread');
+    const tail = this.decode.later(files.slice(split));
     // A failure is the caller's to see when it takes the batch, not an unhandled rejection before.
     tail.catch(() => undefined);
     this.queued.push({ head: files.slice(0, split), tail });
