@@ -118,6 +118,21 @@ test('batches decoded ahead, the first split between the two threads, come out i
   }
 });
 
+test('a read given up after its first batch leaves the decoder answering the next read whole and in order', async () => {
+  const decoder = new EventFileDecoder('contract', 0);
+  const batches: ReturnType<typeof files>[] = [];
+  for (let start = 0; start < names.length; start += 7) batches.push(files().slice(start, start + 7));
+  try {
+    const givenUp = decoder.ahead(events, root, batches);
+    await givenUp.take();
+    givenUp.discard();
+    await expect(givenUp.take()).rejects.toThrow('no batch left');
+    expect(comparable(await decoder.decode(events, files(), root))).toEqual(comparable(await decodeAll(Number.POSITIVE_INFINITY)));
+  } finally {
+    decoder.close();
+  }
+});
+
 test.each([
   ['the decoding thread', 0],
   ['the calling thread', Number.POSITIVE_INFINITY],

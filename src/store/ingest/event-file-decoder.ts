@@ -1,11 +1,12 @@
 /**
  * Reads event files and decodes them into the rows the ingester writes. Reading, parsing
  * and checking a file costs about as much as storing its row, so the batches of a long
- * conversation are decoded on a thread of its own (decoding-thread.ts) while the ingester's
- * thread writes the batch before: on two cores the two run side by side. The caller says
- * where each batch goes (DecodeOn); a batch of a few files (an append being followed) is
- * decoded on the calling thread whatever it says, where it costs less than the round trip
- * to the other.
+ * conversation are decoded on a thread of its own (decoding-thread.ts) a few batches ahead
+ * of the ingester's thread, which writes the batches before (BatchesAhead): on two cores
+ * the two run side by side. The thread's answers wait on a port of their own until the
+ * ingester reads them. The caller says where each batch goes (DecodeOn); a batch of a few
+ * files (an append being followed) is decoded on the calling thread whatever it says,
+ * where it costs less than the round trip to the other.
  *
  * Both threads run the same function (decodeEventFile) on the same reader
  * (files/event-file-reader.ts): only regular files, opened without blocking and without
@@ -295,6 +296,15 @@ export class BatchesAhead {
     const head = batch.head.length === 0 ? [] : await this.decode.now(batch.head);
     const tail = await (await batch.tail)();
     return [...head, ...tail];
+  }
+
+  /**
+   * Lets go of the batches not taken, for a read given up: their answers are read and
+   * dropped as they come, so none is left waiting on the decoding thread's port.
+   */
+  discard(): void {
+    for (const { tail } of this.queued.splice(0)) void tail.then((read) => read()).catch(() => undefined);
+    this.next = this.batches.length;
   }
 
   private queue(): void {

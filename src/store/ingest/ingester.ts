@@ -772,6 +772,7 @@ class Ingester implements DirectoryIngester {
         .catch((error: unknown) => {
           // What was kept of batches that were not committed: the next look reads the stored files again.
           this.storedLists.delete(pending.row.id);
+          ahead.discard();
           throw error;
         });
       this.wrote(pending.row.hex);
