@@ -103,10 +103,16 @@ test('a decoder whose thread is stopped while it decodes answers on the calling 
   expect(comparable(await decoding)).toEqual(comparable(await decodeAll(Number.POSITIVE_INFINITY)));
 });
 
+/** The files in batches of `size`, the last one shorter. */
+function inBatches(size: number): ReturnType<typeof files>[] {
+  const batches: ReturnType<typeof files>[] = [];
+  for (let start = 0; start < names.length; start += size) batches.push(files().slice(start, start + size));
+  return batches;
+}
+
 test('batches decoded ahead, the first split between the two threads, come out in order, each file as the calling thread alone makes it', async () => {
   const decoder = new EventFileDecoder('contract', 0);
-  const batches: ReturnType<typeof files>[] = [];
-  for (let start = 0; start < names.length; start += 7) batches.push(files().slice(start, start + 7));
+  const batches = inBatches(7);
   try {
     const ahead = decoder.ahead(events, root, batches);
     const decoded: DecodedFile[] = [];
@@ -120,8 +126,7 @@ test('batches decoded ahead, the first split between the two threads, come out i
 
 test('a read given up after its first batch leaves the decoder answering the next read whole and in order', async () => {
   const decoder = new EventFileDecoder('contract', 0);
-  const batches: ReturnType<typeof files>[] = [];
-  for (let start = 0; start < names.length; start += 7) batches.push(files().slice(start, start + 7));
+  const batches = inBatches(7);
   try {
     const givenUp = decoder.ahead(events, root, batches);
     await givenUp.take();
