@@ -581,11 +581,13 @@ class Ingester implements DirectoryIngester {
     // slices between which requests are answered: through the thread pool each cost about
     // three times the CPU, which a restart's first look at every stored file pays in full.
     const toRead: EventFileName[] = [];
+    // Nothing stored and nothing skipped: every file is read, and there is nothing to compare.
+    if (stored.size === 0 && skipped.size === 0) return { row, eventsDirectory: directory, identity, stamp, files, listed, stored, skipped };
     const slice = new TimeSlice(COMPARE_SLICE_MS);
     for (const file of files) {
       const storedFile = stored.get(file.position);
       const skippedFile = skipped.get(file.name);
-      // The path is joined only for a file to compare: a first read compares none.
+      // The path is joined only for a file to compare.
       const filePath = () => path.join(directory, file.name);
       const storedAsIs = storedFile?.name === file.name && !rewritten.has(file.name) && (!verify || !changedSince(filePath(), storedFile));
       const skippedAsIs = !storedAsIs && skippedFile !== undefined && !rewritten.has(file.name) && !changedSince(filePath(), skippedFile);
