@@ -61,7 +61,7 @@ export interface ReadableText {
  */
 export function readableTexts(event: Event): ReadableText[] {
   const texts: ReadableText[] = [];
-  walkReadableTexts(event, (text, at) => texts.push({ path: pathOf(at), text }));
+  walkReadableTexts(event, (text, at) => texts.push({ path: pathOf(at), text }), true);
   return texts;
 }
 
@@ -72,25 +72,33 @@ interface Place {
 }
 
 /**
- * Visits every readable text in document order with its place. The walk keeps its own
- * stack, so an event nested deeper than the call stack is read like any other; places are
- * linked to their parents and a path is spelled only for a caller that asks for it (the
- * ingester takes the texts of every event it stores, and needs none).
+ * Visits every readable text in document order, with its place when `placed`. The walk
+ * keeps its own stack, so an event nested deeper than the call stack is read like any
+ * other; places are linked to their parents and a path is spelled only for a caller that
+ * asks for it. The ingester takes the texts of every event it stores and needs no place:
+ * without them the walk allocates nothing for a value but what its stack grows by.
  */
-function walkReadableTexts(event: Event, visit: (text: string, at: Place | undefined) => void): void {
+function walkReadableTexts(event: Event, visit: (text: string, at: Place | undefined) => void, placed: boolean): void {
   if (event.kind === 'ConversationStateUpdateEvent') return;
-  const pending: { at: Place | undefined; value: unknown }[] = [{ at: undefined, value: event }];
-  while (pending.length > 0) {
-    const { at, value } = pending.pop()!;
+  const values: unknown[] = [event];
+  const places: (Place | undefined)[] = [undefined];
+  while (values.length > 0) {
+    const value = values.pop();
+    const at = places.pop();
     if (typeof value === 'string') {
       if (value !== '') visit(value, at);
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) pending.push({ at: { name: String(index), parent: at }, value: value[index] });
+      for (let index = value.length - 1; index >= 0; index--) {
+        values.push(value[index]);
+        places.push(placed ? { name: String(index), parent: at } : undefined);
+      }
     } else if (typeof value === 'object' && value !== null) {
       const names = Object.keys(value);
       for (let index = names.length - 1; index >= 0; index--) {
         const name = names[index]!;
-        if (!NOT_READ.has(name)) pending.push({ at: { name, parent: at }, value: (value as Record<string, unknown>)[name] });
+        if (NOT_READ.has(name)) continue;
+        values.push((value as Record<string, unknown>)[name]);
+        places.push(placed ? { name, parent: at } : undefined);
       }
     }
   }
@@ -106,6 +114,6 @@ function pathOf(at: Place | undefined): string {
 /** The text the `text` filter searches: every readable text, lower-cased, one per line. */
 export function searchableEventText(event: Event): string {
   const texts: string[] = [];
-  walkReadableTexts(event, (text) => texts.push(text));
+  walkReadableTexts(event, (text) => texts.push(text), false);
   return texts.join('\n').toLowerCase();
 }
