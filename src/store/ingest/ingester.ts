@@ -577,12 +577,12 @@ class Ingester implements DirectoryIngester {
     // A conversation read for the first time, longer than a batch, is decoded on the decoding thread.
     if (stored.size === 0 && files.length > (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) this.decoder.startThread();
     const listed = new Set(files.map((file) => file.name));
+    // Nothing stored and nothing skipped: every file is read, and there is nothing to compare.
+    if (stored.size === 0 && skipped.size === 0) return { row, eventsDirectory: directory, identity, stamp, files, listed, stored, skipped };
     // Which files to read. The size-and-time comparisons are system calls on this thread, in
     // slices between which requests are answered: through the thread pool each cost about
     // three times the CPU, which a restart's first look at every stored file pays in full.
     const toRead: EventFileName[] = [];
-    // Nothing stored and nothing skipped: every file is read, and there is nothing to compare.
-    if (stored.size === 0 && skipped.size === 0) return { row, eventsDirectory: directory, identity, stamp, files, listed, stored, skipped };
     const slice = new TimeSlice(COMPARE_SLICE_MS);
     for (const file of files) {
       const storedFile = stored.get(file.position);
@@ -757,7 +757,7 @@ class Ingester implements DirectoryIngester {
     await this.copyDocuments(pending.row, documents);
     const batches: EventFileName[][] = [];
     for (let start = 0; start < pending.files.length; start += batchSize) batches.push(pending.files.slice(start, start + batchSize));
-    // Batches are decoded ahead, by the decoding thread and this one, while this thread writes the ones before.
+    // Batches are decoded ahead on the decoding thread (the first half by this one) while this thread writes the ones before.
     const ahead = this.decoder.ahead(pending.eventsDirectory, realRoot, batches);
     for (let first = 0; first < batches.length; first += BATCHES_PER_TRANSACTION) {
       await this.options.database
