@@ -298,7 +298,7 @@ export class JsonMaskingStream implements JsonTokenSink {
 
   closeString(): void {
     if (this.name) {
-      const name = this.nameBytes <= NAME_BYTES ? this.decodedName(Buffer.concat(this.name)) : undefined;
+      const name = this.nameBytes <= NAME_BYTES ? this.decoded(Buffer.concat(this.name), 'a member name') : undefined;
       this.name = undefined;
       this.frames.at(-1)!.member = name ?? LONG_NAME;
       this.emit(QUOTE_BYTE);
@@ -360,21 +360,12 @@ export class JsonMaskingStream implements JsonTokenSink {
     if (this.planned && bytes.length > 0) this.out.push(bytes);
   }
 
-  /** A part of a string as text; undefined, failing the reading, when its escapes are not JSON's. */
-  private decoded(raw: Buffer): string | undefined {
+  /** A part of a string (`holder`: a string or a member name) as text; undefined, failing the reading, when its escapes are not JSON's. */
+  private decoded(raw: Buffer, holder = 'a string'): string | undefined {
     try {
       return stringPartText(raw);
     } catch {
-      this.failed ??= 'not JSON: a string holds an escape JSON does not have';
-      return undefined;
-    }
-  }
-
-  private decodedName(raw: Buffer): string | undefined {
-    try {
-      return stringPartText(raw);
-    } catch {
-      this.failed ??= 'not JSON: a member name holds an escape JSON does not have';
+      this.failed ??= `not JSON: ${holder} holds an escape JSON does not have`;
       return undefined;
     }
   }
