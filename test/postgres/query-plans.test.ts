@@ -211,13 +211,10 @@ describe('query plans over 100k events', () => {
     expect(plan.text).toContain('on events using events_by_id');
   });
 
-  it('a body that matches nothing is answered from the trigram index in well under 50 ms', async () => {
+  it('a body that matches nothing is answered from the trigram index', async () => {
     const statement = pageStatement(POSTGRES, large, undefined, { body: 'no such words here', sortOrder: 'TIMESTAMP', limit: 100 }, 'text');
     expect((await planOf(statement)).text).toContain('events_by_body');
-    const started = performance.now();
-    const result = await client.query(statement);
-    expect(result.rows).toHaveLength(0);
-    // Loose bound for a shared CI machine; the bench reports the figure.
-    expect(performance.now() - started).toBeLessThan(250);
+    // How fast is the bench's figure; the plan above is what makes it fast.
+    expect((await client.query(statement)).rows).toHaveLength(0);
   });
 });

@@ -160,7 +160,7 @@ describe('servers on PostgreSQL', () => {
     }
   });
 
-  it('servers on a streaming hot standby answer the same, and see followed appends within a second', async () => {
+  it('servers on a streaming hot standby answer the same, and see followed appends', async () => {
     const standby = await primary.startStandby();
     const onPrimary = await serveInProcess(primary.url);
     const onStandby = await eventually(() => serveInProcess(standby.url), { withinMs: 20_000, everyMs: 200 });
@@ -176,7 +176,7 @@ describe('servers on PostgreSQL', () => {
       const appended = LATER[0]!;
       writeFileSync(path.join(events, `event-00300-${appended.id}.json`), serializeEvent(appended));
       const lastPage = searchPath(LONG, { limit: 1, sort_order: 'TIMESTAMP_DESC' });
-      const written = performance.now();
+      // How soon is the bench's figure (`--live-only --store postgres`); a test only waits for it.
       await eventually(
         async () => {
           const page = (await (await fetch(onStandby.server.url + lastPage)).json()) as { items: { id: string }[] };
@@ -184,7 +184,6 @@ describe('servers on PostgreSQL', () => {
         },
         { withinMs: 1000, everyMs: 20 },
       );
-      expect(performance.now() - written).toBeLessThan(1000);
       expect(await answers(onStandby.server.url)).toEqual(await answers(onPrimary.server.url));
     } finally {
       stopFollowing.abort();
@@ -198,7 +197,7 @@ describe('servers on PostgreSQL', () => {
     }
   }, 120_000);
 
-  it("sockets on two servers sharing the database each receive the following ingester's appends within a second, in append order", async () => {
+  it("sockets on two servers sharing the database each receive the following ingester's appends, in append order", async () => {
     const id = conversationId(3);
     writeConversation(data.root, id, generateConversation({ events: 5, seed: 'servers-live' }));
     const appended = generateConversation({ events: 8, seed: 'servers-live' }).slice(5);
@@ -219,15 +218,12 @@ describe('servers on PostgreSQL', () => {
       await Promise.all(sockets.map((socket) => socket.framesArrived(1)));
       const events = path.join(data.root, toConversationIdHex(id), 'events');
       for (const [n, event] of appended.entries()) writeFileSync(path.join(events, eventFileName(5 + n, event.id as string)), serializeEvent(event));
-      const written = performance.now();
       const arrivals = await Promise.all(
-        sockets.map(async (socket) => {
-          const frames = await socket.framesArrived(1 + appended.length);
-          return { after: performance.now() - written, ids: frames.slice(1).map((frame) => (JSON.parse(frame) as { id: string }).id) };
-        }),
+        sockets.map(async (socket) =>
+          (await socket.framesArrived(1 + appended.length)).slice(1).map((frame) => (JSON.parse(frame) as { id: string }).id),
+        ),
       );
-      for (const arrival of arrivals) expect(arrival).toEqual({ after: expect.any(Number), ids: appended.map((event) => event.id) });
-      expect(Math.max(...arrivals.map((arrival) => arrival.after))).toBeLessThan(1000);
+      for (const ids of arrivals) expect(ids).toEqual(appended.map((event) => event.id));
       for (const socket of sockets) socket.ws.close();
     } finally {
       stopFollowing.abort();
