@@ -13,8 +13,6 @@ import { type PhoenixServer, startPhoenix } from '../../dev/phoenix/phoenix-serv
 import { runExportCommand } from '../../src/export/trace/push-command';
 import { type LiveServer, startLiveServer } from '../support/live-server';
 
-jest.setTimeout(300_000);
-
 const RECORDED = '1058b2ad0e0c4f2e8a5b3c7d9e1f2a3b';
 const RECORDED_ID = '1058b2ad-0e0c-4f2e-8a5b-3c7d9e1f2a3b';
 const SAMPLE = path.resolve(__dirname, '../../sample-data/conversations', RECORDED);

@@ -225,7 +225,7 @@ describe('symbolic links out of the root are not followed', () => {
     // The folder's own entry was listed before it was replaced; nothing read through the link is in.
     expect([...entries.keys()].filter((name) => name.includes('z-'))).toEqual([`${INSIDE_HEX}/z-folder/`]);
     expect(zip.includes(Buffer.from(SECRET_TEXT))).toBe(false);
-  }, 60_000);
+  });
 
   it('links that stay inside the root are followed: containment, not a ban on links', async () => {
     const other = conversationId(51);

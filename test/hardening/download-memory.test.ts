@@ -16,8 +16,6 @@ import { eventually } from '../support/eventually';
 import { action, conversationId, eventId, message, observation } from '../support/events';
 import { unzipWithPython } from '../support/unzip';
 
-jest.setTimeout(180_000);
-
 const ID = conversationId(1);
 /** A second conversation for the trace exports, whose large tool call stays open across a turn. */
 const TRACE_ID = conversationId(2);

@@ -25,8 +25,6 @@ import { eventually } from '../support/eventually';
 import { action, conversationId, eventId, message, stateUpdate } from '../support/events';
 import { unzipWithPython } from '../support/unzip';
 
-jest.setTimeout(300_000);
-
 const MB = 1024 * 1024;
 const MASK = '**********';
 /** Held in clear by each conversation's saved state, so a known secret of it. */

@@ -73,4 +73,4 @@ test('a first index killed while it is written is finished by the next start: ev
   expect(seen).toHaveLength(EVENTS);
   expect(new Set(seen).size).toBe(EVENTS);
   expect(await json(`${server.url}/api/stored-conversations/events/count`)).toBe(EVENTS);
-}, 120_000);
+});

@@ -13,8 +13,6 @@ import { eventually } from '../support/eventually';
 import { conversationId, eventId, message, observation } from '../support/events';
 import { type LiveServer, startLiveServer } from '../support/live-server';
 
-jest.setTimeout(180_000);
-
 const ID = conversationId(1);
 const HEX = ID.replaceAll('-', '');
 const MB = 1024 * 1024;

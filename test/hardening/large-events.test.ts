@@ -16,8 +16,6 @@ import { conversationId, eventId, message, observation, stateUpdate } from '../s
 import { type LiveServer, liveServerStoreKind, startLiveServer } from '../support/live-server';
 import { unzipWithPython } from '../support/unzip';
 
-jest.setTimeout(180_000);
-
 const ID = conversationId(1);
 const HEX = ID.replaceAll('-', '');
 const MASK = '**********';

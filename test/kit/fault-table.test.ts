@@ -24,7 +24,6 @@ import { failedIds, notPassed, runKit } from './support/run-kit';
  * (test/kit/faults.test.ts proves the kit catches them), each under a prefix of its own with the
  * search alone: one Python process for every fault rather than one per fault.
  */
-jest.setTimeout(900_000);
 
 /** Schemathesis' workers: the operations it tests at once. */
 const SCHEMATHESIS_WORKERS = 2;

@@ -17,7 +17,6 @@ import { conversationId, eventId, message } from '../support/events';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI_TIMEOUT_MS = 120_000;
-jest.setTimeout(CLI_TIMEOUT_MS);
 
 const ID = conversationId(1);
 const EVENT = message({ id: eventId(1), timestamp: '2026-11-01T10:00:01.000000', source: 'user' }, { text: ['hi'] });

@@ -21,7 +21,6 @@ import { elementsNamed, parseXml } from './support/xml';
  * recording replayed against the same server passes, against one with a fault it fails on the
  * entries the fault changes, by the contract and against the recorded answers.
  */
-jest.setTimeout(60_000);
 
 const KEY = 'replay-test-key';
 const document = loadOpenApiDocument();

@@ -137,7 +137,7 @@ describe('npm run ingest', () => {
     } finally {
       data.remove();
     }
-  }, 120_000);
+  });
 
   it('--follow: appended events, a truncated file completed later, new conversations and deletions arrive within a second', async () => {
     await emptyDatabase();
@@ -191,7 +191,7 @@ describe('npm run ingest', () => {
       await pool.end();
       data.remove();
     }
-  }, 60_000);
+  });
 
   it('--follow: meta.json and base_state.json are copied for the catalog, and copied again when they change', async () => {
     await emptyDatabase();
@@ -244,7 +244,7 @@ describe('npm run ingest', () => {
       await pool.end();
       data.remove();
     }
-  }, 60_000);
+  });
 
   it('a database filled before the append numbering is numbered in file order by the migration, and later appends come after', async () => {
     await emptyDatabase();

@@ -120,7 +120,7 @@ describe('servers on PostgreSQL', () => {
       await directory.process.stop(5000);
       await postgres.process.stop(5000);
     }
-  }, 240_000);
+  });
 
   it('a database that is not there, or not migrated, stops the start with a message and exit code 2', async () => {
     const absent = spawnScript('src/cli/start.ts', ['--port', '0', '--database-url', 'postgres://agent:hunter2@127.0.0.1:1/events']);
@@ -143,7 +143,7 @@ describe('servers on PostgreSQL', () => {
     expect(unmigratedOutput).toContain(
       `has schema version 0; this server needs ${latestSchemaVersion()}. Run \`npm run migrate -- --database-url URL\``,
     );
-  }, 60_000);
+  });
 
   it('two servers on one database answer identically; with one gone the other keeps answering', async () => {
     const first = await serveInProcess(primary.url);
@@ -195,7 +195,7 @@ describe('servers on PostgreSQL', () => {
       }
       await standby.stop();
     }
-  }, 120_000);
+  });
 
   it("sockets on two servers sharing the database each receive the following ingester's appends, in append order", async () => {
     const id = conversationId(3);
@@ -234,7 +234,7 @@ describe('servers on PostgreSQL', () => {
         await served.store.close();
       }
     }
-  }, 60_000);
+  });
 
   it('a database that stops answering: 503 with a correlation id within the client timeout, never a hang', async () => {
     const relay = await relayTo(primary.url);
@@ -257,7 +257,7 @@ describe('servers on PostgreSQL', () => {
       await served.store.close();
       relay.close();
     }
-  }, 60_000);
+  });
 
   it('a database that accepts connections but never answers at start: a message naming it and exit code 2', async () => {
     const silent = net.createServer(() => undefined);
@@ -277,7 +277,7 @@ describe('servers on PostgreSQL', () => {
       await child.stop(1000);
       silent.close();
     }
-  }, 60_000);
+  });
 
   it('the database lost while serving: 503 with a correlation id in the log, never a hang; answers resume when it is back', async () => {
     const served = await serveInProcess(primary.url);
@@ -301,7 +301,7 @@ describe('servers on PostgreSQL', () => {
       await served.server.stop();
       await served.store.close();
     }
-  }, 90_000);
+  });
 });
 
 /** A TCP relay to the database that can go silent: connections stay open, nothing passes either way. */

@@ -134,7 +134,7 @@ describe('the PostgreSQL store against the directory store', () => {
           }
         }
       }
-    }, 180_000);
+    });
 
     it(`${name}: counts equal the number of events a full walk returns`, async () => {
       const hex = toConversationIdHex(id);

@@ -24,8 +24,6 @@ import { openDirectoryStore, type StoredEventMode } from '../../src/store';
 import { eventually } from '../support/eventually';
 import { openTestSocket } from '../support/socket-client';
 
-jest.setTimeout(300_000);
-
 const ROOT = path.resolve(__dirname, '../..');
 const RECORDING = path.join(ROOT, 'sample-data/conversations');
 const ID = RECORDED_SAMPLE.conversationId;

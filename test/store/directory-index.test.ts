@@ -141,7 +141,7 @@ it('an index written by a newer version stops the start, naming the file and --i
   expect(output).toContain(indexPath);
   expect(output).toContain('--index-path');
   expect(output).toContain('newer version');
-}, 40_000);
+});
 
 it('an index held by another running server stops the start, naming the file and --index-path', async () => {
   // The lock names a process that is running: this test's parent.
@@ -152,7 +152,7 @@ it('an index held by another running server stops the start, naming the file and
   expect(output).toContain('in use by another server');
   expect(output).toContain('--index-path');
   expect(readFileSync(`${indexPath}.lock`, 'utf8')).toBe(String(process.ppid));
-}, 40_000);
+});
 
 it('removes from the cache folder the indexes of directories that are gone, but not one a running server holds', async () => {
   const cache = mkdtempSync(path.join(os.tmpdir(), 'directory-index-xdg-'));
@@ -223,4 +223,4 @@ it('while a new index is first built, before its index by event id is, a cursor 
     index.close();
     await server.stop();
   }
-}, 60_000);
+});

@@ -45,7 +45,7 @@ describe('--serve-stored-events-unchanged', () => {
     } finally {
       await server.stop();
     }
-  }, 60_000);
+  });
 
   it.each([
     [

@@ -194,7 +194,7 @@ describe("the contract kit against our server on today's recorded conversation",
     if (!read.ok) throw new Error(read.message);
     const result = await runKit({ baseUrl: server.url, conversationId: ID, manifest: read.manifest });
     expect(notPassed(result).filter((check) => check.status !== 'skipped')).toEqual([]);
-  }, 120_000);
+  });
 });
 
 describe('the conversation the reference recorded itself (sample-data, npm run record-reference), served under the contract', () => {
@@ -233,5 +233,5 @@ describe('the conversation the reference recorded itself (sample-data, npm run r
   it('passes every check of the contract kit at both levels', async () => {
     const result = await runKit({ baseUrl: server.url, conversationId: RECORDED });
     expect(notPassed(result).filter((check) => check.status !== 'skipped')).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -5,8 +5,6 @@
  */
 import { type ViewerHarness, startViewerHarness } from './viewer-harness';
 
-jest.setTimeout(120_000);
-
 const RECORDED_SAMPLE_ID = '1058b2ad-0e0c-4f2e-8a5b-3c7d9e1f2a3b';
 const SAMPLE_ID = 'a3c1e0f2-b4d6-4f0e-9c7a-5b3d1e2f4a6b';
 
