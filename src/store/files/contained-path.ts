@@ -30,9 +30,13 @@ export async function resolveLinkInsideRoot(realRoot: string, linkPath: string):
   return isInsideRoot(realRoot, target) ? { ok: true, target } : { ok: false, reason: 'outside' };
 }
 
-/** The path by which Linux names an open descriptor of this process; opening a path below it starts from the descriptor's directory. */
+/**
+ * The path by which Linux names an open descriptor of this process; opening a path below it
+ * starts from the descriptor's directory. By the process id rather than `self`, which is
+ * one more link for the kernel to follow on every open through it.
+ */
 export function descriptorName(fd: number): string {
-  return `/proc/self/fd/${fd}`;
+  return `/proc/${process.pid}/fd/${fd}`;
 }
 
 /** Where an open descriptor leads (descriptorName); undefined where the system does not name descriptors. */

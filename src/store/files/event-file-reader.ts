@@ -49,7 +49,7 @@ export function versionOfPath(filePath: string): ReadVersion | undefined {
 
 /**
  * An events directory whose files a batch reads on the calling thread. Where the system
- * names descriptors (Linux's /proc/self/fd), the directory is opened once and each file
+ * names descriptors (Linux's /proc/PID/fd), the directory is opened once and each file
  * through its descriptor: the directories above it are not looked up again for every file,
  * and a directory on the path swapped for a link after the open changes nothing for the
  * descriptor, so where the files lead is checked once, the directory's, instead of once a
