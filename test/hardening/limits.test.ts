@@ -26,8 +26,8 @@ const FAST: ServerLimits = {
 };
 /** Node closes an idle keep-alive connection this much after keepAliveTimeout, so clients never reuse one being closed. */
 const NODE_KEEP_ALIVE_BUFFER_MS = 1000;
-/** Room for a loaded CI machine on top of each deadline. */
-const SLACK_MS = 700;
+/** Room for a loaded CI machine on top of each deadline: the bound says the limit acted, not how promptly. */
+const SLACK_MS = 2000;
 const CONVERSATION = conversationId(60);
 const SEARCH = `/api/conversations/${CONVERSATION}/events/search`;
 const TOO_LARGE = 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n';
@@ -105,11 +105,14 @@ describe(`a client that stalls mid-request is answered 408 and closed within hea
   });
 
   it('fifty stalled clients do not keep a normal one waiting, and all of them are closed', async () => {
-    const stalled = Array.from({ length: 50 }, () => stall('GET /api/conversations/'));
-    const served = await rawGet(running.url, SEARCH, { timeoutMs: FAST.headersTimeoutMs });
+    const order: string[] = [];
+    const stalled = Array.from({ length: 50 }, () => stall('GET /api/conversations/').finally(() => order.push('stalled')));
+    const served = await rawGet(running.url, SEARCH).finally(() => order.push('served'));
     expect(served.status).toBe(200);
     const closed = await Promise.all(stalled);
     expect(closed.map(({ answer }) => answer)).toEqual(Array(50).fill(TIMED_OUT));
+    // Answered before any stalled client's headersTimeout closed it, however busy the machine.
+    expect(order[0]).toBe('served');
   });
 });
 

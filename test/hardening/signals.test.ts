@@ -84,13 +84,15 @@ function refusesConnections(url: string): Promise<boolean> {
   });
 }
 
-async function msUntilRefused(url: string, withinMs: number): Promise<number> {
+/** Past this, a server still accepting connections after the signal has failed: far beyond what a busy machine explains. */
+const REFUSED_WITHIN_MS = 10_000;
+
+async function refusedWithin(url: string, withinMs: number): Promise<void> {
   const started = performance.now();
   while (!(await refusesConnections(url))) {
     if (performance.now() - started > withinMs) throw new Error(`${url} still accepts connections ${withinMs} ms after the signal`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return performance.now() - started;
 }
 
 describe.each(SIGNALS)('%s', (signal) => {
@@ -99,7 +101,7 @@ describe.each(SIGNALS)('%s', (signal) => {
     const reader = await startSlowRead(server.url, `/api/conversations/${CONVERSATION}/events/search`);
 
     server.kill(signal);
-    const refusedAfterMs = await msUntilRefused(server.url, 2000);
+    await refusedWithin(server.url, REFUSED_WITHIN_MS);
     const receivedAtRefusal = reader.received();
     const response = await reader.readToEnd();
     // No clock on the exit: a busy machine reads the page slower, and a process that never
@@ -110,8 +112,8 @@ describe.each(SIGNALS)('%s', (signal) => {
     const page = JSON.parse(body) as EventPage;
     expect(head.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
     expect({ items: page.items.length, next_page_id: page.next_page_id }).toEqual({ items: EVENT_COUNT, next_page_id: null });
+    // Refused while the request in flight was still being read: at once, whatever the clock says.
     expect(receivedAtRefusal).toBeLessThan(Buffer.byteLength(body));
-    expect(refusedAfterMs).toBeLessThan(2000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(server.stderr.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(
       expect.objectContaining({ level: 'info', message: 'shutting down', signal }),
