@@ -9,7 +9,7 @@ function withServer<T>(routes: FakeRoutes, use: (server: FakeModelServer, access
   return withFakeModelServer({ apiKey: API_KEY, routes }, (server) => {
     const reading = readBaseUrl(server.baseUrl);
     if (!reading.ok) throw new Error(reading.problem);
-    return use(server, { endpoint: reading.endpoint, apiKey: API_KEY, timeoutMs: 2000 });
+    return use(server, { endpoint: reading.endpoint, apiKey: API_KEY, timeoutMs: 30_000 });
   });
 }
 
