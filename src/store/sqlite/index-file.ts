@@ -52,7 +52,15 @@ export interface OpenedIndex {
   complete: boolean;
   /** Records that a whole pass has been stored, with the indexes a new index is built without (schema.ts's AFTER_FIRST_PASS_INDEXES). */
   markComplete(): void;
+  /** How another thread opens a connection that writes the file beside the writer (connectFiller). */
+  readonly filler: FillerConnection;
   close(): void;
+}
+
+/** What a thread needs to open its own connection to the index file: the file, and that connection's share of the cache. */
+export interface FillerConnection {
+  file: string;
+  cacheKiB: number;
 }
 
 export interface IndexFileOptions {
@@ -78,6 +86,37 @@ const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
  * larger pages to the write-ahead log.
  */
 const PAGE_BYTES = 16 * 1024;
+
+/**
+ * The filler's cache is this much smaller than each of the two connections' caches: it reads
+ * the rows it indexes once, in order, and what it keeps counts against the same memory.
+ */
+const FILLER_SHARE_OF_CACHE = 4;
+
+/**
+ * A connection to an index file that `openIndexFile` opened and made current, for a thread of
+ * its own that writes it beside the writer (text-index-thread.ts): set as the writer is.
+ */
+export function connectFiller({ file, cacheKiB }: FillerConnection): BetterSqlite3.Database {
+  const connection = new Database(file, { fileMustExist: true });
+  configure(connection, cacheKiB, 'writes');
+  return connection;
+}
+
+function configure(connection: BetterSqlite3.Database, cacheKiB: number, use: 'reads' | 'writes'): void {
+  connection.pragma('busy_timeout = 5000');
+  // Memory-mapped reads would count the whole file against the process.
+  connection.pragma('mmap_size = 0');
+  connection.pragma(`cache_size = -${cacheKiB}`);
+  // A writer's statements keep a statement journal (the pages a batch's INSERT changes, to
+  // undo it alone), a few pages each; in a file it was a write of every such page, as many
+  // bytes as the index itself. The one large sort, of the indexes sorted in when the index
+  // is first complete, spills to a file (markComplete).
+  connection.pragma('temp_store = MEMORY');
+  // The index is a cache of the directory: a file damaged by a power loss is rebuilt
+  // (staleness), so commits need not wait for the disk; WAL keeps a crash of this process safe.
+  if (use === 'writes') connection.pragma('synchronous = OFF');
+}
 
 /** The facts an index records of itself: what it is of, and whether it was ever complete. */
 const ROOT_FACT = 'root';
@@ -113,20 +152,8 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
     }
     const reader = new Database(file, { readonly: true, fileMustExist: true });
     const cacheKiB = Math.max(1024, Math.floor((options.cacheBytes ?? DEFAULT_CACHE_BYTES) / 2 / 1024));
-    for (const connection of [writer, reader]) {
-      connection.pragma('busy_timeout = 5000');
-      // Memory-mapped reads would count the whole file against the process.
-      connection.pragma('mmap_size = 0');
-      connection.pragma(`cache_size = -${cacheKiB}`);
-    }
-    // Temporary storage in memory for both. The writer's statements keep a statement journal
-    // (the pages a batch's INSERT changes, to undo it alone), a few pages each; in a file it
-    // was a write of every such page, as many bytes as the index itself. Its one large sort,
-    // of the indexes sorted in when the index is first complete, spills to a file (markComplete).
-    for (const connection of [writer, reader]) connection.pragma('temp_store = MEMORY');
-    // The index is a cache of the directory: a file damaged by a power loss is rebuilt
-    // (staleness), so commits need not wait for the disk; WAL keeps a crash of this process safe.
-    writer.pragma('synchronous = OFF');
+    configure(writer, cacheKiB, 'writes');
+    configure(reader, cacheKiB, 'reads');
     let complete = fact(writer, COMPLETE_FACT) === '1';
     return {
       writer,
@@ -156,6 +183,7 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
         }
         complete = true;
       },
+      filler: { file, cacheKiB: Math.max(1024, Math.floor(cacheKiB / FILLER_SHARE_OF_CACHE)) },
       close() {
         reader.close();
         writer.close();

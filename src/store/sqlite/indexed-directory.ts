@@ -10,19 +10,17 @@
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log';
 import type { CrossSearchCriteria, EventFilters, SearchCriteria } from '../../search';
 import type { EventFeed, EventStore, ExportedEvent, StoredConversationSummary, StoredHitPage, StoredPage, StoreHealth } from '../event-store';
 import { afterNextPoll } from '../files/time-slice';
 import { createIngester, type DirectoryIngester } from '../ingest/ingester';
-import type { SqlDatabase } from '../sql/database';
 import { SqlStore } from '../sql/sql-store';
 import type { StoredEventMode } from '../stored-event/decide';
 import { KeptFirstPages } from './kept-first-pages';
 import { IndexFileError, defaultIndexPath, openIndexFile, type OpenedIndex, pruneIndexesOfGoneDirectories } from './index-file';
-import { sqliteDatabase } from './sqlite-database';
-import { indexTextStep } from './text-index';
+import { type SqliteDatabase, sqliteDatabase } from './sqlite-database';
+import { fillTextIndex } from './text-index';
 
 export interface IndexedDirectoryOptions {
   logger: Logger;
@@ -52,19 +50,6 @@ const BUDGET_SHARE_OF_CACHE = 1 / 4;
  */
 const BUDGET_SHARE_OF_KEPT_PAGES = 1 / 16;
 const KEPT_PAGES_BYTES_WITHOUT_BUDGET = 16 * 1024 * 1024;
-/**
- * How long a step of filling the trigram index should hold the event loop. A step holds the
- * loop, and after each the filling rests as long as the step took: a request, which takes
- * several turns of the loop, waits for one step at most per turn and has at least half the
- * thread meanwhile. A step that becomes due while a long request holds the loop runs as soon
- * as that request ends, so the next request waits for it whole: steps are kept short, and
- * the rows each takes in follow how long the last took (rows differ in size, and FTS5
- * merges its segments within some steps).
- */
-const TEXT_STEP_MS = 8;
-/** Rows per step: from the fewest, which cost more per row (a transaction and a segment each), to the most. */
-const TEXT_ROWS_FEWEST = 16;
-const TEXT_ROWS_MOST = 256;
 
 /** Opens the index of `realRoot` and starts following the directory. Throws IndexFileError when the index file cannot be used. */
 export function openIndexedDirectory(realRoot: string, options: IndexedDirectoryOptions): IndexedDirectoryStore {
@@ -76,7 +61,7 @@ export function openIndexedDirectory(realRoot: string, options: IndexedDirectory
 
 export class IndexedDirectoryStore implements EventStore {
   private readonly sql: SqlStore;
-  private readonly writer: SqlDatabase;
+  private readonly writer: SqliteDatabase;
   private readonly ingester: DirectoryIngester;
   private readonly keptFirstPages: KeptFirstPages;
   /** The trigram index being filled behind the rows (text-index.ts), while it is. */
@@ -164,26 +149,16 @@ export class IndexedDirectoryStore implements EventStore {
     return passing;
   }
 
-  /** Fills the trigram index up to the rows stored, a step at a time, unless that is under way. */
+  /** Fills the trigram index up to the rows stored (text-index.ts), unless that is under way. */
   private indexText(): void {
     if (this.indexingText || this.closed) return;
     this.indexingText = (async () => {
       const began = performance.now();
-      let steps = 0;
-      let rows = TEXT_ROWS_FEWEST * 4;
-      for (;;) {
-        const started = performance.now();
-        if (this.closed) return;
-        if (!(await indexTextStep(this.writer, rows))) break;
-        steps++;
-        const took = performance.now() - started;
-        if (took > TEXT_STEP_MS) rows = Math.max(TEXT_ROWS_FEWEST, rows >> 1);
-        else if (took < TEXT_STEP_MS / 2) rows = Math.min(TEXT_ROWS_MOST, rows << 1);
-        await sleep(took);
-      }
-      // Once, when the first filling since the start has caught up: from then on `body` and `text` answer from the index alone.
-      if (steps > 0 && !this.textIndexCaughtUp)
-        this.options.logger.info('text index built', { file: this.options.indexPath, ms: Math.round(performance.now() - began) });
+      const steps = await fillTextIndex(this.writer, this.index.filler, () => this.closed);
+      if (this.closed) return;
+      // Once, when the first filling since the start has caught up (at once, after a start that found it whole): from then on `body` and `text` answer from the index alone.
+      if (!this.textIndexCaughtUp)
+        this.options.logger.info('text index built', { file: this.options.indexPath, ms: Math.round(performance.now() - began), steps });
       this.textIndexCaughtUp = true;
     })()
       .catch((error: unknown) => this.fail(error))

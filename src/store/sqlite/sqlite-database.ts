@@ -9,7 +9,16 @@ import type { SqlDatabase, SqlWriter } from '../sql/database';
 import { SQLITE } from '../sql/dialect';
 import type { Statement } from '../sql/statement';
 
-export function sqliteDatabase(connection: BetterSqlite3.Database): SqlDatabase {
+export interface SqliteDatabase extends SqlDatabase {
+  /**
+   * Runs `work` in this connection's turn, outside any transaction: for a write another
+   * connection to the same file makes (text-index.ts's thread), which would otherwise wait
+   * for SQLite's lock on this thread, or make this one wait.
+   */
+  turn<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export function sqliteDatabase(connection: BetterSqlite3.Database): SqliteDatabase {
   const prepared = new Map<string, Positional>();
   const positionalOf = (text: string): Positional => {
     let positional = prepared.get(text);
@@ -30,6 +39,11 @@ export function sqliteDatabase(connection: BetterSqlite3.Database): SqlDatabase 
   };
   // One transaction at a time on this connection: each waits for the one before to end.
   let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = turn.then(work);
+    turn = result.catch(() => undefined);
+    return result;
+  };
   const writer: SqlWriter = {
     dialect: SQLITE,
     rows: async (statement) => rows(statement),
@@ -42,7 +56,7 @@ export function sqliteDatabase(connection: BetterSqlite3.Database): SqlDatabase 
     run: async (statement) => run(statement),
     indexWalk: async (statement) => rows(statement),
     transaction<T>(work: (database: SqlWriter) => Promise<T>): Promise<T> {
-      const result = turn.then(async () => {
+      return inTurn(async () => {
         connection.exec('BEGIN IMMEDIATE');
         try {
           const value = await work(writer);
@@ -53,9 +67,8 @@ export function sqliteDatabase(connection: BetterSqlite3.Database): SqlDatabase 
           throw error;
         }
       });
-      turn = result.catch(() => undefined);
-      return result;
     },
+    turn: inTurn,
     async close() {
       await turn;
       connection.close();
