@@ -73,14 +73,25 @@ const FILLER_THREAD = path.join(__dirname, `text-index-thread${path.extname(__fi
  */
 export async function fillTextIndex(writer: SqliteDatabase, filler: FillerConnection, stopped: () => boolean): Promise<number> {
   let steps = 0;
+  const counted =
+    (step: Step): Step =>
+    async (rows) => {
+      const indexed = await step(rows);
+      if (indexed) steps++;
+      return indexed;
+    };
   if ((await rowsPastMark(writer)) >= ROWS_FOR_THREAD) {
     const thread = FillerThread.start(filler);
     try {
-      steps += await fillInSteps(STEP_THERE_MS, stopped, async (rows) => {
-        const answer = await writer.turn(() => thread.step(rows));
-        if ('failed' in answer) throw Object.assign(new Error(answer.failed.message), { code: answer.failed.code });
-        return answer.indexed;
-      });
+      await fillInSteps(
+        STEP_THERE_MS,
+        stopped,
+        counted(async (rows) => {
+          const answer = await writer.turn(() => thread.step(rows));
+          if ('failed' in answer) throw Object.assign(new Error(answer.failed.message), { code: answer.failed.code });
+          return answer.indexed;
+        }),
+      );
       return steps;
     } catch (error) {
       // A thread that died (out of memory, say) hands over to this one; the file's own errors are the caller's.
@@ -89,17 +100,25 @@ export async function fillTextIndex(writer: SqliteDatabase, filler: FillerConnec
       await thread.close();
     }
   }
-  return steps + (await fillInSteps(STEP_HERE_MS, stopped, (rows) => indexTextStep(writer, rows), { rest: true }));
+  await fillInSteps(
+    STEP_HERE_MS,
+    stopped,
+    counted((rows) => indexTextStep(writer, rows)),
+    { rest: true },
+  );
+  return steps;
 }
 
-async function fillInSteps(stepMs: number, stopped: () => boolean, step: (rows: number) => Promise<boolean>, { rest = false } = {}): Promise<number> {
-  let steps = 0;
+/** Indexes up to `rows` rows past the mark; false when none were left. */
+type Step = (rows: number) => Promise<boolean>;
+
+/** Steps until none is left or `stopped` says so, the rows of each following how long the last took; with `rest`, resting as long after each. */
+async function fillInSteps(stepMs: number, stopped: () => boolean, step: Step, { rest = false } = {}): Promise<void> {
   let rows = ROWS_FEWEST * 4;
   for (;;) {
-    if (stopped()) return steps;
+    if (stopped()) return;
     const started = performance.now();
-    if (!(await step(rows))) return steps;
-    steps++;
+    if (!(await step(rows))) return;
     const took = performance.now() - started;
     if (took > stepMs) rows = Math.max(ROWS_FEWEST, rows >> 1);
     else if (took < stepMs / 2) rows = Math.min(ROWS_MOST, rows << 1);
