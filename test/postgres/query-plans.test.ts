@@ -214,7 +214,7 @@ describe('query plans over 100k events', () => {
   it('a body that matches nothing is answered from the trigram index', async () => {
     const statement = pageStatement(POSTGRES, large, undefined, { body: 'no such words here', sortOrder: 'TIMESTAMP', limit: 100 }, 'text');
     expect((await planOf(statement)).text).toContain('events_by_body');
-    // How fast is the bench's figure; the plan above is what makes it fast.
+    // How fast it answers is the bench's to measure; the plan above is what makes it fast.
     expect((await client.query(statement)).rows).toHaveLength(0);
   });
 });

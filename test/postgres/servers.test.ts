@@ -176,7 +176,7 @@ describe('servers on PostgreSQL', () => {
       const appended = LATER[0]!;
       writeFileSync(path.join(events, `event-00300-${appended.id}.json`), serializeEvent(appended));
       const lastPage = searchPath(LONG, { limit: 1, sort_order: 'TIMESTAMP_DESC' });
-      // How soon is the bench's figure (`--live-only --store postgres`); a test only waits for it.
+      // How soon it comes is the bench's to measure (`--live-only --store postgres`); the test waits for it.
       await eventually(
         async () => {
           const page = (await (await fetch(onStandby.server.url + lastPage)).json()) as { items: { id: string }[] };
