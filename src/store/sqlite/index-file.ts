@@ -88,10 +88,10 @@ const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 const PAGE_BYTES = 16 * 1024;
 
 /**
- * The filler's cache is this much smaller than each of the two connections' caches: it reads
- * the rows it indexes once, in order, and what it keeps counts against the same memory.
+ * The filler's cache beside each of the two connections' caches: it reads the rows it indexes
+ * once, in order, and what it keeps counts against the same memory.
  */
-const FILLER_SHARE_OF_CACHE = 4;
+const FILLER_SHARE_OF_CACHE = 1 / 4;
 
 /**
  * A connection to an index file that `openIndexFile` opened and made current, for a thread of
@@ -183,7 +183,7 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
         }
         complete = true;
       },
-      filler: { file, cacheKiB: Math.max(1024, Math.floor(cacheKiB / FILLER_SHARE_OF_CACHE)) },
+      filler: { file, cacheKiB: Math.max(1024, Math.floor(cacheKiB * FILLER_SHARE_OF_CACHE)) },
       close() {
         reader.close();
         writer.close();
