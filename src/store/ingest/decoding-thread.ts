@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventsDirectory, SCRATCH_BYTES } from '../files/event-file-reader';
 import { type DecodeReply, type DecodeRequest, type DecodingThreadData, decodeEventFile } from './event-file-decoder';
+import type { RowMemory } from './event-row';
 
 if (!parentPort) throw new Error('decoding-thread.ts runs as a worker thread; event-file-decoder.ts starts it');
 const port = parentPort;
@@ -13,41 +14,57 @@ const { mode, answers } = workerData as DecodingThreadData;
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 port.on('message', ({ id, directory, realRoot, files }: DecodeRequest) => {
-  const payloads = new PayloadChunks();
+  const memory = new MovedChunks();
   const opened = EventsDirectory.open(directory, realRoot);
   let decoded: DecodeReply['decoded'];
   try {
-    decoded = files.map((file) => decodeEventFile(opened, file, mode, scratch, payloads.keep));
+    decoded = files.map((file) => decodeEventFile(opened, file, mode, scratch, memory));
   } finally {
     opened.close();
   }
   const reply: DecodeReply = { id, decoded };
-  answers.postMessage(reply, payloads.buffers);
+  answers.postMessage(reply, memory.buffers);
   port.postMessage(id);
 });
 
-/** Chunks hold nearly every batch's payloads in one or two. */
+/** Chunks hold nearly every batch's rows in a few. */
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The served bytes of a batch, each copied once, from the scratch buffer into chunks whose
- * memory moves with the answer: a payload in a buffer of its own would be copied again
- * when posted, with the whole pool slab it sits in.
+ * A batch's row bytes, each written once, into chunks whose memory moves with the answer:
+ * the served bytes copied from the scratch buffer, the searched texts encoded. A payload in
+ * a buffer of its own would be copied again when posted, with the whole pool slab it sits
+ * in; a text as a string would be copied twice, into the message and out of it.
  */
-class PayloadChunks {
+class MovedChunks implements RowMemory {
   readonly buffers: ArrayBuffer[] = [];
   private chunk = Buffer.alloc(0);
   private used = 0;
 
-  readonly keep = (served: Buffer): Buffer => {
-    if (served.length > this.chunk.length - this.used) {
-      this.chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, served.length));
+  bytes(served: Buffer): Buffer {
+    const kept = this.take(served.length);
+    served.copy(kept);
+    return kept;
+  }
+
+  text(text: string): Buffer {
+    // UTF-8 takes at most three bytes for each UTF-16 unit.
+    const written = this.chunk.length - this.used >= text.length * 3 ? this.chunk.write(text, this.used) : undefined;
+    if (written !== undefined) return this.take(written);
+    const encoded = this.take(Buffer.byteLength(text));
+    encoded.write(text);
+    return encoded;
+  }
+
+  /** The next `length` bytes of the chunk, in a new chunk when they do not fit. */
+  private take(length: number): Buffer {
+    if (length > this.chunk.length - this.used) {
+      this.chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, length));
       this.used = 0;
       this.buffers.push(this.chunk.buffer as ArrayBuffer);
     }
-    const kept = this.chunk.subarray(this.used, this.used + served.length);
-    served.copy(kept);
-    this.used += served.length;
-    return kept;
-  };
+    const taken = this.chunk.subarray(this.used, this.used + length);
+    this.used += length;
+    return taken;
+  }
 }

@@ -23,7 +23,7 @@ import type { EventFileName } from '../files/event-file-name';
 import { EventsDirectory, readEventFile, readEventFileNow, SCRATCH_BYTES, versionOfPath } from '../files/event-file-reader';
 import { TimeSlice } from '../files/time-slice';
 import type { StoredEventMode } from '../stored-event/decide';
-import { type EventRow, type KeepBytes, type Unserved, eventRowOf } from './event-row';
+import { type EventRow, type RowMemory, type Unserved, eventRowOf } from './event-row';
 
 /** What became of one event file. */
 export type DecodedFile =
@@ -48,8 +48,8 @@ export interface DecodeRequest {
 }
 
 /**
- * Its answer. The rows' payloads are views of one buffer, moved (not copied) to the
- * ingester's thread with the message.
+ * Its answer. The rows' bytes (payloads and searched texts) are views of a few buffers,
+ * moved (not copied) to the ingester's thread with the message.
  */
 export interface DecodeReply {
   id: number;
@@ -75,8 +75,8 @@ const DECODE_SLICE_MS = 5;
 const DECODING_THREAD = path.join(__dirname, `decoding-thread${path.extname(__filename)}`);
 
 /**
- * One event file of `directory`, read on the calling thread and decoded; `keep` copies
- * its served bytes. Never throws: every failure is a kind of result. A symbolic link is
+ * One event file of `directory`, read on the calling thread and decoded; its row's bytes
+ * are kept in `memory`. Never throws: every failure is a kind of result. A symbolic link is
  * not read (`link`): see readLinkedFile.
  */
 export function decodeEventFile(
@@ -84,12 +84,12 @@ export function decodeEventFile(
   file: EventFileName,
   mode: StoredEventMode,
   scratch: Buffer,
-  keep?: KeepBytes,
+  memory?: RowMemory,
 ): DecodedHere {
   const read = readEventFileNow(directory, file.name, scratch);
   if (read === undefined) return { kind: 'link' };
   if (read.kind !== 'bytes') return read;
-  return decodedOf(eventRowOf(read.bytes, file, mode, read.version, keep));
+  return decodedOf(eventRowOf(read.bytes, file, mode, read.version, memory));
 }
 
 function decodedOf(decoded: ReturnType<typeof eventRowOf>): DecodedFile {
@@ -206,7 +206,11 @@ export class EventFileDecoder {
   }
 
   private keep(reply: DecodeReply): void {
-    for (const result of reply.decoded) if (result.kind === 'row') result.row.payload = asBuffer(result.row.payload);
+    for (const result of reply.decoded) {
+      if (result.kind !== 'row') continue;
+      result.row.payload = asBuffer(result.row.payload);
+      result.row.searchText = asBuffer(result.row.searchText);
+    }
     this.answersRead.set(reply.id, reply.decoded);
   }
 
@@ -261,7 +265,7 @@ export class EventFileDecoder {
   }
 }
 
-/** A payload that crossed from the decoding thread arrives as a plain Uint8Array view; the database drivers take Buffers. */
+/** A row's bytes cross from the decoding thread as a plain Uint8Array view; the database drivers take Buffers. */
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

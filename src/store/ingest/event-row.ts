@@ -19,8 +19,12 @@ export interface EventRow {
   sortMicros: string;
   /** The lower-cased message text `body` searches; message events only. */
   bodyText: string | null;
-  /** The lower-cased text of the whole event `text` searches. */
-  searchText: string;
+  /**
+   * The lower-cased text of the whole event `text` searches, as UTF-8 bytes: it is as long
+   * as the served bytes, and as bytes it moves with the decoding thread's answer instead of
+   * being copied, and reaches the database without being encoded again.
+   */
+  searchText: Buffer;
   /** A copy of the served bytes, owned by the row. */
   payload: Buffer;
   /** The properties the contract does not list that the event had, comma-joined; null when none. */
@@ -30,10 +34,15 @@ export interface EventRow {
   modifiedMs: number;
 }
 
-/** Copies the served bytes (a view of a scratch buffer, or of the file's bytes) into memory the row owns. */
-export type KeepBytes = (served: Buffer) => Buffer;
+/** Where a row's bytes are kept: memory of its own, unless the caller has other (the decoding thread's chunks). */
+export interface RowMemory {
+  /** A copy of the served bytes, which may be a view of a scratch buffer or of the file's bytes. */
+  bytes(served: Buffer): Buffer;
+  /** The text as UTF-8. */
+  text(text: string): Buffer;
+}
 
-const ownCopy: KeepBytes = (served) => Buffer.from(served);
+const ownMemory: RowMemory = { bytes: (served) => Buffer.from(served), text: (text) => Buffer.from(text, 'utf8') };
 
 /** Why a file is not served: a kind or value a newer server wrote, or a broken file (stored-event/decide.ts). */
 export type Unserved = 'broken' | 'unknown-kind' | 'unknown-value';
@@ -42,7 +51,7 @@ export type RowDecode = { ok: true; row: EventRow } | { ok: false; because: Unse
 
 /**
  * Decodes an event file's bytes (which may be a view of a scratch buffer), read at
- * `version`, into its row; `keep` copies the served bytes where the caller wants them.
+ * `version`, into its row, whose bytes are kept in `memory`.
  * Never throws: an event the decoding cannot handle (nested deeper than the call stack
  * reaches, say) is a file not served, with the reason.
  */
@@ -51,7 +60,7 @@ export function eventRowOf(
   file: EventFileName,
   mode: StoredEventMode,
   version: ReadVersion | undefined,
-  keep: KeepBytes = ownCopy,
+  memory: RowMemory = ownMemory,
 ): RowDecode {
   try {
     const decision = decodeStoredEvent(bytes, mode);
@@ -59,7 +68,7 @@ export function eventRowOf(
       const reason = decision.because === 'unknown-kind' ? decision.kind : decision.because === 'unknown-value' ? decision.value : decision.reason;
       return { ok: false, because: decision.because, reason };
     }
-    return { ok: true, row: rowOf(decision.event, file, keep(decision.payload), decision.unlisted, version) };
+    return { ok: true, row: rowOf(decision.event, file, decision.payload, decision.unlisted, version, memory) };
   } catch (error) {
     return {
       ok: false,
@@ -69,7 +78,14 @@ export function eventRowOf(
   }
 }
 
-function rowOf(event: Event, file: EventFileName, payload: Buffer, unlisted: readonly string[], version: ReadVersion | undefined): EventRow {
+function rowOf(
+  event: Event,
+  file: EventFileName,
+  served: Buffer,
+  unlisted: readonly string[],
+  version: ReadVersion | undefined,
+  memory: RowMemory,
+): EventRow {
   return {
     position: file.position,
     fileName: textColumn(file.name),
@@ -79,8 +95,8 @@ function rowOf(event: Event, file: EventFileName, payload: Buffer, unlisted: rea
     source: nullableTextColumn(event.source ?? DEFAULT_SOURCE[event.kind] ?? null),
     sortMicros: storedSortMicros(storedTimestampMicros(event.timestamp)),
     bodyText: nullableTextColumn(searchableText(event) ?? null),
-    searchText: textColumn(searchableEventText(event)),
-    payload,
+    searchText: memory.text(textColumn(searchableEventText(event))),
+    payload: memory.bytes(served),
     unlisted: unlisted.length === 0 ? null : unlisted.join(','),
     size: version?.size ?? -1,
     modifiedMs: version?.modifiedMs ?? -1,

@@ -977,7 +977,7 @@ class Ingester implements DirectoryIngester {
         p.add(row.source),
         p.bigint(row.sortMicros),
         p.add(row.bodyText),
-        p.add(row.searchText),
+        p.utf8Text(row.searchText),
         p.add(row.payload),
         p.add(row.unlisted),
         p.conversationUuid(conversation.hex),

@@ -20,6 +20,8 @@ export interface SqlDialect {
   placeholder(n: number): string;
   bigintPlaceholder(n: number): string;
   uuidPlaceholder(n: number): string;
+  /** A text value bound as its UTF-8 bytes. */
+  utf8TextPlaceholder(n: number): string;
   /** The value a driver binds for a 64-bit integer given as decimal text. */
   bigintValue(decimal: string): unknown;
   listValue(values: readonly string[]): unknown;
@@ -64,6 +66,8 @@ export const SQLITE: SqlDialect = {
   placeholder: (n) => `?${n}`,
   bigintPlaceholder: (n) => `?${n}`,
   uuidPlaceholder: (n) => `?${n}`,
+  // A blob cast to text is read as the database's encoding, UTF-8.
+  utf8TextPlaceholder: (n) => `CAST(?${n} AS TEXT)`,
   bigintValue: (decimal) => BigInt(decimal),
   listValue: (values) => JSON.stringify(values),
   inList: (column, n) => `${column} IN (SELECT value FROM json_each(?${n}))`,
@@ -105,6 +109,7 @@ export const POSTGRES: SqlDialect = {
   placeholder: (n) => `$${n}`,
   bigintPlaceholder: (n) => `$${n}::bigint`,
   uuidPlaceholder: (n) => `$${n}::uuid`,
+  utf8TextPlaceholder: (n) => `convert_from($${n}::bytea, 'UTF8')`,
   bigintValue: (decimal) => decimal,
   listValue: (values) => values,
   inList: (column, n) => `${column} = ANY($${n}::text[])`,

@@ -27,6 +27,12 @@ export class Parameters {
     return this.dialect.bigintPlaceholder(this.values.length);
   }
 
+  /** Text given as its UTF-8 bytes. */
+  utf8Text(bytes: Buffer): string {
+    this.values.push(bytes);
+    return this.dialect.utf8TextPlaceholder(this.values.length);
+  }
+
   /** A conversation id as 32 hex digits, compared with the conversation column of events. */
   conversationUuid(hex: string): string {
     this.values.push(hex);
