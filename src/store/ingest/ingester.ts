@@ -235,7 +235,11 @@ interface PendingConversation {
   identity: string;
   stamp: string | undefined;
   files: EventFileName[];
-  listed: Set<string>;
+  /**
+   * The names the look listed; undefined when the database held no file of the conversation
+   * before it, stored or skipped: every file it holds after is then one the look listed.
+   */
+  listed: Set<string> | undefined;
   stored: StoredFiles;
   /** The files the database holds as skipped, by name, kept as batches are written. */
   skipped: Map<string, SkippedFile>;
@@ -576,9 +580,9 @@ class Ingester implements DirectoryIngester {
     const files = await eventFilesOf(listing, new TimeSlice(NAMES_PER_SLICE_MS));
     // A conversation read for the first time, longer than a batch, is decoded on the decoding thread.
     if (stored.size === 0 && files.length > (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) this.decoder.startThread();
-    const listed = new Set(files.map((file) => file.name));
     // Nothing stored and nothing skipped: every file is read, and there is nothing to compare.
-    if (stored.size === 0 && skipped.size === 0) return { row, eventsDirectory: directory, identity, stamp, files, listed, stored, skipped };
+    if (stored.size === 0 && skipped.size === 0) return { row, eventsDirectory: directory, identity, stamp, files, listed: undefined, stored, skipped };
+    const listed = new Set(files.map((file) => file.name));
     // Which files to read. The size-and-time comparisons are system calls on this thread, in
     // slices between which requests are answered: through the thread pool each cost about
     // three times the CPU, which a restart's first look at every stored file pays in full.
@@ -1026,6 +1030,7 @@ class Ingester implements DirectoryIngester {
   /** Files the database holds, and files it skipped, that are no longer in the directory. */
   private goneFiles(pending: PendingConversation): GoneFiles {
     const { listed, stored } = pending;
+    if (listed === undefined) return { events: [], skipped: [] };
     return {
       events: [...stored].filter(([, file]) => !listed.has(file.name)).map(([position]) => position),
       skipped: [...pending.skipped.keys()].filter((name) => !listed.has(name)),
