@@ -48,9 +48,8 @@ class MovedChunks implements RowMemory {
   }
 
   text(text: string): Buffer {
-    // UTF-8 takes at most three bytes for each UTF-16 unit.
-    const written = this.chunk.length - this.used >= text.length * 3 ? this.chunk.write(text, this.used) : undefined;
-    if (written !== undefined) return this.take(written);
+    // Written in place where the chunk has room for the longest encoding (three bytes a UTF-16 unit), else measured first.
+    if (this.chunk.length - this.used >= text.length * 3) return this.take(this.chunk.write(text, this.used));
     const encoded = this.take(Buffer.byteLength(text));
     encoded.write(text);
     return encoded;
