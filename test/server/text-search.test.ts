@@ -36,6 +36,7 @@ beforeAll(async () => {
         conversationError({ id: eventId(6), timestamp: '2026-05-01T09:00:00', source: 'environment' }, 'Sandbox crashed: out of memory'),
         pause({ id: eventId(7), timestamp: '2026-05-01T09:00:01' }),
         message({ id: eventId(8), timestamp: '2026-05-01T09:00:02', source: 'agent' }, { text: ['The todo list is empty'] }),
+        observation({ id: eventId(9), timestamp: '2026-05-01T09:00:03' }, 'Über die Größe: 日本語のログ'),
       ],
     },
   ]);
@@ -66,6 +67,8 @@ const cases: [string, { query: string; want: string[] }][] = [
   ['combined with source', { query: 'text=todo&source=agent', want: [eventId(8), eventId(2)] }],
   ['combined with a time window', { query: 'text=todo&timestamp__gte=2026-05-01T10:00:00', want: [eventId(2), eventId(3)] }],
   ['combined with body', { query: 'text=todo&body=list', want: [eventId(8)] }],
+  ['text beyond ASCII, case folded', { query: `text=${encodeURIComponent('ÜBER DIE GRÖ')}`, want: [eventId(9)] }],
+  ['text of three-byte characters', { query: `text=${encodeURIComponent('日本語')}`, want: [eventId(9)] }],
   ['a needle shorter than a trigram', { query: 'text=3%20', want: [eventId(3)] }],
   ['LIKE wildcards are literal', { query: 'text=%25', want: [] }],
   ['a state update is not searched', { query: 'text=permission%20granted', want: [] }],
