@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=8
 /**
  * `agent-server [--host H] [--port P] [--conversations-path DIR | --database-url URL] [--memory-budget-mb N] [--validate-responses] [--serve-stored-events-unchanged] [--session-api-key KEY ...]`
  * (in the checkout: `npm start -- ...`). Serves a conversations directory in the reference
