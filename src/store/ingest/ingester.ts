@@ -581,7 +581,8 @@ class Ingester implements DirectoryIngester {
     // A conversation read for the first time, longer than a batch, is decoded on the decoding thread.
     if (stored.size === 0 && files.length > (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) this.decoder.startThread();
     // Nothing stored and nothing skipped: every file is read, and there is nothing to compare.
-    if (stored.size === 0 && skipped.size === 0) return { row, eventsDirectory: directory, identity, stamp, files, listed: undefined, stored, skipped };
+    if (stored.size === 0 && skipped.size === 0)
+      return { row, eventsDirectory: directory, identity, stamp, files, listed: undefined, stored, skipped };
     const listed = new Set(files.map((file) => file.name));
     // Which files to read. The size-and-time comparisons are system calls on this thread, in
     // slices between which requests are answered: through the thread pool each cost about
