@@ -142,6 +142,8 @@ const FILTERS: Query[] = [
   { source: 'user' },
   { body: 'BUILD' },
   { body: 'nothing matches this' },
+  { body: 'build', source: 'user', timestamp__gte: '2026-05-01T10:00:03' },
+  { body: 'build', kind: 'openhands.sdk.event.llm_convertible.action.ActionEvent' },
   { timestamp__gte: '2026-05-01T10:00:03', timestamp__lt: '2026-05-01T10:00:20' },
   { kind: 'MessageEvent', source: 'agent', timestamp__lt: '2026-05-01T10:00:10' },
   { kind: 'NoSuchEvent' },

@@ -5,6 +5,8 @@
  * queries.ts is SQL both accept as written.
  */
 
+import type { EventFilters } from '../../search';
+
 export type DialectName = 'sqlite' | 'postgres';
 
 /**
@@ -40,6 +42,11 @@ export interface SqlDialect {
    * the index.
    */
   trigramCandidates(column: TextColumn, needle: string, bind: (value: unknown) => string): string | undefined;
+  /**
+   * The events table as `e`, for a statement that walks it in order with these filters:
+   * of one conversation, or `across` conversations.
+   */
+  orderedEvents(filters: EventFilters, across: boolean): string;
 }
 
 export type TextColumn = 'body_text' | 'search_text';
@@ -74,34 +81,31 @@ export const SQLITE: SqlDialect = {
   payload: (column) => `${column} AS payload`,
   contains: (column, needle, bind, use = 'lead') => {
     const like = likeContains(`e.${column}`, needle, bind);
-    // FTS5 answers a needle of three characters or more from its index; a shorter one is checked row by row.
-    if (!hasTrigram(needle)) return like;
+    // FTS5 answers a needle of three characters or more from its index; a shorter one is
+    // checked row by row, and so is `body`: message text is a small share of an archive, and
+    // the indexes of message events hold it (schema.ts), so checking it there costs less
+    // than reading the rows the trigram index names.
+    if (column === 'body_text' || !hasTrigram(needle)) return like;
     if (typeof use === 'object' && use.column === column) return `e.row_id IN (SELECT row_id FROM ${use.candidates}) AND ${like}`;
     // The unary plus keeps SQLite from leading with the row ids.
-    return `${use === 'lead' ? '' : '+'}e.row_id IN (${sqliteCandidates(column, needle, bind)}) AND ${like}`;
+    return `${use === 'lead' ? '' : '+'}e.row_id IN (${sqliteCandidates(needle, bind)}) AND ${like}`;
   },
-  trigramCandidates: (column, needle, bind) => (hasTrigram(needle) ? sqliteCandidates(column, needle, bind) : undefined),
+  trigramCandidates: (column, needle, bind) => (column === 'search_text' && hasTrigram(needle) ? sqliteCandidates(needle, bind) : undefined),
+  // A `body` search walks the index of message events, which holds every column it checks
+  // (schema.ts). SQLite's planner, without statistics of the file, would as soon walk the
+  // index of every event, reading each row.
+  orderedEvents: (filters, across) =>
+    filters.body === undefined ? 'events e' : `events e INDEXED BY ${across ? 'events_across_messages' : 'events_messages'}`,
 };
 
 /**
- * The row ids that may hold `needle`: those whose trigrams FTS5 holds, and the rows stored
- * since the index was last filled (sqlite/text-index.ts), which are checked one by one.
+ * The row ids whose searched text may hold `needle`: those whose trigrams FTS5 holds, and
+ * the rows stored since the index was last filled (sqlite/text-index.ts), which are checked
+ * one by one.
  */
-function sqliteCandidates(column: TextColumn, needle: string, bind: (value: unknown) => string): string {
-  return `SELECT rowid AS row_id FROM events_text WHERE events_text MATCH ${bind(trigramQuery(column, needle))}
-      UNION ALL ${rowsPastTextMark(column)}`;
-}
-
-/**
- * The rows the trigram index does not hold yet. Only message events have a `body`, and the
- * index of message events (events_messages) lists their row ids without reading the rows:
- * the table's row ids past the mark are read from its pages, served bytes and all, which
- * after a first start is every page of the table.
- */
-function rowsPastTextMark(column: TextColumn): string {
-  const past = 'row_id > (SELECT through_row_id FROM events_text_mark)';
-  if (column === 'body_text') return `SELECT row_id FROM events INDEXED BY events_messages WHERE body_text IS NOT NULL AND ${past}`;
-  return `SELECT row_id FROM events WHERE ${past}`;
+function sqliteCandidates(needle: string, bind: (value: unknown) => string): string {
+  return `SELECT rowid AS row_id FROM events_text WHERE events_text MATCH ${bind(trigramQuery(needle))}
+      UNION ALL SELECT row_id FROM events WHERE row_id > (SELECT through_row_id FROM events_text_mark)`;
 }
 
 export const POSTGRES: SqlDialect = {
@@ -117,6 +121,7 @@ export const POSTGRES: SqlDialect = {
   // pg_trgm's GIN index answers LIKE itself (and a needle too short for trigrams by a scan).
   contains: (column, needle, bind) => likeContains(`e.${column}`, needle, bind),
   trigramCandidates: () => undefined,
+  orderedEvents: () => 'events e',
 };
 
 /** A condition that the (already lower-cased) text `column` holds `needle`, checked row by row; both dialects write it alike. */
@@ -133,19 +138,19 @@ export function containsPattern(text: string): string {
 const MOST_TRIGRAMS = 32;
 
 /**
- * An FTS5 query for the column: trigrams of the needle that cover it end to end (every
+ * An FTS5 query: trigrams of the needle that cover it end to end (every
  * third one, and the last), each a term of its own. The index keeps which rows hold a
  * trigram, not where (detail=column: smaller, and faster to write), so the query asks for
  * rows holding all of them, and LIKE then checks they form the needle. The trigrams between
  * those would narrow the rows little, since the index cannot tell where they stand, and
  * each term costs a walk of every row that holds it.
  */
-export function trigramQuery(column: TextColumn, needle: string): string {
+export function trigramQuery(needle: string): string {
   const characters = [...needle];
   const last = characters.length - 3;
   const starts: number[] = [];
   for (let start = 0; start < last && starts.length < MOST_TRIGRAMS - 1; start += 3) starts.push(start);
   starts.push(last);
   const trigrams = new Set(starts.map((start) => characters.slice(start, start + 3).join('')));
-  return `${column} : (${[...trigrams].map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ')})`;
+  return `(${[...trigrams].map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ')})`;
 }

@@ -85,7 +85,7 @@ export function pageStatement(
     const comparison = order === 'DESC' ? '<=' : '>=';
     conditions.push(`(e.sort_micros, e.position) ${comparison} (${parameters.bigint(cursor.sortMicros)}, ${parameters.bigint(cursor.position)})`);
   }
-  const text = `SELECT e.event_id, e.ingest_seq, e.position, ${dialect.payload('e.payload', form)} FROM events e WHERE ${conditions.join(' AND ')}
+  const text = `SELECT e.event_id, e.ingest_seq, e.position, ${dialect.payload('e.payload', form)} FROM ${dialect.orderedEvents(criteria, false)} WHERE ${conditions.join(' AND ')}
     ORDER BY e.sort_micros ${order}, e.position ${order} LIMIT ${parameters.add(criteria.limit + 1)}`;
   return { text, values: parameters.values };
 }
@@ -93,7 +93,7 @@ export function pageStatement(
 /** How many of the conversation's events pass the filters. */
 export function countStatement(dialect: SqlDialect, conversationId: number, filters: EventFilters): Statement {
   const parameters = new Parameters(dialect);
-  const text = `SELECT count(*) AS count FROM events e WHERE e.conversation_id = ${parameters.add(conversationId)} AND ${filterConditions(filters, parameters)}`;
+  const text = `SELECT count(*) AS count FROM ${dialect.orderedEvents(filters, false)} WHERE e.conversation_id = ${parameters.add(conversationId)} AND ${filterConditions(filters, parameters)}`;
   return { text, values: parameters.values };
 }
 
@@ -168,7 +168,7 @@ export function acrossPageStatement(
   const conditions = [filterConditions(criteria, parameters, use)];
   if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
   const text = `SELECT c.hex, c.title, e.sort_micros, e.position, ${dialect.payload('e.payload', form)}
-    FROM events e JOIN conversations c ON c.id = e.conversation_id
+    FROM ${dialect.orderedEvents(criteria, true)} JOIN conversations c ON c.id = e.conversation_id
     WHERE ${conditions.join(' AND ')}
     ORDER BY e.sort_micros ${order}, e.conversation_uuid ${order}, e.position ${order}
     LIMIT ${parameters.add(criteria.limit + 1)}`;
@@ -181,23 +181,33 @@ export function acrossPageStatement(
  * row. A needle most events hold fills a page within the window, where the trigram index
  * would hand over every event that holds it to be sorted; when the window holds `limit + 1`
  * matches they are the first ones (any match past the window comes after them), and
- * otherwise the caller asks acrossPageStatement.
+ * otherwise the caller asks acrossPageStatement. With `body` the window is of message
+ * events, whose text SQLite reads from its index of them (sqlite/schema.ts) without reading
+ * their rows; a row is read for its bytes only once it matches.
  */
 export function acrossWindowStatement(dialect: SqlDialect, criteria: CrossSearchCriteria, window: number, form: PayloadForm): Statement {
   const parameters = new Parameters(dialect);
   const order = orderOf(criteria.sortOrder);
   const conditions = [filterConditions({ ...criteria, body: undefined, text: undefined }, parameters)];
+  if (criteria.body !== undefined) conditions.push('e.body_text IS NOT NULL');
   if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
-  const bind = (value: unknown) => parameters.add(value);
+  const columns = ['e.conversation_id', 'e.sort_micros', 'e.conversation_uuid', 'e.position'];
   const matches: string[] = [];
-  if (criteria.body !== undefined) matches.push(`t.body_text IS NOT NULL AND ${likeContains('t.body_text', textColumn(criteria.body), bind)}`);
-  if (criteria.text !== undefined) matches.push(likeContains('t.search_text', textColumn(criteria.text), bind));
-  const text = `SELECT c.hex, c.title, t.sort_micros, t.position, ${dialect.payload('t.payload', form)}
-    FROM (SELECT e.conversation_id, e.position FROM events e WHERE ${conditions.join(' AND ')}
+  for (const [column, needle] of [
+    ['body_text', criteria.body],
+    ['search_text', criteria.text],
+  ] as const) {
+    if (needle === undefined) continue;
+    columns.push(`e.${column}`);
+    matches.push(likeContains(`w.${column}`, textColumn(needle), (value) => parameters.add(value)));
+  }
+  const text = `SELECT c.hex, c.title, w.sort_micros, w.position, ${dialect.payload('t.payload', form)}
+    FROM (SELECT ${columns.join(', ')}
+      FROM ${dialect.orderedEvents(criteria, true)} WHERE ${conditions.join(' AND ')}
       ORDER BY e.sort_micros ${order}, e.conversation_uuid ${order}, e.position ${order} LIMIT ${parameters.add(window)}) w
     CROSS JOIN events t JOIN conversations c ON c.id = t.conversation_id
-    WHERE t.conversation_id = w.conversation_id AND t.position = w.position AND ${matches.join(' AND ')}
-    ORDER BY t.sort_micros ${order}, t.conversation_uuid ${order}, t.position ${order}
+    WHERE ${matches.join(' AND ')} AND t.conversation_id = w.conversation_id AND t.position = w.position
+    ORDER BY w.sort_micros ${order}, w.conversation_uuid ${order}, w.position ${order}
     LIMIT ${parameters.add(criteria.limit + 1)}`;
   return { text, values: parameters.values };
 }
@@ -243,7 +253,10 @@ export function acrossLeadStatement(dialect: SqlDialect, criteria: CrossSearchCr
 /** How many events of every conversation pass the filters. */
 export function acrossCountStatement(dialect: SqlDialect, filters: EventFilters): Statement {
   const parameters = new Parameters(dialect);
-  return { text: `SELECT count(*) AS count FROM events e WHERE ${filterConditions(filters, parameters)}`, values: parameters.values };
+  return {
+    text: `SELECT count(*) AS count FROM ${dialect.orderedEvents(filters, true)} WHERE ${filterConditions(filters, parameters)}`,
+    values: parameters.values,
+  };
 }
 
 /** A row of an export batch: its key, what the event is, the version of the file it was read from, and its size. */

@@ -60,7 +60,7 @@ export interface SqlStoreOptions {
 const DEFAULT_HEALTH_REFRESH_MS = 2_000;
 /** Events an export reads from the database at a time. */
 const EXPORT_BATCH = 1000;
-/** Events a search across conversations for `body` or `text` checks one by one before it asks the trigram index. */
+/** Events (message events, for `body`) a search across conversations for `body` or `text` checks one by one before it walks further. */
 const TEXT_WINDOW = 2000;
 /**
  * Candidates of the trigram index a search across conversations fetches and sorts; with

@@ -5,7 +5,7 @@
  * directory: a file of another version is not migrated but rebuilt from the directory
  * (index-file.ts), so this is the whole schema, and SCHEMA_VERSION changes with it.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const INDEX_SCHEMA = `
 CREATE TABLE index_facts (
@@ -54,24 +54,25 @@ CREATE TABLE events (
 CREATE INDEX events_in_order ON events (conversation_id, sort_micros, position);
 CREATE INDEX events_by_kind ON events (conversation_id, kind, sort_micros, position);
 CREATE INDEX events_by_source ON events (conversation_id, source, sort_micros, position);
-CREATE INDEX events_messages ON events (conversation_id, sort_micros, position) WHERE body_text IS NOT NULL;
+-- With what a body search checks: it is answered from the index alone, its events' rows read only when they match (dialect.ts).
+CREATE INDEX events_messages ON events (conversation_id, sort_micros, position, kind, source, body_text) WHERE body_text IS NOT NULL;
 CREATE INDEX events_appended ON events (conversation_id, ingest_seq);
 CREATE INDEX events_unlisted ON events (unlisted) WHERE unlisted IS NOT NULL;
 
--- Trigram index of the two searched texts. Trigram indexing costs more than everything else
--- an insert does, so rows are stored first and indexed after (text-index.ts): the index holds
--- exactly the rows up to events_text_mark, and a search scans the rows past it.
-CREATE VIRTUAL TABLE events_text USING fts5(body_text, search_text, content='events', content_rowid='row_id', tokenize='trigram', detail='column');
+-- Trigram index of the searched text (search_text). Trigram indexing costs more than
+-- everything else an insert does, so rows are stored first and indexed after (text-index.ts):
+-- the index holds exactly the rows up to events_text_mark, and a search scans the rows past it.
+CREATE VIRTUAL TABLE events_text USING fts5(search_text, content='events', content_rowid='row_id', tokenize='trigram', detail='column');
 CREATE TABLE events_text_mark (
   through_row_id INTEGER NOT NULL
 );
 INSERT INTO events_text_mark (through_row_id) VALUES (0);
 CREATE TRIGGER events_text_delete AFTER DELETE ON events WHEN old.row_id <= (SELECT through_row_id FROM events_text_mark) BEGIN
-  INSERT INTO events_text (events_text, rowid, body_text, search_text) VALUES ('delete', old.row_id, old.body_text, old.search_text);
+  INSERT INTO events_text (events_text, rowid, search_text) VALUES ('delete', old.row_id, old.search_text);
 END;
-CREATE TRIGGER events_text_update AFTER UPDATE OF body_text, search_text ON events WHEN old.row_id <= (SELECT through_row_id FROM events_text_mark) BEGIN
-  INSERT INTO events_text (events_text, rowid, body_text, search_text) VALUES ('delete', old.row_id, old.body_text, old.search_text);
-  INSERT INTO events_text (rowid, body_text, search_text) VALUES (new.row_id, new.body_text, new.search_text);
+CREATE TRIGGER events_text_update AFTER UPDATE OF search_text ON events WHEN old.row_id <= (SELECT through_row_id FROM events_text_mark) BEGIN
+  INSERT INTO events_text (events_text, rowid, search_text) VALUES ('delete', old.row_id, old.search_text);
+  INSERT INTO events_text (rowid, search_text) VALUES (new.row_id, new.search_text);
 END;
 
 -- The stored bytes of each event over LARGE_EVENT_BYTES again, in pieces of that size: a
@@ -121,7 +122,9 @@ CREATE INDEX catalog_children ON conversation_documents (parent_hex, hex) WHERE 
  * every conversation together, so a conversation's rows land all over those indexes, and
  * while an index is first built each conversation's commit rewrote pages across the whole
  * of each. Nothing reads them before the first pass is whole: the search across
- * conversations waits for it (indexed-directory.ts).
+ * conversations waits for it (indexed-directory.ts). The one of message events holds every
+ * column a `body` search across conversations checks, its text included: the search walks
+ * that index alone, and reads an event's row once it matches.
  *
  * The index by event id takes a conversation's rows at random places (an id is random), so
  * every commit of a long conversation's first read rewrote most of that conversation's part
@@ -133,5 +136,7 @@ export const AFTER_FIRST_PASS_INDEXES = `
 CREATE INDEX IF NOT EXISTS events_across ON events (sort_micros, conversation_uuid, position);
 CREATE INDEX IF NOT EXISTS events_across_by_kind ON events (kind, sort_micros, conversation_uuid, position);
 CREATE INDEX IF NOT EXISTS events_across_by_source ON events (source, sort_micros, conversation_uuid, position);
+CREATE INDEX IF NOT EXISTS events_across_messages ON events (sort_micros, conversation_uuid, position, conversation_id, kind, source, body_text)
+  WHERE body_text IS NOT NULL;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_id ON events (conversation_id, event_id);
 `;

@@ -4,7 +4,7 @@
  * only, and the index is filled from them afterwards, a step at a time, in order of row id:
  * a first start serves pages and searches across conversations without waiting for it. The
  * index holds exactly the rows up to events_text_mark (the mark moves in the transaction
- * that indexes them), and `body` and `text` check the rows past it one by one (dialect.ts),
+ * that indexes them), and `text` checks the rows past it one by one (dialect.ts),
  * so answers are exact whatever the index has caught up with.
  *
  * Many rows waiting (a first index, a long conversation added) are indexed on a thread of
@@ -35,8 +35,8 @@ export function indexTextStep(database: SqlDatabase, rows: number): Promise<bool
     const last = step?.last ?? null;
     if (last === null) return false;
     await writer.run({
-      text: `INSERT INTO events_text (rowid, body_text, search_text)
-        SELECT row_id, body_text, search_text FROM events WHERE row_id > ?1 AND row_id <= ?2`,
+      text: `INSERT INTO events_text (rowid, search_text)
+        SELECT row_id, search_text FROM events WHERE row_id > ?1 AND row_id <= ?2`,
       values: [from, last],
     });
     await writer.run({ text: 'UPDATE events_text_mark SET through_row_id = ?1', values: [last] });
