@@ -181,9 +181,10 @@ export function acrossPageStatement(
  * row. A needle most events hold fills a page within the window, where the trigram index
  * would hand over every event that holds it to be sorted; when the window holds `limit + 1`
  * matches they are the first ones (any match past the window comes after them), and
- * otherwise the caller asks acrossPageStatement. With `body` the window is of message
- * events, whose text SQLite reads from its index of them (sqlite/schema.ts) without reading
- * their rows; a row is read for its bytes only once it matches.
+ * otherwise the caller asks acrossPageStatement. The walk checks each event where it reads
+ * it and hands on only whether it matched: the searched texts are long, and the rows'
+ * bytes are read only for matches. With `body` the window is of message events, whose text
+ * SQLite reads from its index of them (sqlite/schema.ts).
  */
 export function acrossWindowStatement(dialect: SqlDialect, criteria: CrossSearchCriteria, window: number, form: PayloadForm): Statement {
   const parameters = new Parameters(dialect);
@@ -191,22 +192,16 @@ export function acrossWindowStatement(dialect: SqlDialect, criteria: CrossSearch
   const conditions = [filterConditions({ ...criteria, body: undefined, text: undefined }, parameters)];
   if (criteria.body !== undefined) conditions.push('e.body_text IS NOT NULL');
   if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
-  const columns = ['e.conversation_id', 'e.sort_micros', 'e.conversation_uuid', 'e.position'];
+  const bind = (value: unknown) => parameters.add(value);
   const matches: string[] = [];
-  for (const [column, needle] of [
-    ['body_text', criteria.body],
-    ['search_text', criteria.text],
-  ] as const) {
-    if (needle === undefined) continue;
-    columns.push(`e.${column}`);
-    matches.push(likeContains(`w.${column}`, textColumn(needle), (value) => parameters.add(value)));
-  }
+  if (criteria.body !== undefined) matches.push(likeContains('e.body_text', textColumn(criteria.body), bind));
+  if (criteria.text !== undefined) matches.push(likeContains('e.search_text', textColumn(criteria.text), bind));
   const text = `SELECT c.hex, c.title, w.sort_micros, w.position, ${dialect.payload('t.payload', form)}
-    FROM (SELECT ${columns.join(', ')}
+    FROM (SELECT e.conversation_id, e.sort_micros, e.conversation_uuid, e.position, (${matches.join(' AND ')}) AS matched
       FROM ${dialect.orderedEvents(criteria, true)} WHERE ${conditions.join(' AND ')}
       ORDER BY e.sort_micros ${order}, e.conversation_uuid ${order}, e.position ${order} LIMIT ${parameters.add(window)}) w
     CROSS JOIN events t JOIN conversations c ON c.id = t.conversation_id
-    WHERE ${matches.join(' AND ')} AND t.conversation_id = w.conversation_id AND t.position = w.position
+    WHERE w.matched AND t.conversation_id = w.conversation_id AND t.position = w.position
     ORDER BY w.sort_micros ${order}, w.conversation_uuid ${order}, w.position ${order}
     LIMIT ${parameters.add(criteria.limit + 1)}`;
   return { text, values: parameters.values };

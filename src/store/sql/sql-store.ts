@@ -60,7 +60,7 @@ export interface SqlStoreOptions {
 const DEFAULT_HEALTH_REFRESH_MS = 2_000;
 /** Events an export reads from the database at a time. */
 const EXPORT_BATCH = 1000;
-/** Events (message events, for `body`) a search across conversations for `body` or `text` checks one by one before it walks further. */
+/** Events (message events, for `body`) a search across conversations for `body` or `text` checks one by one before it walks the whole order. */
 const TEXT_WINDOW = 2000;
 /**
  * Candidates of the trigram index a search across conversations fetches and sorts; with
@@ -189,12 +189,12 @@ export class SqlStore implements EventStore {
 
   /**
    * A page of the search across conversations: one walk of an ordered index from the
-   * cursor's key; with `body` or `text`, first a bounded walk that checks every event
-   * (acrossWindowStatement), which answers alone when the needle is common; then, where
-   * the database leaves the trigram index's use to the statement, the page led by the
-   * index's rows when they are few (acrossLeadStatement), or else a walk of the order that
-   * asks the index of each row and stops at the page's last match, where sorting them all
-   * would not.
+   * cursor's key. With `body` or `text`, first, where the database leaves the trigram
+   * index's use to the statement, the page led by the index's rows when they are few
+   * (acrossLeadStatement); else a bounded walk that checks every event
+   * (acrossWindowStatement), which answers alone when the needle is common; else a walk of
+   * the order that asks the trigram index of each row (when it had many rows) and stops at
+   * the page's last match, where sorting them all would not.
    */
   searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
     return this.guard('search across conversations', async () => {
@@ -202,12 +202,14 @@ export class SqlStore implements EventStore {
       let rows: KeyedRow[] | undefined;
       let use: Exclude<TrigramUse, object> = 'lead';
       if (criteria.body !== undefined || criteria.text !== undefined) {
-        const window = await this.payloadRows<KeyedRow>((form) => acrossWindowStatement(dialect, criteria, TEXT_WINDOW, form), 'payload', true);
-        if (window.length > criteria.limit) rows = window;
-        else if (acrossLeadStatement(dialect, criteria, FEW_CANDIDATES, 'bytea')) {
+        if (acrossLeadStatement(dialect, criteria, FEW_CANDIDATES, 'bytea')) {
           const led = await this.payloadRows<LedRow>((form) => acrossLeadStatement(dialect, criteria, FEW_CANDIDATES, form)!, 'payload', true);
           if (Number(led[0]?.candidates ?? 0) > FEW_CANDIDATES) use = 'check';
           else rows = led.filter((row) => row.hex !== null);
+        }
+        if (!rows) {
+          const window = await this.payloadRows<KeyedRow>((form) => acrossWindowStatement(dialect, criteria, TEXT_WINDOW, form), 'payload', true);
+          if (window.length > criteria.limit) rows = window;
         }
       }
       rows ??= await this.payloadRows<KeyedRow>((form) => acrossPageStatement(dialect, criteria, form, use), 'payload', true);
