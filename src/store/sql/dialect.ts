@@ -43,8 +43,8 @@ export interface SqlDialect {
    */
   trigramCandidates(column: TextColumn, needle: string, bind: (value: unknown) => string): string | undefined;
   /**
-   * The events table as `e`, for a statement that walks it in order with these filters:
-   * of one conversation, or `across` conversations.
+   * The events table as `e`, for a statement that walks it with these filters, in order or
+   * to count them: the events of one conversation, or `across` conversations.
    */
   orderedEvents(filters: EventFilters, across: boolean): string;
 }
