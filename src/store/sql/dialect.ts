@@ -32,8 +32,9 @@ export interface SqlDialect {
   payload(column: string, form: PayloadForm): string;
   /**
    * A condition that the (already lower-cased) text column of events `e` holds `needle`:
-   * the trigram index narrows, LIKE decides, so the answer is exact whatever the index's
-   * folding. `bind` binds a value and returns its placeholder.
+   * where the dialect asks a trigram index, the index narrows and LIKE decides, so the
+   * answer is exact whatever the index's folding. `bind` binds a value and returns its
+   * placeholder.
    */
   contains(column: TextColumn, needle: string, bind: (value: unknown) => string, use?: TrigramUse): string;
   /**
