@@ -18,27 +18,24 @@
  * event id, the later (higher index) is served and the other skipped, so a count and a walk
  * of pages agree.
  */
-import { type FSWatcher, watch } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { LEFT_OUT_OF_CATALOG, META_FILE, STATE_FILE, entryOfFiles, parseJsonObject } from '../../catalog/catalog-entry';
 import type { Logger } from '../../log';
 import { errorCode } from '../error-code';
 import { resolveLinkInsideRoot } from '../files/contained-path';
 import { conversationNames, locateConversation } from '../files/conversation-location';
-import { documentStats, readDocument } from '../files/document-file';
 import type { EventFileName } from '../files/event-file-name';
 import { type ReadVersion, versionOfPath } from '../files/event-file-reader';
 import { eventFilesOf, listDirectory } from '../files/event-listing';
-import { versionOf } from '../files/file-version';
 import { TimeSlice, afterNextPoll } from '../files/time-slice';
 import type { SqlDatabase, SqlWriter } from '../sql/database';
 import type { SqlDialect } from '../sql/dialect';
 import { eventPieceInserts, eventPiecesRemoval } from '../sql/event-pieces';
-import { storedSortMicros } from '../sql/sort-micros';
 import { Parameters } from '../sql/statement';
-import { nullableTextColumn, textColumn } from '../sql/text-column';
+import { textColumn } from '../sql/text-column';
 import type { StoredEventMode } from '../stored-event/decide';
+import { type DocumentsRead, readConversationDocuments, writeConversationDocuments } from './conversation-documents';
+import { DirectoryWatch } from './directory-watch';
 import { type DecodedFile, EventFileDecoder } from './event-file-decoder';
 import type { EventRow, Unserved } from './event-row';
 import { StoredEventReport } from '../stored-event/report';
@@ -93,8 +90,6 @@ const DEFAULT_BATCH_SIZE = 500;
  * the next batch is decoded: another conversation's first read waits that long.
  */
 const BATCHES_PER_TRANSACTION = 4;
-/** How long a look whose watches stayed silent spares a request's refresh its own (lookedRecently). */
-const LOOK_AGAIN_MS = 250;
 /** How long the comparison of files' sizes and times with the database runs before requests get a turn. */
 const COMPARE_SLICE_MS = 5;
 /** Conversations whose stored-file lists are kept between looks: the few being appended to at once. */
@@ -259,19 +254,6 @@ interface GoneFiles {
   skipped: string[];
 }
 
-/** Documents read of a conversation's directory, and the versions they were read at. */
-interface DocumentsRead {
-  documents: Documents;
-  stamp: string;
-}
-
-/** Watches that say what changed: the root (conversations added or removed) and each conversation's directory and `events/`. */
-interface ConversationWatch {
-  watchers: FSWatcher[];
-  /** Files written in place: a write changes no directory time, so the watch names them. */
-  rewritten: Set<string>;
-}
-
 class Ingester implements DirectoryIngester {
   private readonly mode: StoredEventMode;
   private readonly decoder: EventFileDecoder;
@@ -284,19 +266,8 @@ class Ingester implements DirectoryIngester {
   private readonly turns = new Map<string, Promise<void>>();
   /** Conversations whose files have been compared one by one with the database since this process started. */
   private readonly verified = new Set<string>();
-  /**
-   * Per conversation, when its last look began, kept only when that look ended with both its
-   * watches running and none of them having spoken since it began: until a watch speaks, a
-   * request's refresh needs no look of its own (refresh).
-   */
-  private readonly lookedAt = new Map<string, number>();
-  /** Per conversation, how many times its watches spoke: a look tells whether one did while it ran. */
-  private readonly watchEvents = new Map<string, number>();
-  private readonly watches = new Map<string, ConversationWatch>();
-  private rootWatcher: FSWatcher | undefined;
-  /** Set by any watch event and cleared when a pass starts; true while watches cannot tell (not started, failed). */
-  private changed = true;
-  private watchesWork = false;
+  /** Until a watch speaks, a request's refresh needs no look of its own (refresh). */
+  private readonly watch = new DirectoryWatch();
   private nextAppendNumber: number | undefined;
   /** Counted by wrote() only, which also keeps the conversation's number: kept first pages follow it (writesTo). */
   private transactionsWritten = 0;
@@ -342,7 +313,7 @@ class Ingester implements DirectoryIngester {
   }
 
   mayHaveChanged(): boolean {
-    return this.changed || !this.watchesWork;
+    return this.watch.mayHaveChanged();
   }
 
   writes(): number {
@@ -362,7 +333,7 @@ class Ingester implements DirectoryIngester {
   private async root(): Promise<string> {
     if (this.realRoot === undefined) {
       this.realRoot = await realpath(this.options.root);
-      if (this.options.follow) this.watchRoot(this.realRoot);
+      if (this.options.follow) this.watch.watchRoot(this.realRoot);
     }
     return this.realRoot;
   }
@@ -370,7 +341,7 @@ class Ingester implements DirectoryIngester {
   async pass(): Promise<void> {
     // Lets the watches deliver what the kernel has queued, so a write made before this pass began is seen by it.
     if (this.options.follow) await afterNextPoll();
-    this.changed = false;
+    this.watch.passBegins();
     const realRoot = await this.root();
     const present = new Set(await conversationNames(realRoot));
     const known = await this.options.database.rows<ConversationRow>({
@@ -407,23 +378,11 @@ class Ingester implements DirectoryIngester {
     });
   }
 
-  /** lookedRecently, once the watches have delivered what the kernel had queued, so a change made before the call is seen. */
+  /** DirectoryWatch.lookedRecently, once the watches have delivered what the kernel had queued, so a change made before the call is seen. */
   private async lookedRecentlyWhenPolled(hex: string): Promise<boolean> {
-    if (!this.lookedRecently(hex)) return false;
+    if (!this.watch.lookedRecently(hex)) return false;
     await afterNextPoll();
-    return this.lookedRecently(hex);
-  }
-
-  /**
-   * Whether a look at the conversation began lately and no watch of it has spoken since:
-   * nothing changed there that the index lacks. A request's look cost as much as its page
-   * (a handful of system calls, taking turns with every other request for the conversation);
-   * the time bound keeps a file system whose watches stay silent (a network one) looked at
-   * often enough that what is appended there is still seen within the second.
-   */
-  private lookedRecently(hex: string): boolean {
-    const began = this.lookedAt.get(hex);
-    return this.options.follow === true && this.watchesWork && began !== undefined && performance.now() - began < LOOK_AGAIN_MS;
+    return this.watch.lookedRecently(hex);
   }
 
   private inTurn(hex: string, work: () => Promise<void>): Promise<void> {
@@ -439,23 +398,22 @@ class Ingester implements DirectoryIngester {
     this.wrote(hex);
     // A row id may be handed to the next conversation created: no kept list may outlive its conversation.
     this.storedLists.clear();
-    this.unwatch(hex);
+    this.watch.unwatch(hex);
     this.turns.delete(hex);
     this.verified.delete(hex);
     this.options.logger.info('ingest: conversation deleted, its directory is gone', { conversation: hex });
   }
 
-  /** One look at a conversation (lookAt), remembered when its watches ran and stayed silent throughout (lookedRecently). */
+  /** One look at a conversation (lookAt), remembered when its watches ran and stayed silent throughout (DirectoryWatch.lookEnded). */
   private async look(realRoot: string, hex: string, known?: ConversationRow): Promise<void> {
-    const heard = this.watchEvents.get(hex) ?? 0;
-    const began = performance.now();
+    const start = this.watch.lookBegins(hex);
     try {
       await this.lookAt(realRoot, hex, known);
     } catch (error) {
       if (isFileSystemError(error)) await this.markUnreadable(hex, (error as Error).message);
       throw error;
     }
-    if (this.watches.get(hex)?.watchers.length === 2 && (this.watchEvents.get(hex) ?? 0) === heard) this.lookedAt.set(hex, began);
+    this.watch.lookEnded(start);
   }
 
   /**
@@ -492,15 +450,13 @@ class Ingester implements DirectoryIngester {
       return;
     }
     const row = known ?? (await this.conversationRow(hex));
-    const documents = await this.readDocuments(realRoot, row, location.directory);
+    const documents = await readConversationDocuments(realRoot, row, location.directory, this.options.logger);
     const eventsDirectory = await this.eventsDirectoryOf(realRoot, location.directory);
     const stamp = eventsDirectory === undefined ? undefined : await directoryStamp(eventsDirectory);
     const identity = `${location.identity}/${stamp?.identity ?? 'no events'}`;
     if (row.directory_identity !== null && row.directory_identity !== identity) await this.forgetContents(row);
-    if (this.options.follow) this.watchConversation(hex, location.directory, eventsDirectory ?? path.join(location.directory, 'events'));
-    const noted = this.watches.get(hex)?.rewritten;
-    const rewritten = new Set(noted);
-    noted?.clear();
+    if (this.options.follow) this.watch.watchConversation(hex, location.directory, eventsDirectory ?? path.join(location.directory, 'events'));
+    const rewritten = this.watch.takeRewritten(hex);
     const verify = !this.verified.has(hex);
     let skipped = row.skipped_count > 0 ? await this.skippedFiles(row.id) : new Map<string, SkippedFile>();
     const retrySkipped = eventsDirectory !== undefined && this.anyChanged(eventsDirectory, skipped);
@@ -642,64 +598,10 @@ class Ingester implements DirectoryIngester {
     return stored;
   }
 
-  /**
-   * What the catalog and the list of conversations read of the directory: `meta.json` (and
-   * its title) and `base_state.json`, copied again whenever either file changes; undefined
-   * when neither did. A document that is not a regular file inside the root, or that cannot
-   * be handled (nested deeper than the call stack reaches), is left out with a warning
-   * naming it. The caller writes what this read (writeDocuments), with the conversation's
-   * events when they fit one transaction.
-   */
-  private async readDocuments(realRoot: string, row: ConversationRow, directory: string): Promise<DocumentsRead | undefined> {
-    const metaFile = path.join(directory, META_FILE);
-    const stateFile = path.join(directory, STATE_FILE);
-    const [metaStats, stateStats] = await Promise.all([documentStats(realRoot, metaFile), documentStats(realRoot, stateFile)]);
-    if (`${versionOf(metaStats)}|${versionOf(stateStats)}` === row.documents_stamp) return undefined;
-    const [metaRead, stateRead] = await Promise.all([readDocument(realRoot, metaFile), readDocument(realRoot, stateFile)]);
-    // The versions of what was read, which a write between the look and the read may have changed.
-    const stamp = `${versionOf(metaRead.kind === 'text' ? metaRead.stats : undefined)}|${versionOf(stateRead.kind === 'text' ? stateRead.stats : undefined)}`;
-    for (const [file, read] of [
-      [metaFile, metaRead],
-      [stateFile, stateRead],
-    ] as const) {
-      if (read.kind === 'refused') this.options.logger.warn('conversation file not read', { conversation: row.hex, file, reason: read.reason });
-    }
-    const documents = documentsOf(
-      row.hex,
-      metaRead.kind === 'text' ? metaRead.text : undefined,
-      stateRead.kind === 'text' ? stateRead.text : undefined,
-    );
-    if (documents.problem) this.options.logger.warn(documents.problem, { conversation: row.hex, file: documents.problemFile ?? metaFile });
-    return { documents, stamp };
-  }
-
-  private async writeDocuments(writer: SqlWriter, row: ConversationRow, { documents, stamp }: DocumentsRead): Promise<void> {
-    const p = new Parameters(writer.dialect);
-    await writer.run({
-      text: `UPDATE conversations SET title = ${p.add(nullableTextColumn(documents.title))}, documents_stamp = ${p.add(stamp)} WHERE id = ${p.add(row.id)}`,
-      values: p.values,
-    });
-    if (documents.meta === undefined && documents.state === undefined) {
-      const d = new Parameters(writer.dialect);
-      await writer.run({ text: `DELETE FROM conversation_documents WHERE conversation_id = ${d.add(row.id)}`, values: d.values });
-      return;
-    }
-    const u = new Parameters(writer.dialect);
-    await writer.run({
-      text: `INSERT INTO conversation_documents (conversation_id, hex, meta, state, in_catalog, execution_status, created_micros, updated_micros, parent_hex)
-        VALUES (${u.add(row.id)}, ${u.add(row.hex)}, ${u.add(documents.meta ?? null)}, ${u.add(documents.state ?? null)}, ${u.add(documents.inCatalog)},
-          ${u.add(documents.status)}, ${u.bigint(documents.createdMicros)}, ${u.bigint(documents.updatedMicros)}, ${u.add(documents.parentHex)})
-        ON CONFLICT (conversation_id) DO UPDATE SET
-          meta = excluded.meta, state = excluded.state, in_catalog = excluded.in_catalog, execution_status = excluded.execution_status,
-          created_micros = excluded.created_micros, updated_micros = excluded.updated_micros, parent_hex = excluded.parent_hex`,
-      values: u.values,
-    });
-  }
-
   /** Writes documents read apart from any events: a conversation whose events did not change, or that has several batches. */
   private async copyDocuments(row: ConversationRow, read: DocumentsRead | undefined): Promise<void> {
     if (!read) return;
-    await this.options.database.transaction((writer) => this.writeDocuments(writer, row, read));
+    await this.options.database.transaction((writer) => writeConversationDocuments(writer, row, read));
     row.documents_stamp = read.stamp;
   }
 
@@ -718,7 +620,7 @@ class Ingester implements DirectoryIngester {
     this.wrote(row.hex);
     this.storedLists.delete(row.id);
     row.events_stamp = null;
-    this.unwatch(row.hex);
+    this.watch.unwatch(row.hex);
     this.options.logger.info('ingest: conversation directory replaced, reading it again', { conversation: row.hex });
   }
 
@@ -746,7 +648,7 @@ class Ingester implements DirectoryIngester {
       this.resolveDuplicateIds(pending, batch);
       const gone = this.goneFiles(pending);
       const added = await this.options.database.transaction(async (writer) => {
-        if (documents) await this.writeDocuments(writer, pending.row, documents);
+        if (documents) await writeConversationDocuments(writer, pending.row, documents);
         const added = await this.writeBatch(writer, pending, batch);
         await this.writeRemoved(writer, pending, gone);
         await this.writeSeen(writer, pending);
@@ -1071,63 +973,9 @@ class Ingester implements DirectoryIngester {
     for (const name of gone.skipped) pending.skipped.delete(name);
   }
 
-  private watchRoot(realRoot: string): void {
-    try {
-      this.rootWatcher = watch(realRoot, { persistent: false }, () => {
-        this.changed = true;
-        // A conversation's directory added, removed, renamed or replaced by a link: each is looked at again.
-        this.lookedAt.clear();
-      });
-      this.rootWatcher.on('error', () => {
-        this.watchesWork = false;
-        this.rootWatcher?.close();
-      });
-      this.watchesWork = true;
-    } catch {
-      this.watchesWork = false;
-    }
-  }
-
-  /** Watches the conversation's directory (documents, `events/` created) and its `events/` (files added, written, removed). */
-  private watchConversation(hex: string, directory: string, eventsDirectory: string): void {
-    const existing = this.watches.get(hex);
-    if (existing && existing.watchers.length === 2) return;
-    this.unwatch(hex);
-    const state: ConversationWatch = { watchers: [], rewritten: existing?.rewritten ?? new Set() };
-    this.watches.set(hex, state);
-    for (const [target, notes] of [
-      [directory, false],
-      [eventsDirectory, true],
-    ] as const) {
-      try {
-        const watcher = watch(target, { persistent: false }, (_eventType, name) => {
-          this.changed = true;
-          this.watchEvents.set(hex, (this.watchEvents.get(hex) ?? 0) + 1);
-          this.lookedAt.delete(hex);
-          if (notes && typeof name === 'string') state.rewritten.add(name);
-        });
-        watcher.on('error', () => {
-          this.watchesWork = false;
-          watcher.close();
-        });
-        state.watchers.push(watcher);
-      } catch {
-        // No events/ yet (or no more watches to be had): the conversation's directory watch, or the next pass, sees it come.
-        if (notes) this.changed = true;
-      }
-    }
-  }
-
-  private unwatch(hex: string): void {
-    for (const watcher of this.watches.get(hex)?.watchers ?? []) watcher.close();
-    this.watches.delete(hex);
-    this.lookedAt.delete(hex);
-  }
-
   close(): void {
     this.decoder.close();
-    this.rootWatcher?.close();
-    for (const hex of [...this.watches.keys()]) this.unwatch(hex);
+    this.watch.close();
   }
 
   private reportOf(hex: string): StoredEventReport {
@@ -1158,55 +1006,6 @@ async function deleteEvents(writer: SqlWriter, conversationId: number, positions
 }
 
 /** What the catalog keeps of a conversation's documents, read with the catalog's own rules (catalog-entry.ts). */
-interface Documents {
-  title: string | null;
-  meta: string | undefined;
-  state: string | undefined;
-  inCatalog: boolean;
-  status: string;
-  createdMicros: string;
-  updatedMicros: string;
-  parentHex: string | null;
-  problem?: string;
-  problemFile?: string;
-}
-
-function documentsOf(hex: string, metaText: string | undefined, stateText: string | undefined): Documents {
-  try {
-    const meta = metaText === undefined ? undefined : parseJsonObject(metaText);
-    const savedState = stateText === undefined ? undefined : parseJsonObject(stateText);
-    const entry = entryOfFiles(hex, meta, savedState, stateText !== undefined);
-    const title = typeof meta?.['title'] === 'string' && meta['title'].trim() !== '' ? meta['title'] : null;
-    return {
-      title,
-      // Parsed JSON written out again holds no U+0000 (JSON escapes it), so text columns take it.
-      meta: meta ? JSON.stringify(meta) : undefined,
-      state: savedState ? JSON.stringify(savedState) : undefined,
-      inCatalog: entry !== undefined,
-      status: entry?.status ?? 'idle',
-      createdMicros: storedSortMicros(entry?.createdAt),
-      updatedMicros: storedSortMicros(entry?.updatedAt),
-      parentHex: entry?.parentHex ?? null,
-      problem: metaText !== undefined && !entry ? LEFT_OUT_OF_CATALOG : undefined,
-    };
-  } catch (error) {
-    // Parsing is not recursive, writing out and the catalog's rules are: a document nested
-    // deeper than the call stack reaches is left out, and the ingester goes on.
-    const empty = storedSortMicros(undefined);
-    return {
-      title: null,
-      meta: undefined,
-      state: undefined,
-      inCatalog: false,
-      status: 'idle',
-      createdMicros: empty,
-      updatedMicros: empty,
-      parentHex: null,
-      problem: `conversation left out of the catalog: its meta.json or base_state.json cannot be read (${error instanceof RangeError ? 'nested too deeply' : (error as Error).message})`,
-    };
-  }
-}
-
 function skippedFile(filePath: string, file: EventFileName, because: Unserved, reason: string): SkippedFile {
   const version = versionOfPath(filePath);
   return { name: file.name, position: file.position, because, reason, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 };
