@@ -266,7 +266,7 @@ class Ingester implements DirectoryIngester {
   private readonly turns = new Map<string, Promise<void>>();
   /** Conversations whose files have been compared one by one with the database since this process started. */
   private readonly verified = new Set<string>();
-  /** Until a watch speaks, a request's refresh needs no look of its own (refresh). */
+  /** What the kernel's watches tell of the directory when following it: until one speaks, a request's refresh needs no look of its own. */
   private readonly watch = new DirectoryWatch();
   private nextAppendNumber: number | undefined;
   /** Counted by wrote() only, which also keeps the conversation's number: kept first pages follow it (writesTo). */
