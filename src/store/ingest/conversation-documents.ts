@@ -83,6 +83,7 @@ export async function writeConversationDocuments(
   });
 }
 
+/** What the catalog keeps of a conversation's documents, read with the catalog's own rules (catalog-entry.ts). */
 interface Documents {
   title: string | null;
   meta: string | undefined;

@@ -15,8 +15,10 @@
  * following links; a link is followed only to a target inside the root
  * (files/contained-path.ts); a file that cannot be decoded, whatever the reason, is skipped
  * with that reason and named in the log, and the ingester goes on. Of two files holding one
- * event id, the later (higher index) is served and the other skipped, so a count and a walk
- * of pages agree.
+ * index or one event id, one is served and the other skipped (served-files.ts).
+ *
+ * Beside it: directory-watch.ts (what the kernel's watches tell it), conversation-documents.ts
+ * (meta.json and base_state.json), event-file-decoder.ts (files read and decoded into rows).
  */
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -36,8 +38,9 @@ import { textColumn } from '../sql/text-column';
 import type { StoredEventMode } from '../stored-event/decide';
 import { type DocumentsRead, readConversationDocuments, writeConversationDocuments } from './conversation-documents';
 import { DirectoryWatch } from './directory-watch';
-import { type DecodedFile, EventFileDecoder } from './event-file-decoder';
-import type { EventRow, Unserved } from './event-row';
+import { type Batch, type SkippedFile, StoredFiles, batchOf } from './served-files';
+import { EventFileDecoder } from './event-file-decoder';
+import type { EventRow } from './event-row';
 import { StoredEventReport } from '../stored-event/report';
 
 export interface IngestOptions {
@@ -162,67 +165,6 @@ interface ConversationRow {
   unreadable: string | null;
 }
 
-interface StoredFile {
-  name: string;
-  eventId: string;
-  size: number;
-  modifiedMs: number;
-}
-
-/**
- * The files the database holds of a conversation, by position, and which position holds
- * each event id (the database holds one per id: the ingester stores no other, and the
- * unique index on conversation and event id holds it to that once built, schema.ts), so a
- * batch finds the stored holders of its ids without going through the list.
- */
-class StoredFiles {
-  private readonly byPosition = new Map<number, StoredFile>();
-  private readonly positionOfId = new Map<string, number>();
-
-  get(position: number): StoredFile | undefined {
-    return this.byPosition.get(position);
-  }
-
-  has(position: number): boolean {
-    return this.byPosition.has(position);
-  }
-
-  get size(): number {
-    return this.byPosition.size;
-  }
-
-  /** The position of the stored event with this id. */
-  holderOf(eventId: string): number | undefined {
-    return this.positionOfId.get(eventId);
-  }
-
-  set(position: number, file: StoredFile): void {
-    this.delete(position);
-    this.byPosition.set(position, file);
-    this.positionOfId.set(file.eventId, position);
-  }
-
-  delete(position: number): void {
-    const file = this.byPosition.get(position);
-    if (!file) return;
-    this.byPosition.delete(position);
-    if (this.positionOfId.get(file.eventId) === position) this.positionOfId.delete(file.eventId);
-  }
-
-  [Symbol.iterator](): IterableIterator<[number, StoredFile]> {
-    return this.byPosition.entries();
-  }
-}
-
-interface SkippedFile {
-  name: string;
-  position: number;
-  because: Unserved;
-  reason: string;
-  size: number;
-  modifiedMs: number;
-}
-
 /** What a conversation's look found to do. */
 interface PendingConversation {
   row: ConversationRow;
@@ -238,14 +180,6 @@ interface PendingConversation {
   stored: StoredFiles;
   /** The files the database holds as skipped, by name, kept as batches are written. */
   skipped: Map<string, SkippedFile>;
-}
-
-interface Batch {
-  rows: EventRow[];
-  skipped: SkippedFile[];
-  read: number;
-  /** Positions of stored events whose id a later file of this batch holds. */
-  displaced?: number[];
 }
 
 /** What a look found gone from the directory: positions of stored events, names of skipped files. */
@@ -644,8 +578,7 @@ class Ingester implements DirectoryIngester {
     this.progress.filesTotal += pending.files.length;
     if (pending.files.length <= batchSize) {
       const decoded = pending.files.length === 0 ? [] : await this.decoder.decode(pending.eventsDirectory, pending.files, realRoot, 'caller');
-      const batch = this.batchOf(pending, pending.files, decoded);
-      this.resolveDuplicateIds(pending, batch);
+      const batch = batchOf(pending, pending.files, decoded);
       const gone = this.goneFiles(pending);
       const added = await this.options.database.transaction(async (writer) => {
         if (documents) await writeConversationDocuments(writer, pending.row, documents);
@@ -671,8 +604,7 @@ class Ingester implements DirectoryIngester {
         .transaction(async (writer) => {
           for (let at = first; at < Math.min(first + BATCHES_PER_TRANSACTION, batches.length); at++) {
             const decoded = await ahead.take();
-            const batch = this.batchOf(pending, batches[at]!, decoded);
-            this.resolveDuplicateIds(pending, batch);
+            const batch = batchOf(pending, batches[at]!, decoded);
             const added = await this.writeBatch(writer, pending, batch);
             // Before the commit: the next batch's duplicates and claimed positions are found against this one.
             this.afterBatch(pending, batch, added);
@@ -708,33 +640,6 @@ class Ingester implements DirectoryIngester {
   private afterSeen(pending: PendingConversation): void {
     pending.row.events_stamp = pending.stamp ?? null;
     pending.row.directory_identity = pending.identity;
-  }
-
-  /**
-   * The batch to write of decoded files. Which files are served is decided here, against
-   * what the database holds once the batch before is written: of files sharing an index,
-   * the first read is served.
-   */
-  private batchOf(pending: PendingConversation, files: EventFileName[], decoded: DecodedFile[]): Batch {
-    const batch: Batch = { rows: [], skipped: [], read: files.length };
-    const claimed = new Set<number>();
-    for (const [at, file] of files.entries()) {
-      const skip = (because: Unserved, reason: string) => skippedFile(path.join(pending.eventsDirectory, file.name), file, because, reason);
-      const storedName = pending.stored.get(file.position)?.name;
-      if ((storedName !== undefined && storedName !== file.name) || claimed.has(file.position)) {
-        batch.skipped.push(skip('broken', `index ${file.position} is already served from another event file`));
-        continue;
-      }
-      const result = decoded[at]!;
-      if (result.kind === 'gone') continue;
-      if (result.kind === 'row') {
-        batch.rows.push(result.row);
-        claimed.add(file.position);
-      } else {
-        batch.skipped.push(skip(result.kind === 'unserved' ? result.because : 'broken', result.reason));
-      }
-    }
-    return batch;
   }
 
   /** Writes a batch's rows and files not served, with the counters they change; the events it added. */
@@ -814,54 +719,6 @@ class Ingester implements DirectoryIngester {
     this.progress.filesDone += batch.read;
     this.progress.filesSkipped += batch.skipped.length;
     this.report(false);
-  }
-
-  /**
-   * One event per id: of files holding the same id the one with the higher index is served
-   * (the later write), the other is skipped, whether both are in this batch or one is stored.
-   */
-  private resolveDuplicateIds(pending: PendingConversation, batch: Batch): void {
-    const winners = new Map<string, Batch['rows'][number]>();
-    for (const row of batch.rows) {
-      const other = winners.get(row.eventId);
-      if (!other || other.position < row.position) winners.set(row.eventId, row);
-    }
-    const kept: Batch['rows'] = [];
-    const inBatch = new Set(batch.rows.map((row) => row.position));
-    batch.displaced = [];
-    for (const row of batch.rows) {
-      const winner = winners.get(row.eventId)!;
-      const storedPosition = pending.stored.holderOf(row.eventId);
-      const storedElsewhere = storedPosition !== undefined && storedPosition !== row.position && !inBatch.has(storedPosition);
-      if (winner !== row || (storedElsewhere && storedPosition! > row.position)) {
-        const servedFrom = winner !== row ? winner.fileName : pending.stored.get(storedPosition!)!.name;
-        batch.skipped.push({
-          ...skippedFile(
-            path.join(pending.eventsDirectory, row.fileName),
-            { name: row.fileName, position: row.position, id: row.eventId },
-            'broken',
-            '',
-          ),
-          reason: `event id ${row.eventId} is served from ${servedFrom}, written later`,
-        });
-        continue;
-      }
-      if (storedElsewhere) {
-        const loser = pending.stored.get(storedPosition!)!;
-        batch.displaced.push(storedPosition!);
-        batch.skipped.push({
-          ...skippedFile(
-            path.join(pending.eventsDirectory, loser.name),
-            { name: loser.name, position: storedPosition!, id: row.eventId },
-            'broken',
-            '',
-          ),
-          reason: `event id ${row.eventId} is served from ${row.fileName}, written later`,
-        });
-      }
-      kept.push(row);
-    }
-    batch.rows = kept;
   }
 
   /** `replacing`: some row may take the position of a stored one, which it then replaces. */
@@ -1003,12 +860,6 @@ async function deleteEvents(writer: SqlWriter, conversationId: number, positions
   const p = new Parameters(writer.dialect);
   const list = p.textList('CAST(position AS TEXT)', positions.map(String));
   return writer.run({ text: `DELETE FROM events WHERE conversation_id = ${p.add(conversationId)} AND ${list}`, values: p.values });
-}
-
-/** What the catalog keeps of a conversation's documents, read with the catalog's own rules (catalog-entry.ts). */
-function skippedFile(filePath: string, file: EventFileName, because: Unserved, reason: string): SkippedFile {
-  const version = versionOfPath(filePath);
-  return { name: file.name, position: file.position, because, reason, size: version?.size ?? -1, modifiedMs: version?.modifiedMs ?? -1 };
 }
 
 function changedSince(filePath: string, seen: ReadVersion): boolean {
