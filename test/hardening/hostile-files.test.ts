@@ -27,6 +27,7 @@ const TWINS = conversationId(64);
 const PLAIN = conversationId(65);
 const EVENTS_PIPE = conversationId(66);
 const LARGE_STATE = conversationId(67);
+const SHARED_INDEX = conversationId(68);
 const hexOf = (id: string) => id.replaceAll('-', '');
 const say = (n: number, text: string, timestamp = `2026-07-01T10:00:${String(n % 60).padStart(2, '0')}`) =>
   message({ id: eventId(n), timestamp, source: 'user' }, { text: [text] });
@@ -46,6 +47,7 @@ beforeAll(async () => {
     { id: PLAIN, events: [say(8, 'a plain conversation')] },
     { id: EVENTS_PIPE, events: [say(11, 'its events/ becomes a pipe')] },
     { id: LARGE_STATE, events: [say(12, 'its saved state is padded')] },
+    { id: SHARED_INDEX, events: [say(15, 'at index 0'), say(16, 'at index 1')] },
   ]);
   const events = (id: string) => path.join(server.root, hexOf(id), 'events');
   // A named pipe under an event file's name and under meta.json's: opening either for reading would block until a writer comes.
@@ -79,6 +81,8 @@ beforeAll(async () => {
     path.join(events(TWINS), eventFileName(3, eventId(5))),
     serializeEvent(say(5, 'the later file with the first id', '2026-07-01T10:00:09')),
   );
+  // A second file at an index one holds already, with an id of its own.
+  writeFileSync(path.join(events(SHARED_INDEX), eventFileName(1, eventId(14))), serializeEvent(say(14, 'also at index 1', '2026-07-01T10:00:20')));
 });
 afterAll(async () => {
   await server.stop();
@@ -102,7 +106,7 @@ it('a named pipe under an event file name or meta.json blocks nothing: the listi
   const listing = await server.get('/api/stored-conversations');
   expect(listing.status).toBe(200);
   const listed = (listing.body as { items: { id: string }[] }).items.map((item) => item.id).filter((id) => id !== EVENTS_PIPE && id !== LARGE_STATE);
-  expect(listed.sort()).toEqual([PIPES, DEEP, LINKED, TWINS, PLAIN].sort());
+  expect(listed.sort()).toEqual([PIPES, DEEP, LINKED, TWINS, PLAIN, SHARED_INDEX].sort());
   expect(await walk(PIPES)).toEqual([eventId(1), eventId(2)]);
   expect(await walk(PLAIN)).toEqual([eventId(8)]);
 });
@@ -177,4 +181,15 @@ it('two files with one id: the later is served, and a count and a walk of pages 
   expect(count.body).toBe(walked.length);
   const one = await server.get(`/api/conversations/${TWINS}/events/${eventId(5)}`);
   expect((one.body as { llm_message: { content: { text: string }[] } }).llm_message.content[0]!.text).toBe('the later file with the first id');
+});
+
+it('two files at one index: one of them is served, the other found by neither a walk, a count nor its id', async () => {
+  const walked = await walk(SHARED_INDEX);
+  expect(walked).toHaveLength(2);
+  expect(walked[0]).toBe(eventId(15));
+  expect([eventId(14), eventId(16)]).toContain(walked[1]);
+  const count = await server.get(`/api/conversations/${SHARED_INDEX}/events/count`);
+  expect(count.body).toBe(2);
+  const unserved = walked[1] === eventId(14) ? eventId(16) : eventId(14);
+  expect((await server.get(`/api/conversations/${SHARED_INDEX}/events/${unserved}`)).status).toBe(404);
 });
