@@ -60,8 +60,15 @@ export interface SqlStoreOptions {
 const DEFAULT_HEALTH_REFRESH_MS = 2_000;
 /** Events an export reads from the database at a time. */
 const EXPORT_BATCH = 1000;
-/** Events (message events, for `body`) a search across conversations for `body` or `text` checks one by one before it walks the whole order. */
-const TEXT_WINDOW = 2000;
+/** Message events a search across conversations for `body` checks one by one, from their index, before it walks the whole order. */
+const BODY_WINDOW = 2000;
+/**
+ * Events a search across conversations for `text` alone checks one by one before it asks the
+ * trigram index. Each is a row read from its own place in the file, since the order across
+ * conversations interleaves them: a needle that the first events do not hold pays for all of
+ * them before the walk that finds it, so the window is short.
+ */
+const TEXT_WINDOW = 500;
 /**
  * Candidates of the trigram index a search across conversations fetches and sorts; with
  * more, it walks its ordered index instead (acrossLeadStatement). Either costs about as much here.
@@ -193,8 +200,8 @@ export class SqlStore implements EventStore {
    * index's use to the statement, the page led by the index's rows when they are few
    * (acrossLeadStatement); else a bounded walk that checks every event
    * (acrossWindowStatement), which answers alone when the needle is common; else a walk of
-   * the order that asks the trigram index of each row (when it had many rows) and stops at
-   * the page's last match, where sorting them all would not.
+   * the order that checks each row against the trigram index's rows, taken once (when they
+   * were many), and stops at the page's last match, where sorting them all would not.
    */
   searchAll(criteria: CrossSearchCriteria): Promise<StoredHitPage> {
     return this.guard('search across conversations', async () => {
@@ -208,7 +215,11 @@ export class SqlStore implements EventStore {
           else rows = led.filter((row) => row.hex !== null);
         }
         if (!rows) {
-          const window = await this.payloadRows<KeyedRow>((form) => acrossWindowStatement(dialect, criteria, TEXT_WINDOW, form), 'payload', true);
+          const window = await this.payloadRows<KeyedRow>(
+            (form) => acrossWindowStatement(dialect, criteria, criteria.body === undefined ? TEXT_WINDOW : BODY_WINDOW, form),
+            'payload',
+            true,
+          );
           if (window.length > criteria.limit) rows = window;
         }
       }
