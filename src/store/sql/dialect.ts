@@ -139,13 +139,12 @@ export function containsPattern(text: string): string {
 const MOST_TRIGRAMS = 32;
 
 /**
- * An FTS5 query: trigrams of the needle that cover it end to end (every
- * third one, and the last), each a term of its own. The index keeps which rows hold a
- * trigram, not where (detail=none: smaller, and faster to fill; it answers no phrase of
- * several trigrams), so the query asks for rows holding all of them, and LIKE then checks
- * they form the needle. The trigrams between
- * those would narrow the rows little, since the index cannot tell where they stand, and
- * each term costs a walk of every row that holds it.
+ * An FTS5 query: trigrams of the needle that cover it end to end (every third one, and
+ * the last), each a term of its own. The index keeps which rows hold a trigram, not where
+ * (detail=none: smaller, and faster to fill; it answers no phrase of several trigrams), so
+ * the query asks for rows holding all of them, and LIKE then checks they form the needle.
+ * The trigrams between those would narrow the rows little, since the index cannot tell
+ * where they stand, and each term costs a walk of every row that holds it.
  */
 export function trigramQuery(needle: string): string {
   const characters = [...needle];
