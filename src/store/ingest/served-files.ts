@@ -118,12 +118,12 @@ export function batchOf(conversation: ConversationFiles, files: EventFileName[],
  * (the later write), the other is skipped, whether both are in this batch or one is stored.
  */
 function resolveDuplicateIds(conversation: ConversationFiles, batch: Batch): void {
-  const winners = new Map<string, Batch['rows'][number]>();
+  const winners = new Map<string, EventRow>();
   for (const row of batch.rows) {
     const other = winners.get(row.eventId);
     if (!other || other.position < row.position) winners.set(row.eventId, row);
   }
-  const kept: Batch['rows'] = [];
+  const kept: EventRow[] = [];
   const inBatch = new Set(batch.rows.map((row) => row.position));
   batch.displaced = [];
   for (const row of batch.rows) {

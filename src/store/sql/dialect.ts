@@ -38,11 +38,11 @@ export interface SqlDialect {
    */
   contains(column: TextColumn, needle: string, bind: (value: unknown) => string, use?: TrigramUse): string;
   /**
-   * A query of the row ids (`row_id`) that may hold `needle`, as the trigram index answers
-   * it; undefined where the database plans its use itself, or the needle is too short for
-   * the index.
+   * A query of the row ids (`row_id`) whose searched text (`text`'s column) may hold
+   * `needle`, as the trigram index answers it; undefined where the database plans its use
+   * itself, or the needle is too short for the index.
    */
-  trigramCandidates(column: TextColumn, needle: string, bind: (value: unknown) => string): string | undefined;
+  trigramCandidates(needle: string, bind: (value: unknown) => string): string | undefined;
   /**
    * The events table as `e`, for a statement that walks it with these filters, in order or
    * to count them: the events of one conversation, or `across` conversations.
@@ -53,15 +53,14 @@ export interface SqlDialect {
 export type TextColumn = 'body_text' | 'search_text';
 
 /**
- * How a statement uses the trigram index (SQLite; PostgreSQL's planner chooses): `lead`,
- * the rows holding the needle's trigrams are fetched and sorted, which costs as many as
- * they are; `check`, the statement walks its ordered index and the trigram index only
- * says whether a row may hold the needle, which stops at the page's last match, so it
- * costs little where candidates are many; or the candidates of one column's needle are
- * the rows of a table the statement names (`candidates`: fetched once, with its WITH),
- * and a needle of the other column is checked as under `check`.
+ * How a statement uses the trigram index for `text` (SQLite; PostgreSQL's planner chooses):
+ * `lead`, the rows holding the needle's trigrams are fetched and sorted, which costs as many
+ * as they are; `check`, the statement walks its ordered index and the trigram index only
+ * says whether a row may hold the needle, which stops at the page's last match, so it costs
+ * little where candidates are many; or the candidates are the rows of a table the statement
+ * names (`candidates`: fetched once, with its WITH).
  */
-export type TrigramUse = 'lead' | 'check' | { readonly column: TextColumn; readonly candidates: string };
+export type TrigramUse = 'lead' | 'check' | { readonly candidates: string };
 
 /** FTS5 and pg_trgm both index runs of three characters; a shorter needle has none. */
 function hasTrigram(needle: string): boolean {
@@ -87,11 +86,11 @@ export const SQLITE: SqlDialect = {
     // the indexes of message events hold it (schema.ts), so checking it there costs less
     // than reading the rows the trigram index names.
     if (column === 'body_text' || !hasTrigram(needle)) return like;
-    if (typeof use === 'object' && use.column === column) return `e.row_id IN (SELECT row_id FROM ${use.candidates}) AND ${like}`;
+    if (typeof use === 'object') return `e.row_id IN (SELECT row_id FROM ${use.candidates}) AND ${like}`;
     // The unary plus keeps SQLite from leading with the row ids.
     return `${use === 'lead' ? '' : '+'}e.row_id IN (${sqliteCandidates(needle, bind)}) AND ${like}`;
   },
-  trigramCandidates: (column, needle, bind) => (column === 'search_text' && hasTrigram(needle) ? sqliteCandidates(needle, bind) : undefined),
+  trigramCandidates: (needle, bind) => (hasTrigram(needle) ? sqliteCandidates(needle, bind) : undefined),
   // A `body` search walks the index of message events, which holds every column it checks
   // (schema.ts). SQLite's planner, without statistics of the file, would as soon walk the
   // index of every event, reading each row.

@@ -208,33 +208,22 @@ export function acrossWindowStatement(dialect: SqlDialect, criteria: CrossSearch
 }
 
 /**
- * The page of acrossPageStatement led by the rows the trigram index hands over for one
- * needle (`body`'s, else `text`'s), fetched once, up to `atMost + 1` of them: every row
- * carries their count (`candidates`). With more than `atMost` the page is not read (the
- * caller walks the order instead, as `check`); a row whose `hex` is null only carries the
- * count. Undefined where the database plans the trigram index's use itself, or no needle
- * has trigrams.
+ * The page of acrossPageStatement led by the rows the trigram index hands over for `text`'s
+ * needle, fetched once, up to `atMost + 1` of them: every row carries their count
+ * (`candidates`). With more than `atMost` the page is not read (the caller walks the order
+ * instead, as `check`); a row whose `hex` is null only carries the count. Undefined where
+ * the database plans the trigram index's use itself, or without a `text` that has trigrams.
  */
 export function acrossLeadStatement(dialect: SqlDialect, criteria: CrossSearchCriteria, atMost: number, form: PayloadForm): Statement | undefined {
   const parameters = new Parameters(dialect);
   const bind = (value: unknown) => parameters.add(value);
-  let lead: { column: TextColumn; rows: string } | undefined;
-  for (const [column, needle] of [
-    ['body_text', criteria.body],
-    ['search_text', criteria.text],
-  ] as const) {
-    const rows = needle === undefined ? undefined : dialect.trigramCandidates(column, textColumn(needle), bind);
-    if (rows !== undefined) {
-      lead = { column, rows };
-      break;
-    }
-  }
-  if (!lead) return undefined;
+  const candidates = criteria.text === undefined ? undefined : dialect.trigramCandidates(textColumn(criteria.text), bind);
+  if (candidates === undefined) return undefined;
   const order = orderOf(criteria.sortOrder);
   const most = parameters.add(atMost);
-  const conditions = [filterConditions(criteria, parameters, { column: lead.column, candidates: 'candidates' })];
+  const conditions = [filterConditions(criteria, parameters, { candidates: 'candidates' })];
   if (criteria.after) conditions.push(keyCondition(criteria.after, order === 'DESC' ? '<' : '>', parameters));
-  const text = `WITH candidates(row_id) AS MATERIALIZED (${lead.rows} LIMIT ${most} + 1)
+  const text = `WITH candidates(row_id) AS MATERIALIZED (${candidates} LIMIT ${most} + 1)
     SELECT (SELECT count(*) FROM candidates) AS candidates, p.* FROM (SELECT 1) one LEFT JOIN (
       SELECT c.hex, c.title, e.sort_micros, e.conversation_uuid, e.position, ${dialect.payload('e.payload', form)}
       FROM events e JOIN conversations c ON c.id = e.conversation_id
