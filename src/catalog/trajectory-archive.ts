@@ -63,16 +63,14 @@ interface CentralRecord {
 /**
  * The archive of `files` (a conversation directory's, in path order), piece by piece: each
  * piece is read from its file only when the previous one has been taken. Throws when the
- * archive would exceed the classic zip limits.
+ * archive would exceed the classic zip limits. The conversation's folder entry carries the
+ * time of its newest file, as the reference's carries the directory's own time, which what
+ * is written in it moves: two downloads of an unchanged conversation are the same bytes.
  */
-export async function* trajectoryArchive(
-  hex: string,
-  files: readonly ConversationFile[],
-  known: KnownSecrets,
-  now = new Date(),
-): AsyncGenerator<Buffer> {
+export async function* trajectoryArchive(hex: string, files: readonly ConversationFile[], known: KnownSecrets): AsyncGenerator<Buffer> {
   const zip = new ZipWriter(hex);
-  yield* zip.whole(`${hex}/`, now, undefined);
+  const newest = files.reduce<Date | undefined>((latest, file) => (latest && latest >= file.modifiedAt ? latest : file.modifiedAt), undefined);
+  yield* zip.whole(`${hex}/`, newest ?? new Date(), undefined);
   for (const file of files) {
     const name = `${hex}/${file.relativePath}`;
     if (file.relativePath.endsWith('/')) {

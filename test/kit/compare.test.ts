@@ -41,9 +41,9 @@ describe('--compare: file responses', () => {
     return { relativePath, modifiedAt, size: Buffer.byteLength(text), read: async () => Buffer.from(text) };
   }
 
-  async function archiveExchange(files: ConversationFile[], now: Date): Promise<Exchange> {
+  async function archiveExchange(files: ConversationFile[]): Promise<Exchange> {
     const chunks: Buffer[] = [];
-    for await (const chunk of trajectoryArchive(HEX, files, KnownSecrets.NONE, now)) chunks.push(chunk);
+    for await (const chunk of trajectoryArchive(HEX, files, KnownSecrets.NONE)) chunks.push(chunk);
     const bodyBytes = Buffer.concat(chunks);
     const bodyText = bodyBytes.toString('utf8');
     return {
@@ -66,17 +66,17 @@ describe('--compare: file responses', () => {
   const LATE = new Date(2026, 5, 1, 18, 30, 0);
 
   it('archives with the same entries and bytes are the same, whatever their times', async () => {
-    const first = await archiveExchange([file('events/', '', EARLY), file('events/event-00000-a.json', '{"id":"a"}', EARLY)], EARLY);
-    const second = await archiveExchange([file('events/', '', LATE), file('events/event-00000-a.json', '{"id":"a"}', LATE)], LATE);
+    const first = await archiveExchange([file('events/', '', EARLY), file('events/event-00000-a.json', '{"id":"a"}', EARLY)]);
+    const second = await archiveExchange([file('events/', '', LATE), file('events/event-00000-a.json', '{"id":"a"}', LATE)]);
     expect(first.bodyBytes!.equals(second.bodyBytes!)).toBe(false);
     expect(describeDifference(first, second)).toBeUndefined();
   });
 
   it('an entry missing, or with other bytes, is a difference naming it', async () => {
     const both = [file('meta.json', '{"title":"one"}', EARLY)];
-    const first = await archiveExchange([...both, file('notes.txt', 'kept here', EARLY)], EARLY);
-    const fewer = await archiveExchange(both, EARLY);
-    const other = await archiveExchange([...both, file('notes.txt', 'kept there', EARLY)], EARLY);
+    const first = await archiveExchange([...both, file('notes.txt', 'kept here', EARLY)]);
+    const fewer = await archiveExchange(both);
+    const other = await archiveExchange([...both, file('notes.txt', 'kept there', EARLY)]);
     expect(describeDifference(first, fewer)).toBe(`archives hold different entries: ${HEX}/notes.txt vs (none) at entry 2 (3 vs 2 entries)`);
     expect(describeDifference(first, other)).toBe(`archive entry ${HEX}/notes.txt differs (9 vs 10 bytes)`);
   });
@@ -90,7 +90,7 @@ describe('--compare: file responses', () => {
       size: entrySize,
       read: async () => Buffer.alloc(entrySize),
     });
-    const first = await archiveExchange([bomb('a.bin'), bomb('b.bin'), bomb('c.bin')], EARLY);
+    const first = await archiveExchange([bomb('a.bin'), bomb('b.bin'), bomb('c.bin')]);
     expect(first.bodyBytes!.length).toBeLessThan(KIT_READ_LIMITS.inflatedArchiveBytes / 100);
     expect(describeDifference(first, { ...first })).toBe(
       `here, the archive inflates past what the kit reads (${KIT_READ_LIMITS.inflatedArchiveBytes} bytes, all entries together); it was not compared`,
@@ -98,7 +98,7 @@ describe('--compare: file responses', () => {
   });
 
   it('files that are not archives are compared byte for byte', async () => {
-    const first = await archiveExchange([], EARLY);
+    const first = await archiveExchange([]);
     const broken = { ...first, bodyBytes: Buffer.from('PK not an archive') };
     expect(describeDifference(first, broken)).toMatch(/^files differ \(\d+ vs 17 bytes\)$/);
     expect(describeDifference(broken, { ...broken })).toBeUndefined();
