@@ -53,11 +53,12 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
                with --live-only, the live delivery from a PostgreSQL server a following ingester fills
   --many-conversations
                with --store postgres: 1M events over 1000 conversations instead of one of 100k
-  --index-store [--conversations N] [--events-per-conversation N] [--long-events N] [--against REF]
+  --index-store [--conversations N] [--events-per-conversation N] [--long-events N] [--against REF] [--reference]
                the SQLite index store: first start, restart, searches across conversations,
                one long conversation (--long-events 0: none), peak memory (bench/RESULTS.md; default
                2000 x 250 and 100k); --conversations 0: the long conversation's first index alone;
-               with --against, REF built in a temporary worktree measured after this checkout
+               with --against, REF built in a temporary worktree measured after this checkout;
+               with --reference, then the reference agent server on a copy of the long conversation
   --cross-search [--sqlite-only]
                only the search across stored conversations (1000 conversations of 200 events
                on the SQLite index, with and without a 64 MiB budget, and each server's memory
@@ -90,6 +91,7 @@ async function main(): Promise<number> {
         'events-per-conversation': { type: 'string' },
         'long-events': { type: 'string' },
         against: { type: 'string' },
+        reference: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -111,6 +113,7 @@ async function main(): Promise<number> {
         eventsPerConversation: Number(values['events-per-conversation'] ?? 250),
         longEvents: Number(values['long-events'] ?? 100_000),
         against: values.against === undefined ? undefined : { ref: values.against, repoRoot: REPO_ROOT, logs: path.join(DATA_DIRECTORY, 'logs') },
+        reference: values.reference,
         progress: (line) => process.stderr.write(`${line}\n`),
       });
       process.stdout.write(`${report}\n`);

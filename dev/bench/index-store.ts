@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --index-store [--conversations N (0: none)] [--events-per-conversation N] [--long-events N (0: none)] [--against REF]`
+ * `npm run bench -- --index-store [--conversations N (0: none)] [--events-per-conversation N] [--long-events N (0: none)] [--against REF] [--reference]`
  * The SQLite index store as a user meets it, on this checkout's built server (dist/), and
  * with `--against REF` on REF's built in a temporary worktree, on the same archives, one
  * build after the other in one run:
@@ -8,7 +8,8 @@
  * restart on that complete index to a first page, the first search across conversations after it, then
  * `body`, `text` and newest-first searches across conversations (p50, p99), and the
  * server's peak resident memory; then one long conversation: first index, first page,
- * a deep page, and a `body` that matches nothing. Appended to bench/RESULTS.md.
+ * a deep page, and a `body` that matches nothing. With `--reference`, the reference agent
+ * server last, on a copy of the long conversation (reference-beside.ts). Appended to bench/RESULTS.md.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,7 @@ import { generateConversation } from '../../src/fixture';
 import { writeConversation } from '../../src/fixture/layout';
 import { type ScriptProcess, spawnScript } from '../process/server-process';
 import { withRefBuild } from './against-ref';
+import { startReferenceBeside } from './reference-beside';
 import { describeCommit, describeMachine, loadAverage } from './environment';
 
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
@@ -27,6 +29,8 @@ export interface IndexStoreBenchOptions {
   longEvents: number;
   /** Another commit to measure beside this checkout, built in a temporary worktree. */
   against?: { ref: string; repoRoot: string; logs: string };
+  /** The reference agent server on a copy of the long conversation, after the builds. */
+  reference?: boolean;
   progress: (line: string) => void;
 }
 
@@ -66,7 +70,7 @@ async function start(projectRoot: string, root: string, indexPath: string): Prom
 }
 
 /** Seconds from the start of a process that took `server.readyMs` to be ready, when `readyAt` was taken. */
-function sinceStart(readyAt: number, server: Started): number {
+function sinceStart(readyAt: number, server: { readyMs: number }): number {
   return (performance.now() - readyAt + server.readyMs) / 1000;
 }
 
@@ -96,15 +100,39 @@ interface Archives {
   longId: string;
   /** Events of the long conversation; 0: none is measured. */
   longEvents: number;
+  /** The id of the long conversation's last event. */
+  longLastEventId: string;
 }
 
 /** One build's figures, in the order of the report's rows; `ms` and `s` say the unit. */
 type Figures = { name: string; value: number; unit: 'ms' | 's' | 'MiB'; long?: boolean }[];
 
-async function measureBuild(projectRoot: string, archives: Archives, work: string, name: string, progress: (line: string) => void): Promise<Figures> {
+/** A server measured, its figures, and the long conversation's first page as it answered it. */
+interface Measured {
+  label: string;
+  figures: Figures;
+  firstPage?: string;
+}
+
+async function measureBuild(
+  label: string,
+  projectRoot: string,
+  archives: Archives,
+  work: string,
+  name: string,
+  progress: (line: string) => void,
+): Promise<Measured> {
   const figures: Figures = archives.hexes.length === 0 ? [] : await measureArchive(projectRoot, archives, work, name, progress);
-  if (archives.longEvents === 0) return figures;
-  return [...figures, ...(await measureLong(projectRoot, archives, work, name))];
+  if (archives.longEvents === 0) return { label, figures };
+  const long = await measureLong(projectRoot, archives, work, name);
+  return { label, figures: [...figures, ...long.figures], firstPage: long.firstPage };
+}
+
+/** The reference agent server on a copy of the long conversation (reference-beside.ts); it has no search across conversations. */
+async function measureReference(archives: Archives, work: string): Promise<Measured> {
+  const reference = await startReferenceBeside(archives.longRoot, archives.longId, archives.longLastEventId, work);
+  const long = await measureLongServer(reference, archives.longId);
+  return { label: reference.label, ...long };
 }
 
 /** The archive of many conversations: first start, restart, searches across conversations. */
@@ -171,14 +199,48 @@ async function measureArchive(
   return figures;
 }
 
+/** A server of the long conversation, ours or the reference. */
+interface LongServer {
+  url: string;
+  pid: number;
+  readyMs: number;
+  stop(): Promise<void>;
+  /** Resolves once a build that fills its trigram index behind the rows has filled it. */
+  textIndexBuilt?: () => Promise<void>;
+}
+
+/** The long conversation on one build of ours. */
+async function measureLong(projectRoot: string, archives: Archives, work: string, name: string): Promise<LongFigures> {
+  const server = await start(projectRoot, archives.longRoot, path.join(work, `${name}-long.sqlite`));
+  const fillsTextLater = existsSync(path.join(projectRoot, 'src/store/sqlite/text-index.ts'));
+  return measureLongServer(
+    {
+      url: server.url,
+      pid: server.process.pid,
+      readyMs: server.readyMs,
+      stop: async () => {
+        await server.process.stop(5000);
+      },
+      textIndexBuilt: fillsTextLater ? () => server.logged('text index built') : undefined,
+    },
+    archives.longId,
+  );
+}
+
+/** What a server answered for the long conversation, and the first page it gave. */
+interface LongFigures {
+  figures: Figures;
+  /** The first page's event ids and its `next_page_id`, to compare between servers. */
+  firstPage: string;
+}
+
 /** The long conversation: first index, pages, a `body` that matches nothing. */
-async function measureLong(projectRoot: string, archives: Archives, work: string, name: string): Promise<Figures> {
+async function measureLongServer(server: LongServer, longId: string): Promise<LongFigures> {
   const figures: Figures = [];
-  const { longId } = archives;
-  const longServer = await start(projectRoot, archives.longRoot, path.join(work, `${name}-long.sqlite`));
-  const conversation = `${longServer.url}/api/conversations/${longId}/events/search?limit=100`;
+  const conversation = `${server.url}/api/conversations/${longId}/events/search?limit=100`;
   const longStart = performance.now();
   const longFirst = await timed(conversation);
+  const firstBody = longFirst.body as { items: { id: string }[]; next_page_id: string | null };
   const firstPages: number[] = [];
   const deepPages: number[] = [];
   const nothing: number[] = [];
@@ -190,25 +252,25 @@ async function measureLong(projectRoot: string, archives: Archives, work: string
   }
   const long = true;
   const nothingIndexed: number[] = [];
-  const fillsTextLater = existsSync(path.join(projectRoot, 'src/store/sqlite/text-index.ts'));
-  if (fillsTextLater) {
-    await longServer.logged('text index built');
-    figures.push({ name: 'first index until the text index is complete', value: sinceStart(longStart, longServer), unit: 's', long });
+  if (server.textIndexBuilt) {
+    await server.textIndexBuilt();
+    figures.push({ name: 'first index until the text index is complete', value: sinceStart(longStart, server), unit: 's', long });
     for (let round = 0; round < 30; round++) nothingIndexed.push((await timed(`${conversation}&body=zzzz-no-such-words`)).ms);
   }
+  figures.push({ name: 'process ready', value: server.readyMs, unit: 'ms', long });
   figures.push({ name: "first index (start to the first page's answer, index built on demand)", value: longFirst.ms, unit: 'ms', long });
   figures.push({ name: 'first page p50', value: percentile(firstPages, 50), unit: 'ms', long });
   figures.push({ name: 'deep page p50', value: percentile(deepPages, 50), unit: 'ms', long });
   // Right after the first page, as every build is measured; a build that fills its text index later is still filling it.
   figures.push({ name: 'body matching nothing p50', value: percentile(nothing, 50), unit: 'ms', long });
   figures.push({ name: 'body matching nothing p99', value: percentile(nothing, 99), unit: 'ms', long });
-  if (fillsTextLater) {
+  if (server.textIndexBuilt) {
     figures.push({ name: 'body matching nothing p50, text index complete', value: percentile(nothingIndexed, 50), unit: 'ms', long });
     figures.push({ name: 'body matching nothing p99, text index complete', value: percentile(nothingIndexed, 99), unit: 'ms', long });
   }
-  figures.push({ name: 'peak RSS', value: peakRssMiB(longServer.process.pid), unit: 'MiB', long });
-  await longServer.process.stop(5000);
-  return figures;
+  figures.push({ name: 'peak RSS', value: peakRssMiB(server.pid), unit: 'MiB', long });
+  await server.stop();
+  return { figures, firstPage: `${firstBody.items.map((item) => item.id).join(',')} then ${firstBody.next_page_id}` };
 }
 
 export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promise<string> {
@@ -223,26 +285,35 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
       longRoot: path.join(work, 'long'),
       longId: 'ffffffff-0000-4000-8000-000000000000',
       longEvents: options.longEvents,
+      longLastEventId: '',
     };
     for (let n = 0; n < options.conversations; n++) {
       const id = `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
       writeConversation(archives.root, id, generateConversation({ events: options.eventsPerConversation, seed: `index-bench-${n}` }));
       archives.hexes.push(id);
     }
-    if (options.longEvents > 0)
-      writeConversation(archives.longRoot, archives.longId, generateConversation({ events: options.longEvents, seed: 'index-bench-long' }));
+    if (options.longEvents > 0) {
+      const events = generateConversation({ events: options.longEvents, seed: 'index-bench-long' });
+      writeConversation(archives.longRoot, archives.longId, events);
+      archives.longLastEventId = events[events.length - 1]!.id!;
+    }
     const total = options.conversations * options.eventsPerConversation;
     options.progress(`index-store: wrote ${total} events in ${options.conversations} conversations, and one of ${options.longEvents}`);
 
-    const builds: { label: string; figures: Figures }[] = [];
-    builds.push({ label: 'this checkout', figures: await measureBuild(PROJECT_ROOT, archives, work, 'checkout', options.progress) });
+    const builds: Measured[] = [];
+    builds.push(await measureBuild('this checkout', PROJECT_ROOT, archives, work, 'checkout', options.progress));
     let beside = '';
     if (options.against) {
       const { ref, repoRoot, logs } = options.against;
       await withRefBuild(repoRoot, ref, logs, options.progress, async (build) => {
-        builds.push({ label: build.label, figures: await measureBuild(build.tree, archives, work, build.label, options.progress) });
+        builds.push(await measureBuild(build.label, build.tree, archives, work, build.label, options.progress));
         beside = `; beside it ${build.refCommit}, built in a temporary worktree, measured after it on the same archives`;
       });
+    }
+    if (options.reference && options.longEvents > 0) {
+      options.progress('index-store: the reference agent server on a copy of the long conversation');
+      builds.push(await measureReference(archives, work));
+      beside += `; then the reference agent server on a copy of the long conversation (bench/README.md, "The reference beside us")`;
     }
 
     const lines: string[] = [];
@@ -254,24 +325,35 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
       `Machine: ${machine.cores} × ${machine.cpuModel}, ${machine.memoryGiB.toFixed(0)} GiB, Node ${machine.nodeVersion}; load average ${loadBefore.toFixed(2)} before, ${loadAverage().toFixed(2)} after (the machine is shared with other work).`,
     );
     const table = (title: string, long: boolean) => {
-      const other = builds[1];
+      // A server that measured none of this table's rows (the reference, of the archive) has no column in it.
+      const shown = builds.filter((build) => build.figures.some((figure) => Boolean(figure.long) === long));
+      const others = shown.slice(1);
       lines.push('');
       lines.push(
-        `| measure | ${builds.map((build) => `${build.label}: ${title}`).join(' | ')}${other ? ` | this checkout / ${other.label} |` : ' |'}`,
+        `| measure | ${shown.map((build) => `${build.label}: ${title}`).join(' | ')} |${others.map((other) => ` this checkout / ${other.label} |`).join('')}`,
       );
-      lines.push(`|---|${builds.map(() => '---|').join('')}${other ? '---|' : ''}`);
+      lines.push(`|---|${shown.map(() => '---|').join('')}${others.map(() => '---|').join('')}`);
       for (const figure of builds[0]!.figures) {
         if (Boolean(figure.long) !== long) continue;
         // By name: a build may measure what another does not (an older one has no deferred text index).
-        const same = builds.map((build) => build.figures.find((candidate) => candidate.name === figure.name && Boolean(candidate.long) === long));
+        const same = shown.map((build) => build.figures.find((candidate) => candidate.name === figure.name && Boolean(candidate.long) === long));
         const cells = same.map((found) => (found ? format(found) : '—'));
-        const theirs = same[1];
-        const ratio = other ? ` ${theirs ? (figure.value / theirs.value).toFixed(2) : '—'} |` : '';
-        lines.push(`| ${figure.name} | ${cells.join(' | ')} |${ratio}`);
+        const ratios = same.slice(1).map((theirs) => ` ${theirs ? (figure.value / theirs.value).toFixed(2) : '—'} |`);
+        lines.push(`| ${figure.name} | ${cells.join(' | ')} |${ratios.join('')}`);
       }
     };
     if (options.conversations > 0) table(`${options.conversations} conversations × ${options.eventsPerConversation} events (${total})`, false);
-    if (options.longEvents > 0) table(`one conversation of ${options.longEvents} events`, true);
+    if (options.longEvents > 0) {
+      table(`one conversation of ${options.longEvents} events`, true);
+      const ours = builds[0]!.firstPage;
+      const differing = builds.slice(1).filter((build) => build.firstPage !== ours);
+      lines.push('');
+      lines.push(
+        differing.length === 0
+          ? "The long conversation's first page: the same events, in the same order, with the same `next_page_id`, from every server."
+          : `The long conversation's first page differs from this checkout's: ${differing.map((build) => build.label).join(', ')}.`,
+      );
+    }
     lines.push('');
     return lines.join('\n');
   } finally {

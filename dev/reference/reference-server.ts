@@ -23,6 +23,8 @@ export interface ReferenceServerOptions {
 export interface ReferenceServer {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
   readonly url: string;
+  /** Its process, whose memory the bench reads. */
+  readonly pid: number;
   readonly version: string;
   readonly conversationsPath: string;
   /** Its stdout and stderr, for a failing test to show. */
@@ -125,7 +127,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return { url, version: REFERENCE_VERSION, conversationsPath: options.conversationsPath, log, stop };
+  return { url, pid: child.pid!, version: REFERENCE_VERSION, conversationsPath: options.conversationsPath, log, stop };
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
