@@ -58,7 +58,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
                one long conversation (--long-events 0: none), peak memory (bench/RESULTS.md; default
                2000 x 250 and 100k); --conversations 0: the long conversation's first index alone;
                with --against, REF built in a temporary worktree measured after this checkout;
-               with --reference, then the reference agent server on a copy of the long conversation
+               with --reference, then the reference agent server on the same conversations
   --cross-search [--sqlite-only]
                only the search across stored conversations (1000 conversations of 200 events
                on the SQLite index, with and without a 64 MiB budget, and each server's memory

@@ -9,7 +9,9 @@
  * `body`, `text` and newest-first searches across conversations (p50, p99), and the
  * server's peak resident memory; then one long conversation: first index, first page,
  * a deep page, and a `body` that matches nothing. With `--reference`, the reference agent
- * server last, on a copy of the long conversation (reference-beside.ts). Appended to bench/RESULTS.md.
+ * server last, on the same conversations (reference-beside.ts): its start, a first page, every
+ * conversation's first page in turn and the memory that holds, and the long conversation as
+ * ours. Appended to bench/RESULTS.md.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -18,7 +20,7 @@ import { generateConversation } from '../../src/fixture';
 import { writeConversation } from '../../src/fixture/layout';
 import { type ScriptProcess, spawnScript } from '../process/server-process';
 import { withRefBuild } from './against-ref';
-import { startReferenceBeside } from './reference-beside';
+import { type BenchConversation, startReferenceBeside } from './reference-beside';
 import { describeCommit, describeMachine, loadAverage } from './environment';
 
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
@@ -29,7 +31,7 @@ export interface IndexStoreBenchOptions {
   longEvents: number;
   /** Another commit to measure beside this checkout, built in a temporary worktree. */
   against?: { ref: string; repoRoot: string; logs: string };
-  /** The reference agent server on a copy of the long conversation, after the builds. */
+  /** The reference agent server on the same conversations, after the builds. */
   reference?: boolean;
   progress: (line: string) => void;
 }
@@ -95,13 +97,10 @@ function percentile(values: number[], p: number): number {
 /** The archives every build is measured on. */
 interface Archives {
   root: string;
-  hexes: string[];
+  conversations: BenchConversation[];
   longRoot: string;
-  longId: string;
-  /** Events of the long conversation; 0: none is measured. */
-  longEvents: number;
-  /** The id of the long conversation's last event. */
-  longLastEventId: string;
+  /** None with `--long-events 0`. */
+  long?: BenchConversation;
 }
 
 /** One build's figures, in the order of the report's rows; `ms` and `s` say the unit. */
@@ -122,17 +121,48 @@ async function measureBuild(
   name: string,
   progress: (line: string) => void,
 ): Promise<Measured> {
-  const figures: Figures = archives.hexes.length === 0 ? [] : await measureArchive(projectRoot, archives, work, name, progress);
-  if (archives.longEvents === 0) return { label, figures };
-  const long = await measureLong(projectRoot, archives, work, name);
+  const figures: Figures = archives.conversations.length === 0 ? [] : await measureArchive(projectRoot, archives, work, name, progress);
+  if (!archives.long) return { label, figures };
+  const long = await measureLong(projectRoot, archives.longRoot, archives.long, work, name);
   return { label, figures: [...figures, ...long.figures], firstPage: long.firstPage };
 }
 
-/** The reference agent server on a copy of the long conversation (reference-beside.ts); it has no search across conversations. */
-async function measureReference(archives: Archives, work: string): Promise<Measured> {
-  const reference = await startReferenceBeside(archives.longRoot, archives.longId, archives.longLastEventId, work);
-  const long = await measureLongServer(reference, archives.longId);
-  return { label: reference.label, ...long };
+/**
+ * The reference agent server on the same conversations (reference-beside.ts). It has no index
+ * and no search across conversations: on the archive it is measured as our restart is, then
+ * every conversation's first page in turn.
+ */
+async function measureReference(archives: Archives, work: string, progress: (line: string) => void): Promise<Measured> {
+  const figures: Figures = [];
+  let label = '';
+  if (archives.conversations.length > 0) {
+    const reference = await startReferenceBeside(archives.root, archives.conversations, path.join(work, 'reference-archive'));
+    label = reference.label;
+    const last = archives.conversations[archives.conversations.length - 1]!;
+    const firstPage = await timed(`${reference.url}/api/conversations/${last.id}/events/search?limit=100`);
+    figures.push({ name: 'restart: process ready', value: reference.readyMs, unit: 'ms' });
+    figures.push({ name: 'restart: first page of a conversation after ready', value: firstPage.ms, unit: 'ms' });
+    figures.push(...(await everyFirstPage(reference.url, archives.conversations, reference.pid)));
+    await reference.stop();
+    progress(`index-store ${label}: the archive measured`);
+  }
+  if (!archives.long) return { label, figures };
+  const reference = await startReferenceBeside(archives.longRoot, [archives.long], path.join(work, 'reference-long'));
+  const long = await measureLongServer(reference, archives.long.id);
+  return { label: reference.label, figures: [...figures, ...long.figures], firstPage: long.firstPage };
+}
+
+/** Every conversation's first page, one after another, and the memory the server then holds at most. */
+async function everyFirstPage(url: string, conversations: readonly BenchConversation[], pid: number): Promise<Figures> {
+  const started = performance.now();
+  for (const { id } of conversations) {
+    const page = await timed(`${url}/api/conversations/${id}/events/search?limit=100`);
+    if (page.status !== 200) throw new Error(`${url} answered ${page.status} for ${id}'s first page: ${JSON.stringify(page.body).slice(0, 300)}`);
+  }
+  return [
+    { name: 'first page of every conversation, one after another', value: (performance.now() - started) / 1000, unit: 's' },
+    { name: "peak RSS after every conversation's first page", value: peakRssMiB(pid), unit: 'MiB' },
+  ];
 }
 
 /** The archive of many conversations: first start, restart, searches across conversations. */
@@ -172,11 +202,11 @@ async function measureArchive(
 
   server = await start(projectRoot, archives.root, indexPath);
   const restarted = server;
-  const firstPage = await timed(`${server.url}/api/conversations/${archives.hexes[archives.hexes.length - 1]}/events/search?limit=100`).catch(
-    (error: unknown) => {
-      throw new Error(`the restarted server did not answer: ${String(error)}\n${restarted.errors().slice(-2000)}`);
-    },
-  );
+  const firstPage = await timed(
+    `${server.url}/api/conversations/${archives.conversations[archives.conversations.length - 1]!.id}/events/search?limit=100`,
+  ).catch((error: unknown) => {
+    throw new Error(`the restarted server did not answer: ${String(error)}\n${restarted.errors().slice(-2000)}`);
+  });
   across = `${server.url}/api/stored-conversations/events/search?limit=20`;
   const firstAcross = await timed(`${across}&body=the`);
   figures.push({ name: 'restart: process ready', value: server.readyMs, unit: 'ms' });
@@ -195,6 +225,7 @@ async function measureArchive(
     figures.push({ name: `${search} search across conversations p99 (${values.length} requests)`, value: percentile(values, 99), unit: 'ms' });
   }
   figures.push({ name: "peak RSS after the restart's searches", value: peakRssMiB(server.process.pid), unit: 'MiB' });
+  figures.push(...(await everyFirstPage(server.url, archives.conversations, server.process.pid)));
   await server.process.stop(5000);
   return figures;
 }
@@ -210,8 +241,8 @@ interface LongServer {
 }
 
 /** The long conversation on one build of ours. */
-async function measureLong(projectRoot: string, archives: Archives, work: string, name: string): Promise<LongFigures> {
-  const server = await start(projectRoot, archives.longRoot, path.join(work, `${name}-long.sqlite`));
+async function measureLong(projectRoot: string, longRoot: string, long: BenchConversation, work: string, name: string): Promise<LongFigures> {
+  const server = await start(projectRoot, longRoot, path.join(work, `${name}-long.sqlite`));
   const fillsTextLater = existsSync(path.join(projectRoot, 'src/store/sqlite/text-index.ts'));
   return measureLongServer(
     {
@@ -223,7 +254,7 @@ async function measureLong(projectRoot: string, archives: Archives, work: string
       },
       textIndexBuilt: fillsTextLater ? () => server.logged('text index built') : undefined,
     },
-    archives.longId,
+    long.id,
   );
 }
 
@@ -279,24 +310,17 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
   const startedAt = new Date();
   const work = mkdtempSync(path.join(os.tmpdir(), 'index-store-bench-'));
   try {
+    const root = path.join(work, 'archive');
+    const longRoot = path.join(work, 'long');
     const archives: Archives = {
-      root: path.join(work, 'archive'),
-      hexes: [],
-      longRoot: path.join(work, 'long'),
-      longId: 'ffffffff-0000-4000-8000-000000000000',
-      longEvents: options.longEvents,
-      longLastEventId: '',
+      root,
+      conversations: Array.from({ length: options.conversations }, (_, n) =>
+        writeGenerated(root, `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`, options.eventsPerConversation, `index-bench-${n}`),
+      ),
+      longRoot,
+      long:
+        options.longEvents > 0 ? writeGenerated(longRoot, 'ffffffff-0000-4000-8000-000000000000', options.longEvents, 'index-bench-long') : undefined,
     };
-    for (let n = 0; n < options.conversations; n++) {
-      const id = `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
-      writeConversation(archives.root, id, generateConversation({ events: options.eventsPerConversation, seed: `index-bench-${n}` }));
-      archives.hexes.push(id);
-    }
-    if (options.longEvents > 0) {
-      const events = generateConversation({ events: options.longEvents, seed: 'index-bench-long' });
-      writeConversation(archives.longRoot, archives.longId, events);
-      archives.longLastEventId = events[events.length - 1]!.id!;
-    }
     const total = options.conversations * options.eventsPerConversation;
     options.progress(`index-store: wrote ${total} events in ${options.conversations} conversations, and one of ${options.longEvents}`);
 
@@ -310,10 +334,10 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
         beside = `; beside it ${build.refCommit}, built in a temporary worktree, measured after it on the same archives`;
       });
     }
-    if (options.reference && options.longEvents > 0) {
-      options.progress('index-store: the reference agent server on a copy of the long conversation');
-      builds.push(await measureReference(archives, work));
-      beside += `; then the reference agent server on a copy of the long conversation (bench/README.md, "The reference beside us")`;
+    if (options.reference) {
+      options.progress('index-store: the reference agent server on the same conversations');
+      builds.push(await measureReference(archives, work, options.progress));
+      beside += '; then the reference agent server on the same conversations (bench/README.md, "The reference beside us")';
     }
 
     const lines: string[] = [];
@@ -359,6 +383,13 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Writes a generated conversation of `events` events into `root`. */
+function writeGenerated(root: string, id: string, events: number, seed: string): BenchConversation {
+  const generated = generateConversation({ events, seed });
+  writeConversation(root, id, generated);
+  return { id, lastEventId: generated[generated.length - 1]!.id! };
 }
 
 function format(figure: Figures[number]): string {
