@@ -48,9 +48,9 @@ export interface OpenedIndex {
   writer: BetterSqlite3.Database;
   /** The connection requests read on: in WAL mode it sees only committed transactions. */
   reader: BetterSqlite3.Database;
-  /** Whether a whole pass over the directory has been stored, so the index is complete as of that pass. */
-  complete: boolean;
-  /** Records that a whole pass has been stored, with the indexes a new index is built without (schema.ts's AFTER_FIRST_PASS_INDEXES). */
+  /** Whether a whole pass over the directory has been stored, so the index is complete as of that pass (completeIndex, on any connection). */
+  readonly complete: boolean;
+  /** completeIndex on the writer. */
   markComplete(): void;
   /** How another thread opens a connection that writes the file beside the writer (connectFiller). */
   readonly filler: FillerConnection;
@@ -95,7 +95,7 @@ const FILLER_SHARE_OF_CACHE = 1 / 4;
 
 /**
  * A connection to an index file that `openIndexFile` opened and made current, for a thread of
- * its own that writes it beside the writer (text-index-thread.ts): set as the writer is.
+ * its own that writes it beside the writer (index-thread.ts): set as the writer is.
  */
 export function connectFiller({ file, cacheKiB }: FillerConnection): BetterSqlite3.Database {
   const connection = new Database(file, { fileMustExist: true });
@@ -111,7 +111,7 @@ function configure(connection: BetterSqlite3.Database, cacheKiB: number, use: 'r
   // A writer's statements keep a statement journal (the pages a batch's INSERT changes, to
   // undo it alone), a few pages each; in a file it was a write of every such page, as many
   // bytes as the index itself. The one large sort, of the indexes sorted in when the index
-  // is first complete, spills to a file (markComplete).
+  // is first complete, spills to a file (completeIndex).
   connection.pragma('temp_store = MEMORY');
   // The index is a cache of the directory: a file damaged by a power loss is rebuilt
   // (staleness), so commits need not wait for the disk; WAL keeps a crash of this process safe.
@@ -154,34 +154,17 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
     const cacheKiB = Math.max(1024, Math.floor((options.cacheBytes ?? DEFAULT_CACHE_BYTES) / 2 / 1024));
     configure(writer, cacheKiB, 'writes');
     configure(reader, cacheKiB, 'reads');
-    let complete = fact(writer, COMPLETE_FACT) === '1';
+    let complete = false;
     return {
       writer,
       reader,
       get complete() {
+        // Read until it is true: another connection may have completed the index.
+        complete ||= fact(writer, COMPLETE_FACT) === '1';
         return complete;
       },
       markComplete() {
-        if (complete) return;
-        // A sort holds as much as the page cache may, beside it: the cache is halved while
-        // it runs, so the two together stay within the one cache's memory. Held in memory, the
-        // sort would grow with the archive; spilled to a temporary file (in the system's
-        // temporary folder), it holds about one cache's worth.
-        const cacheSize = writer.pragma('cache_size', { simple: true }) as number;
-        writer.pragma(`cache_size = ${Math.trunc(cacheSize / 2)}`);
-        writer.pragma('temp_store = FILE');
-        try {
-          writer.transaction(() => {
-            writer.exec(AFTER_FIRST_PASS_INDEXES);
-            writer
-              .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
-              .run(COMPLETE_FACT, '1');
-          })();
-        } finally {
-          writer.pragma(`cache_size = ${cacheSize}`);
-          writer.pragma('temp_store = MEMORY');
-        }
-        complete = true;
+        completeIndex(writer);
       },
       filler: { file, cacheKiB: Math.max(1024, Math.floor(cacheKiB * FILLER_SHARE_OF_CACHE)) },
       close() {
@@ -193,6 +176,33 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
   } catch (error) {
     releaseLock();
     throw error;
+  }
+}
+
+/**
+ * Sorts in the indexes a new index file is built without (schema.ts's
+ * AFTER_FIRST_PASS_INDEXES) and records that a whole pass has been stored, on `connection`
+ * (the writer, or a thread's beside it), unless it was done.
+ */
+export function completeIndex(connection: BetterSqlite3.Database): void {
+  if (fact(connection, COMPLETE_FACT) === '1') return;
+  // A sort holds as much as the page cache may, beside it: the cache is halved while
+  // it runs, so the two together stay within the one cache's memory. Held in memory, the
+  // sort would grow with the archive; spilled to a temporary file (in the system's
+  // temporary folder), it holds about one cache's worth.
+  const cacheSize = connection.pragma('cache_size', { simple: true }) as number;
+  connection.pragma(`cache_size = ${Math.trunc(cacheSize / 2)}`);
+  connection.pragma('temp_store = FILE');
+  try {
+    connection.transaction(() => {
+      connection.exec(AFTER_FIRST_PASS_INDEXES);
+      connection
+        .prepare('INSERT INTO index_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
+        .run(COMPLETE_FACT, '1');
+    })();
+  } finally {
+    connection.pragma(`cache_size = ${cacheSize}`);
+    connection.pragma('temp_store = MEMORY');
   }
 }
 

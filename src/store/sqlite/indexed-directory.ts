@@ -17,6 +17,7 @@ import { afterNextPoll } from '../files/time-slice';
 import { createIngester, type DirectoryIngester } from '../ingest/ingester';
 import { SqlStore } from '../sql/sql-store';
 import type { StoredEventMode } from '../stored-event/decide';
+import { BesideWriter, BesideWriterGone } from './beside-writer';
 import { KeptFirstPages } from './kept-first-pages';
 import { IndexFileError, defaultIndexPath, openIndexFile, type OpenedIndex, pruneIndexesOfGoneDirectories } from './index-file';
 import { type SqliteDatabase, sqliteDatabase } from './sqlite-database';
@@ -106,17 +107,34 @@ export class IndexedDirectoryStore implements EventStore {
     const started = performance.now();
     const passing = this.pass().then(async () => {
       if (!this.index.complete) {
-        // Marking the index complete sorts in the indexes it was built without, which holds
-        // the thread: a request that came during the first pass answers first.
-        await this.noRequestWaiting();
-        // In the writer's turn: the trigram index's filling, begun by the pass, writes on the same connection.
-        await this.writer.transaction(async () => this.index.markComplete());
+        await this.completeIndex();
         this.options.logger.info('conversations index built', { file: this.options.indexPath, ms: Math.round(performance.now() - started) });
       }
       this.firstPassDone = true;
     });
     passing.catch(() => undefined);
     return passing;
+  }
+
+  /**
+   * Sorts in the indexes the index was built without (index-file.ts's completeIndex), in the
+   * writer's turn, as the trigram index's filling, begun by the pass, also writes. The sort
+   * takes seconds on a large archive, so it runs on a thread beside the writer, and requests
+   * are answered meanwhile; should the thread end, on this one, after the requests that came
+   * during the first pass.
+   */
+  private async completeIndex(): Promise<void> {
+    const thread = BesideWriter.start(this.index.filler);
+    try {
+      await this.writer.turn(() => thread.ask('complete'));
+      return;
+    } catch (error) {
+      if (!(error instanceof BesideWriterGone)) throw error;
+    } finally {
+      await thread.close();
+    }
+    await this.noRequestWaiting();
+    await this.writer.turn(async () => this.index.markComplete());
   }
 
   /** A pass of the whole directory; a caller arriving while one runs waits for the next, which starts after it. */

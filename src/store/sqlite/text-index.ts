@@ -8,18 +8,16 @@
  * so answers are exact whatever the index has caught up with.
  *
  * Many rows waiting (a first index, a long conversation added) are indexed on a thread of
- * its own (text-index-thread.ts), with its own connection to the file: the steps then hold
+ * its own (beside-writer.ts), with its own connection to the file: the steps then hold
  * neither the event loop nor a core the requests need, and run back to back. Each step
  * runs in the writer's turn (SqliteDatabase.turn), so the ingester's writes wait for a step
  * as they would for one of their own, never on SQLite's lock. A few rows (an append being
  * followed) are indexed on this thread in short steps, where a thread's start would cost
  * more than the work; so is everything, should the thread fail.
  */
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../worker-thread';
 import type { SqlDatabase } from '../sql/database';
+import { BesideWriter, BesideWriterGone } from './beside-writer';
 import type { FillerConnection } from './index-file';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -44,11 +42,6 @@ export function indexTextStep(database: SqlDatabase, rows: number): Promise<bool
   });
 }
 
-/** What the thread is asked: a step of up to this many rows, or to close its connection and end. */
-export type FillerRequest = number | 'close';
-/** What it answers a step: whether rows were indexed, or the step's error (its SQLite code kept). */
-export type FillerAnswer = { indexed: boolean } | { failed: { message: string; code?: string } };
-
 /** From this many rows past the mark, they are indexed on the thread. */
 const ROWS_FOR_THREAD = 4096;
 /**
@@ -64,7 +57,6 @@ const STEP_THERE_MS = 30;
 /** Rows per step: from the fewest, which cost more per row (a transaction and a segment each), to the most. */
 const ROWS_FEWEST = 16;
 const ROWS_MOST = 1024;
-const FILLER_THREAD = path.join(__dirname, `text-index-thread${path.extname(__filename)}`);
 
 /**
  * Indexes every row stored when called, and those stored meanwhile, until none is left or
@@ -81,21 +73,17 @@ export async function fillTextIndex(writer: SqliteDatabase, filler: FillerConnec
       return indexed;
     };
   if ((await rowsPastMark(writer)) >= ROWS_FOR_THREAD) {
-    const thread = FillerThread.start(filler);
+    const thread = BesideWriter.start(filler);
     try {
       await fillInSteps(
         STEP_THERE_MS,
         stopped,
-        counted(async (rows) => {
-          const answer = await writer.turn(() => thread.step(rows));
-          if ('failed' in answer) throw Object.assign(new Error(answer.failed.message), { code: answer.failed.code });
-          return answer.indexed;
-        }),
+        counted((rows) => writer.turn(() => thread.ask(rows))),
       );
       return steps;
     } catch (error) {
       // A thread that died (out of memory, say) hands over to this one; the file's own errors are the caller's.
-      if (!(error instanceof FillerThreadGone)) throw error;
+      if (!(error instanceof BesideWriterGone)) throw error;
     } finally {
       await thread.close();
     }
@@ -132,50 +120,4 @@ async function rowsPastMark(database: SqlDatabase): Promise<number> {
     values: [],
   });
   return Number(row?.waiting ?? 0);
-}
-
-/** The thread's end before it answered: what it had not indexed is indexed on the caller's thread. */
-class FillerThreadGone extends Error {}
-
-/** The filling thread, asked one step at a time; each answer comes before the next request. */
-class FillerThread {
-  private answered: ((answer: FillerAnswer) => void) | undefined;
-  private failed: ((error: Error) => void) | undefined;
-  /** Why the thread can answer no more, once it cannot. */
-  private gone: FillerThreadGone | undefined;
-  private readonly ended: Promise<void>;
-
-  private constructor(private readonly thread: Worker) {
-    thread.on('message', (answer: FillerAnswer) => this.answered?.(answer));
-    const end = (why: string) => {
-      this.gone ??= new FillerThreadGone(`the text index thread ended (${why})`);
-      this.failed?.(this.gone);
-    };
-    thread.on('error', (error) => end(error.message));
-    this.ended = new Promise((resolve) =>
-      thread.on('exit', (code) => {
-        end(`exit code ${code}`);
-        resolve();
-      }),
-    );
-  }
-
-  static start(filler: FillerConnection): FillerThread {
-    return new FillerThread(startModuleWorker(FILLER_THREAD, filler));
-  }
-
-  step(rows: number): Promise<FillerAnswer> {
-    if (this.gone) return Promise.reject(this.gone);
-    return new Promise((resolve, reject) => {
-      this.answered = resolve;
-      this.failed = reject;
-      this.thread.postMessage(rows satisfies FillerRequest);
-    });
-  }
-
-  /** Asks the thread to close its connection and end, and waits until it has. */
-  close(): Promise<void> {
-    if (!this.gone) this.thread.postMessage('close' satisfies FillerRequest);
-    return this.ended;
-  }
 }
