@@ -1,8 +1,9 @@
 /**
- * A server killed while it builds its index for the first time: the next start on the same
- * index file serves the whole conversation, every event once, and the search across
- * conversations counts it whole. The conversation is long enough to be written in several
- * transactions, so a kill can land between two of them.
+ * A server killed, or stopped, while it builds its index for the first time: the next start
+ * on the same index file serves the whole conversation, every event once, and the search
+ * across conversations counts it whole. The conversation is long enough to be written in
+ * several transactions, so a kill can land between two of them; a stop closes the store in
+ * the middle of its first pass, which must not leave the index marked complete.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -23,10 +24,18 @@ beforeAll(() => {
   writeConversation(root, id, generateConversation({ events: EVENTS, seed: 'interrupted-first-index' }));
 });
 
-afterAll(async () => {
-  await server?.stop(5000);
-  rmSync(root, { recursive: true, force: true });
+function removeIndex(): void {
   for (const suffix of ['', '-wal', '-shm', '.lock']) rmSync(`${indexPath}${suffix}`, { force: true });
+}
+
+afterEach(async () => {
+  await server?.stop(5000);
+  server = undefined;
+  removeIndex();
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
 });
 
 async function started(): Promise<SpawnedServer> {
@@ -45,7 +54,10 @@ async function json(url: string): Promise<unknown> {
   return response.json();
 }
 
-test('a first index killed while it is written is finished by the next start: every event served once, counts whole', async () => {
+test.each([
+  ['killed', 'SIGKILL'],
+  ['stopped', 'SIGTERM'],
+] as const)('a first index %s while it is written is finished by the next start: every event served once, counts whole', async (_, signal) => {
   server = await started();
   // Killed once some rows are committed (the write-ahead log has grown), before or while
   // the rest is written; whichever, the next start must serve the conversation whole.
@@ -53,7 +65,7 @@ test('a first index killed while it is written is finished by the next start: ev
   const asked = fetch(`${server.url}/api/conversations/${id}/events/count`).catch(() => undefined);
   while (!(existsSync(wal) && statSync(wal).size > 1024 * 1024) && server.child.exitCode === null)
     await new Promise((resolve) => setTimeout(resolve, 5));
-  server.child.kill('SIGKILL');
+  server.child.kill(signal);
   await server.exited;
   await asked;
 

@@ -106,6 +106,8 @@ export class IndexedDirectoryStore implements EventStore {
   private firstWholePass(): Promise<void> {
     const started = performance.now();
     const passing = this.pass().then(async () => {
+      // Once closing, the sort is left to the next start, rather than holding the stop for seconds.
+      if (this.closed) return;
       if (!this.index.complete) {
         await this.completeIndex();
         this.options.logger.info('conversations index built', { file: this.options.indexPath, ms: Math.round(performance.now() - started) });
@@ -322,6 +324,8 @@ export class IndexedDirectoryStore implements EventStore {
     this.ingester.close();
     await this.passing?.catch(() => undefined);
     await this.queued?.catch(() => undefined);
+    // The sort that completes a first index runs on a connection of its own: it ends before the file is let go.
+    await this.firstPass.catch(() => undefined);
     await this.indexingText;
     await this.sql.close();
     this.index.close();
