@@ -17,8 +17,29 @@ export type BesideWriterAnswer = { done: boolean } | { failed: { message: string
 
 const INDEX_THREAD = path.join(__dirname, `index-thread${path.extname(__filename)}`);
 
-/** The thread's end before it answered: the caller does the work on its own thread. */
-export class BesideWriterGone extends Error {}
+/** The thread's end before it answered. */
+class BesideWriterGone extends Error {}
+
+/**
+ * Runs `there` with a thread beside the writer, which it closes after. Should the thread end
+ * before it answered (out of memory, say), `here` does the work on the caller's thread,
+ * from where the thread left it; the file's own errors are the caller's.
+ */
+export async function besideWriterOrHere<T>(
+  connection: FillerConnection,
+  there: (thread: BesideWriter) => Promise<T>,
+  here: () => Promise<T>,
+): Promise<T> {
+  const thread = BesideWriter.start(connection);
+  try {
+    return await there(thread);
+  } catch (error) {
+    if (!(error instanceof BesideWriterGone)) throw error;
+  } finally {
+    await thread.close();
+  }
+  return here();
+}
 
 export class BesideWriter {
   private answered: ((answer: BesideWriterAnswer) => void) | undefined;

@@ -50,8 +50,6 @@ export interface OpenedIndex {
   reader: BetterSqlite3.Database;
   /** Whether a whole pass over the directory has been stored, so the index is complete as of that pass (completeIndex, on any connection). */
   readonly complete: boolean;
-  /** completeIndex on the writer. */
-  markComplete(): void;
   /** How another thread opens a connection that writes the file beside the writer (connectFiller). */
   readonly filler: FillerConnection;
   close(): void;
@@ -162,9 +160,6 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
         // Read until it is true: another connection may have completed the index.
         complete ||= fact(writer, COMPLETE_FACT) === '1';
         return complete;
-      },
-      markComplete() {
-        completeIndex(writer);
       },
       filler: { file, cacheKiB: Math.max(1024, Math.floor(cacheKiB * FILLER_SHARE_OF_CACHE)) },
       close() {

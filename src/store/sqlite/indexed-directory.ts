@@ -17,9 +17,9 @@ import { afterNextPoll } from '../files/time-slice';
 import { createIngester, type DirectoryIngester } from '../ingest/ingester';
 import { SqlStore } from '../sql/sql-store';
 import type { StoredEventMode } from '../stored-event/decide';
-import { BesideWriter, BesideWriterGone } from './beside-writer';
+import { besideWriterOrHere } from './beside-writer';
 import { KeptFirstPages } from './kept-first-pages';
-import { IndexFileError, defaultIndexPath, openIndexFile, type OpenedIndex, pruneIndexesOfGoneDirectories } from './index-file';
+import { IndexFileError, completeIndex, defaultIndexPath, openIndexFile, type OpenedIndex, pruneIndexesOfGoneDirectories } from './index-file';
 import { type SqliteDatabase, sqliteDatabase } from './sqlite-database';
 import { fillTextIndex } from './text-index';
 
@@ -109,7 +109,7 @@ export class IndexedDirectoryStore implements EventStore {
       // Once closing, the sort is left to the next start, rather than holding the stop for seconds.
       if (this.closed) return;
       if (!this.index.complete) {
-        await this.completeIndex();
+        await this.sortInDeferredIndexes();
         this.options.logger.info('conversations index built', { file: this.options.indexPath, ms: Math.round(performance.now() - started) });
       }
       this.firstPassDone = true;
@@ -125,18 +125,17 @@ export class IndexedDirectoryStore implements EventStore {
    * are answered meanwhile; should the thread end, on this one, after the requests that came
    * during the first pass.
    */
-  private async completeIndex(): Promise<void> {
-    const thread = BesideWriter.start(this.index.filler);
-    try {
-      await this.writer.turn(() => thread.ask('complete'));
-      return;
-    } catch (error) {
-      if (!(error instanceof BesideWriterGone)) throw error;
-    } finally {
-      await thread.close();
-    }
-    await this.noRequestWaiting();
-    await this.writer.turn(async () => this.index.markComplete());
+  private async sortInDeferredIndexes(): Promise<void> {
+    await besideWriterOrHere(
+      this.index.filler,
+      async (thread) => {
+        await this.writer.turn(() => thread.ask('complete'));
+      },
+      async () => {
+        await this.noRequestWaiting();
+        await this.writer.turn(async () => completeIndex(this.index.writer));
+      },
+    );
   }
 
   /** A pass of the whole directory; a caller arriving while one runs waits for the next, which starts after it. */

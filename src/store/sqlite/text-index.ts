@@ -17,7 +17,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqlDatabase } from '../sql/database';
-import { BesideWriter, BesideWriterGone } from './beside-writer';
+import { besideWriterOrHere } from './beside-writer';
 import type { FillerConnection } from './index-file';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -72,29 +72,28 @@ export async function fillTextIndex(writer: SqliteDatabase, filler: FillerConnec
       if (indexed) steps++;
       return indexed;
     };
-  if ((await rowsPastMark(writer)) >= ROWS_FOR_THREAD) {
-    const thread = BesideWriter.start(filler);
-    try {
+  const here = async () => {
+    await fillInSteps(
+      STEP_HERE_MS,
+      stopped,
+      counted((rows) => indexTextStep(writer, rows)),
+      { rest: true },
+    );
+    return steps;
+  };
+  if ((await rowsPastMark(writer)) < ROWS_FOR_THREAD) return here();
+  return besideWriterOrHere(
+    filler,
+    async (thread) => {
       await fillInSteps(
         STEP_THERE_MS,
         stopped,
         counted((rows) => writer.turn(() => thread.ask(rows))),
       );
       return steps;
-    } catch (error) {
-      // A thread that died (out of memory, say) hands over to this one; the file's own errors are the caller's.
-      if (!(error instanceof BesideWriterGone)) throw error;
-    } finally {
-      await thread.close();
-    }
-  }
-  await fillInSteps(
-    STEP_HERE_MS,
-    stopped,
-    counted((rows) => indexTextStep(writer, rows)),
-    { rest: true },
+    },
+    here,
   );
-  return steps;
 }
 
 /** Indexes up to `rows` rows past the mark; false when none were left. */
