@@ -40,7 +40,7 @@ const USAGE = `usage: agent-server [--host HOST] [--port PORT] [--conversations-
                               default: a file under $XDG_CACHE_HOME or ~/.cache/agent-server-contract
                               named after the directory; nothing is written inside the directory)
   --memory-budget-mb N        MiB the server may hold beyond its idle size; a quarter of it is the
-                              index's page cache (MEMORY_BUDGET_MB; default: a 64 MiB cache)
+                              index's page cache (MEMORY_BUDGET_MB; default 192)
   --max-sockets-per-conversation N
                               events sockets one conversation may have open; one more is
                               closed 1013 (MAX_SOCKETS_PER_CONVERSATION; default 50, the reference's)

@@ -65,17 +65,20 @@ export interface IndexFileOptions {
   /** The directory the index is of (its real path). */
   realRoot: string;
   storedEvents: StoredEventMode;
-  /** The page cache both connections share, in bytes (`--memory-budget-mb`); SQLite's default when undefined. */
-  cacheBytes?: number;
+  /** The page cache the index's connections share, in bytes (a share of the memory budget). */
+  cacheBytes: number;
   logger: Logger;
 }
 
 /**
- * SQLite's page cache, shared by the two connections, when `--memory-budget-mb` does not
- * size it: the events table's several indexes are updated together on every insert, and a
- * cache smaller than their working set turns an archive's first indexing into page reads.
+ * How the page cache is shared. Requests read on the reader, and a search walks the same
+ * indexes' pages again and again: most of it. The writer adds a conversation's rows where
+ * its own indexes end (the indexes that take rows all over are sorted in once, at the end
+ * of the first pass: schema.ts), and a pass reads each conversation's stored files once, so
+ * a larger share would only hold pages it does not read again; the filler reads the rows
+ * it indexes once, in order.
  */
-const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+const CACHE_SHARES = { reader: 2 / 3, writer: 1 / 6, filler: 1 / 6 } as const;
 
 /**
  * The index's page size. An event's row (its served bytes and its two search texts) is
@@ -84,12 +87,6 @@ const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
  * larger pages to the write-ahead log.
  */
 const PAGE_BYTES = 16 * 1024;
-
-/**
- * The filler's cache beside each of the two connections' caches: it reads the rows it indexes
- * once, in order, and what it keeps counts against the same memory.
- */
-const FILLER_SHARE_OF_CACHE = 1 / 4;
 
 /**
  * A connection to an index file that `openIndexFile` opened and made current, for a thread of
@@ -149,9 +146,9 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
       throw new IndexFileError(`Cannot write the index file ${file} (${describe(error)}). ${fix}`);
     }
     const reader = new Database(file, { readonly: true, fileMustExist: true });
-    const cacheKiB = Math.max(1024, Math.floor((options.cacheBytes ?? DEFAULT_CACHE_BYTES) / 2 / 1024));
-    configure(writer, cacheKiB, 'writes');
-    configure(reader, cacheKiB, 'reads');
+    const shareKiB = (share: number) => Math.max(1024, Math.floor((options.cacheBytes * share) / 1024));
+    configure(writer, shareKiB(CACHE_SHARES.writer), 'writes');
+    configure(reader, shareKiB(CACHE_SHARES.reader), 'reads');
     let complete = false;
     return {
       writer,
@@ -161,7 +158,7 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
         complete ||= fact(writer, COMPLETE_FACT) === '1';
         return complete;
       },
-      filler: { file, cacheKiB: Math.max(1024, Math.floor(cacheKiB * FILLER_SHARE_OF_CACHE)) },
+      filler: { file, cacheKiB: shareKiB(CACHE_SHARES.filler) },
       close() {
         reader.close();
         writer.close();
