@@ -51,15 +51,20 @@ const BUDGET_SHARE_OF_CACHE = 1 / 4;
  */
 const BUDGET_SHARE_OF_KEPT_PAGES = 1 / 16;
 /**
- * The budget when `--memory-budget-mb` is not given: what walking every conversation's first
- * page while a restart's pass runs holds beyond the idle process (bench/README.md).
+ * The budget when `--memory-budget-mb` is not given. The heaviest use the bench makes of a
+ * restarted server, every conversation's first page in turn while the restart's pass runs,
+ * stays within it (bench/README.md).
  */
 const DEFAULT_MEMORY_BUDGET_BYTES = 192 * 1024 * 1024;
+
+function memoryBudgetBytes(options: IndexedDirectoryOptions): number {
+  return options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_BYTES;
+}
 
 /** Opens the index of `realRoot` and starts following the directory. Throws IndexFileError when the index file cannot be used. */
 export function openIndexedDirectory(realRoot: string, options: IndexedDirectoryOptions): IndexedDirectoryStore {
   const mode = options.storedEvents ?? 'contract';
-  const cacheBytes = (options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_BYTES) * BUDGET_SHARE_OF_CACHE;
+  const cacheBytes = memoryBudgetBytes(options) * BUDGET_SHARE_OF_CACHE;
   const index = openIndexFile(options.indexPath, { realRoot, storedEvents: mode, cacheBytes, logger: options.logger });
   return new IndexedDirectoryStore(realRoot, index, options);
 }
@@ -96,7 +101,7 @@ export class IndexedDirectoryStore implements EventStore {
     this.sql = new SqlStore(sqliteDatabase(index.reader), { logger: options.logger, storedEvents: mode });
     this.writer = sqliteDatabase(index.writer);
     this.ingester = createIngester({ root, database: this.writer, logger: options.logger, storedEvents: mode, follow: true });
-    this.keptFirstPages = new KeptFirstPages((options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_BYTES) * BUDGET_SHARE_OF_KEPT_PAGES);
+    this.keptFirstPages = new KeptFirstPages(memoryBudgetBytes(options) * BUDGET_SHARE_OF_KEPT_PAGES);
     this.completeAtOpen = index.complete;
     this.firstPass = this.firstWholePass();
     this.timer = setInterval(() => {
