@@ -51,9 +51,9 @@ const BUDGET_SHARE_OF_CACHE = 1 / 4;
  */
 const BUDGET_SHARE_OF_KEPT_PAGES = 1 / 16;
 /**
- * The budget when `--memory-budget-mb` is not given. The heaviest use the bench makes of a
- * restarted server, every conversation's first page in turn while the restart's pass runs,
- * stays within it (bench/README.md).
+ * The budget when `--memory-budget-mb` is not given: about what the heaviest use the bench
+ * makes of a restarted server holds beyond the idle process, every conversation's first page
+ * in turn while the restart's pass runs (bench/README.md).
  */
 const DEFAULT_MEMORY_BUDGET_BYTES = 192 * 1024 * 1024;
 
