@@ -48,8 +48,8 @@ export interface OpenedIndex {
   writer: BetterSqlite3.Database;
   /** The connection requests read on: in WAL mode it sees only committed transactions. */
   reader: BetterSqlite3.Database;
-  /** Whether a whole pass over the directory has been stored, so the index is complete as of that pass (completeIndex, on any connection). */
-  readonly complete: boolean;
+  /** Whether the index was complete when opened: a whole pass over the directory had been stored (completeIndex). */
+  readonly completeAtOpen: boolean;
   /** How another thread opens a connection that writes the file beside the writer (connectFiller). */
   readonly filler: FillerConnection;
   close(): void;
@@ -149,15 +149,10 @@ export function openIndexFile(file: string, options: IndexFileOptions): OpenedIn
     const shareKiB = (share: number) => Math.max(1024, Math.floor((options.cacheBytes * share) / 1024));
     configure(writer, shareKiB(CACHE_SHARES.writer), 'writes');
     configure(reader, shareKiB(CACHE_SHARES.reader), 'reads');
-    let complete = false;
     return {
       writer,
       reader,
-      get complete() {
-        // Read until it is true: another connection may have completed the index.
-        complete ||= fact(writer, COMPLETE_FACT) === '1';
-        return complete;
-      },
+      completeAtOpen: fact(writer, COMPLETE_FACT) === '1',
       filler: { file, cacheKiB: shareKiB(CACHE_SHARES.filler) },
       close() {
         reader.close();

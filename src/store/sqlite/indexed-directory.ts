@@ -82,8 +82,6 @@ export class IndexedDirectoryStore implements EventStore {
   private queued: Promise<void> | undefined;
   private firstPass: Promise<void>;
   private firstPassDone = false;
-  /** Whether the index was whole when opened (an earlier run finished its first pass). */
-  private readonly completeAtOpen: boolean;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   /** The ingester's count of writes when /health's counters were last read. */
@@ -102,7 +100,6 @@ export class IndexedDirectoryStore implements EventStore {
     this.writer = sqliteDatabase(index.writer);
     this.ingester = createIngester({ root, database: this.writer, logger: options.logger, storedEvents: mode, follow: true });
     this.keptFirstPages = new KeptFirstPages(memoryBudgetBytes(options) * BUDGET_SHARE_OF_KEPT_PAGES);
-    this.completeAtOpen = index.complete;
     this.firstPass = this.firstWholePass();
     this.timer = setInterval(() => {
       if (this.ingester.mayHaveChanged()) void this.pass().catch(() => undefined);
@@ -116,7 +113,7 @@ export class IndexedDirectoryStore implements EventStore {
     const passing = this.pass().then(async () => {
       // Once closing, the sort is left to the next start, rather than holding the stop for seconds.
       if (this.closed) return;
-      if (!this.index.complete) {
+      if (!this.index.completeAtOpen) {
         await this.sortInDeferredIndexes();
         this.options.logger.info('conversations index built', { file: this.options.indexPath, ms: Math.round(performance.now() - started) });
       }
@@ -248,7 +245,7 @@ export class IndexedDirectoryStore implements EventStore {
     // A complete index from an earlier run answers at once while this run's first pass
     // compares it with the directory; a new one answers only once it is whole.
     if (!this.firstPassDone) {
-      if (this.completeAtOpen) return;
+      if (this.index.completeAtOpen) return;
       const attempt = this.firstPass;
       // A first pass that failed (the directory unreadable for a while) is tried again by the next answer that needs it, not held against every later one.
       await attempt.catch(() => {
