@@ -23,7 +23,7 @@ export interface StoreHealth {
   storedEvents: StoredEventCounts;
   /** Bytes the SQLite index holds on disk (0 for PostgreSQL, whose database holds them). */
   bytesHeld: number;
-  /** What `--memory-budget-mb` gave the index's page cache; null: SQLite's default. */
+  /** The budget `--memory-budget-mb` gave, in bytes; null when none was given (the SQLite index then holds to its default budget) or the store has none (PostgreSQL). */
   memoryBudgetBytes: number | null;
   conversationsDropped: number;
   decodeWorkerBytes: number;
