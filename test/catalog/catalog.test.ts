@@ -157,7 +157,7 @@ test('the trajectory is the conversation directory as a zip, credentials redacte
   const response = await fetch(`${server.url}/api/file/download-trajectory/${CONVERSATIONS[0]!.id}`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('application/octet-stream');
-  const entries = unzipWithPython(Buffer.from(await response.arrayBuffer()));
+  const entries = await unzipWithPython(Buffer.from(await response.arrayBuffer()));
   const listing = Object.fromEntries([...entries].map(([name, bytes]) => [name, bytes.toString('utf8')]));
   // A database holds the events and the two documents of a directory, not its other files (docs/reference-behaviour.md).
   const otherFiles = liveServerStoreKind() === 'sqlite' ? [`${hex}/notes.jsonl`] : [];

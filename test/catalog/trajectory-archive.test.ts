@@ -67,7 +67,7 @@ test('a large event file that loses the strategy its credential was planned with
 
 test('a large event file read alike both times is masked as it is read, its credential masked though its strategy comes last', async () => {
   const event = { text: FILLER, auth: { value: 'clear', strategy: 'bearer' } };
-  const entries = unzipWithPython(await archived(changingFile(event, event)));
+  const entries = await unzipWithPython(await archived(changingFile(event, event)));
   expect(JSON.parse(String(entries.get(`${HEX}/${NAME}`)))).toEqual({
     ...event,
     auth: { value: '**********', strategy: 'bearer' },

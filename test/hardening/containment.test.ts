@@ -220,7 +220,7 @@ describe('symbolic links out of the root are not followed', () => {
         response.on('error', reject);
       }).on('error', reject);
     });
-    const entries = unzipWithPython(zip);
+    const entries = await unzipWithPython(zip);
     expect([...entries.keys()]).toContain(`${INSIDE_HEX}/a-large.bin`);
     // The folder's own entry was listed before it was replaced; nothing read through the link is in.
     expect([...entries.keys()].filter((name) => name.includes('z-'))).toEqual([`${INSIDE_HEX}/z-folder/`]);

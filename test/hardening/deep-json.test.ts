@@ -98,7 +98,7 @@ test('events nested 6,000 and 10,000 deep are served, exported in both formats a
   for (const id of [DEEP_EVENTS, DEEP_STATE]) {
     const zip = await fetch(`${server.url}/api/file/download-trajectory/${id}`);
     expect(zip.status).toBe(200);
-    const entries = unzipWithPython(Buffer.from(await zip.arrayBuffer()));
+    const entries = await unzipWithPython(Buffer.from(await zip.arrayBuffer()));
     // A database holds no saved state it refused (docs/reference-behaviour.md, the trajectory download); a directory zips the file as it is.
     const stateKept = id === DEEP_EVENTS || liveServerStoreKind() === 'sqlite';
     expect(entries.has(`${hexOf(id)}/base_state.json`)).toBe(stateKept);

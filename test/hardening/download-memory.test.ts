@@ -165,7 +165,7 @@ test('eight concurrent trajectory zips of it stay within bounded memory', async 
   const { bodies, added } = await concurrentExports(['zip'], bound);
   // Every download is the same archive, which Python's zipfile opens with the large event whole.
   for (const archive of bodies) expect(archive.equals(bodies[0]!)).toBe(true);
-  const entries = unzipWithPython(bodies[0]!);
+  const entries = await unzipWithPython(bodies[0]!);
   const large = [...entries.entries()].find(([name]) => name.includes(`event-00001-`));
   expect(JSON.parse(String(large![1])).observation.content[0].text).toHaveLength(LARGE_TEXT.length);
   expect(added).toBeLessThan(bound);
@@ -188,7 +188,7 @@ test('four concurrent trajectory zips of the event holding a known secret stay w
   const bound = 3 * LARGE_TEXT_BYTES;
   const { bodies, added } = await concurrentExports(['zip'], bound, SECRET_ID, MASKED_CONCURRENT);
   for (const archive of bodies) expect(archive.equals(bodies[0]!)).toBe(true);
-  const entries = unzipWithPython(bodies[0]!);
+  const entries = await unzipWithPython(bodies[0]!);
   const large = [...entries.entries()].find(([name]) => name.includes(`event-00001-`));
   expect(JSON.parse(String(large![1])).observation.content[0].text).toBe(SECRET_TEXT.replace(SECRET, MASK));
   expect(added).toBeLessThan(bound);

@@ -218,7 +218,7 @@ describe('a large event with more credentials whose strategy comes after their v
   });
 
   test('the zip and the traces have it masked too', async () => {
-    const entries = unzipWithPython(await download(zipOf(CREDENTIALS_ID)));
+    const entries = await unzipWithPython(await download(zipOf(CREDENTIALS_ID)));
     const [file] = [...entries.entries()].filter(([name]) => name.includes('/events/event-00001-')).map(([, bytes]) => String(bytes));
     for (const clear of CLEAR) expect(file!.includes(clear)).toBe(false);
     expect(JSON.parse(file!)).toEqual({ ...walked, value: { ...walked.value, after: { value: MASK } } });
@@ -236,7 +236,7 @@ describe('large files of the directory that may hold a secret', () => {
     const bound = 3 * JSON_LINES.length;
     const { bodies, added } = await concurrently([zipOf(FILES_ID), zipOf(FILES_ID)], bound);
     expect(bodies[1]!.equals(bodies[0]!)).toBe(true);
-    const entries = unzipWithPython(bodies[0]!);
+    const entries = await unzipWithPython(bodies[0]!);
     // Each line as the file masked whole gives it: the same JSON value, or the same bytes where it is not JSON.
     const lines = String(entries.get(`${FILES_HEX}/agent-log.jsonl`)).split('\n');
     const whole = String(maskedContent('agent-log.jsonl', JSON_LINES, KNOWN)).split('\n');

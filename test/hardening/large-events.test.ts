@@ -175,7 +175,7 @@ directoryZip(
     writeFileSync(path.join(server.root, HEX, 'screenshot.bin'), binary);
     const response = await fetch(`${server.url}/api/file/download-trajectory/${ID}`);
     expect(response.status).toBe(200);
-    const entries = unzipWithPython(Buffer.from(await response.arrayBuffer()));
+    const entries = await unzipWithPython(Buffer.from(await response.arrayBuffer()));
     expect(String(entries.get(`${HEX}/agent-log.txt`))).toBe(text.replace(SECRET, MASK));
     expect(entries.get(`${HEX}/screenshot.bin`)!.equals(binary)).toBe(true);
   },
@@ -184,7 +184,7 @@ directoryZip(
 test('the trajectory zip has every event file, the large ones included, with the known secret masked', async () => {
   const response = await fetch(`${server.url}/api/file/download-trajectory/${ID}`);
   expect(response.status).toBe(200);
-  const entries = unzipWithPython(Buffer.from(await response.arrayBuffer()));
+  const entries = await unzipWithPython(Buffer.from(await response.arrayBuffer()));
   const events = [...entries.entries()].filter(([name]) => name.startsWith(`${HEX}/events/event-`)).map(([, bytes]) => JSON.parse(String(bytes)));
   expect(events.map((event) => event.id)).toEqual([STAMP(1).id, PLAIN.id, ...HOLDING.map((event) => event.id), STAMP(9).id]);
   expect(events[1].observation.content[0].text).toBe((PLAIN.observation.content as { text: string }[])[0]!.text);
@@ -227,7 +227,7 @@ describe('a large event holding secret fields', () => {
   test('the trajectory zip has it masked as the search page serves it, the provider ciphertext masked too, as the reference masks it', async () => {
     const response = await fetch(`${server.url}/api/file/download-trajectory/${FIELDS_ID}`);
     expect(response.status).toBe(200);
-    const entries = unzipWithPython(Buffer.from(await response.arrayBuffer()));
+    const entries = await unzipWithPython(Buffer.from(await response.arrayBuffer()));
     const [file] = [...entries.entries()].filter(([name]) => name.startsWith(`${FIELDS_HEX}/events/event-`)).map(([, bytes]) => String(bytes));
     for (const clear of [...CLEAR, PROVIDER_CIPHERTEXT]) expect(file!.includes(clear)).toBe(false);
     const expected = await searched();

@@ -178,7 +178,7 @@ test('both exports and the trajectory zip hold no secret', async () => {
   }
   const zip = await fetch(`${server.url}/api/file/download-trajectory/${ID}`);
   expect(zip.status).toBe(200);
-  const entries = unzipWithPython(Buffer.from(await zip.arrayBuffer()));
+  const entries = await unzipWithPython(Buffer.from(await zip.arrayBuffer()));
   for (const [name, bytes] of entries) expectNoSecret(`zip ${name}`, bytes.toString('utf8'));
   const state = JSON.parse(entries.get(`${HEX}/base_state.json`)!.toString('utf8'));
   expect(state.secret_registry.secret_sources.GITHUB_TOKEN).toEqual({ kind: 'StaticSecret', value: MASK, description: 'GitHub' });
