@@ -53,10 +53,11 @@ const USAGE = `usage: npm run bench -- [--quick] [--scaling-only] [--live-only] 
                with --live-only, the live delivery from a PostgreSQL server a following ingester fills
   --many-conversations
                with --store postgres: 1M events over 1000 conversations instead of one of 100k
-  --index-store [--conversations N] [--events-per-conversation N] [--long-events N] [--against REF] [--reference]
+  --index-store [--conversations N] [--events-per-conversation N] [--long-events N] [--long-starts N] [--against REF] [--reference]
                the SQLite index store: first start, restart, searches across conversations,
                one long conversation (--long-events 0: none), peak memory (bench/RESULTS.md; default
                2000 x 250 and 100k); --conversations 0: the long conversation's first index alone;
+               --long-starts N: its first index is the median of N starts on a new index (default 5);
                with --against, REF built in a temporary worktree measured after this checkout;
                with --reference, then the reference agent server on the same conversations
   --cross-search [--sqlite-only]
@@ -90,6 +91,7 @@ async function main(): Promise<number> {
         conversations: { type: 'string' },
         'events-per-conversation': { type: 'string' },
         'long-events': { type: 'string' },
+        'long-starts': { type: 'string' },
         against: { type: 'string' },
         reference: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
@@ -107,11 +109,17 @@ async function main(): Promise<number> {
   }
 
   if (values['index-store']) {
+    const longStarts = Number(values['long-starts'] ?? 5);
+    if (!Number.isSafeInteger(longStarts) || longStarts < 1) {
+      process.stderr.write(`bench: --long-starts takes a whole number of starts, 1 or more (got ${values['long-starts']})\n`);
+      return EXIT_BAD_ARGUMENTS;
+    }
     try {
       const report = await runIndexStoreBench({
         conversations: Number(values.conversations ?? 2000),
         eventsPerConversation: Number(values['events-per-conversation'] ?? 250),
         longEvents: Number(values['long-events'] ?? 100_000),
+        longStarts,
         against: values.against === undefined ? undefined : { ref: values.against, repoRoot: REPO_ROOT, logs: path.join(DATA_DIRECTORY, 'logs') },
         reference: values.reference,
         progress: (line) => process.stderr.write(`${line}\n`),

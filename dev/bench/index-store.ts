@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --index-store [--conversations N (0: none)] [--events-per-conversation N] [--long-events N (0: none)] [--against REF] [--reference]`
+ * `npm run bench -- --index-store [--conversations N (0: none)] [--events-per-conversation N] [--long-events N (0: none)] [--long-starts N] [--against REF] [--reference]`
  * The SQLite index store as a user meets it, on this checkout's built server (dist/), and
  * with `--against REF` on REF's built in a temporary worktree, on the same archives, one
  * build after the other in one run:
@@ -7,8 +7,10 @@
  * event, until every conversation is stored and until the text index is complete, then a
  * restart on that complete index to a first page, the first search across conversations after it, then
  * `body`, `text` and newest-first searches across conversations (p50, p99), and the
- * server's peak resident memory; then one long conversation: first index, first page,
- * a deep page, and a `body` that matches nothing. With `--reference`, the reference agent
+ * server's peak resident memory; then one long conversation: first index (the median of
+ * `--long-starts` starts, each on a new index: this machine's speed wanders by about a
+ * third from one start to the next), first page, a deep page, and a `body` that matches
+ * nothing. With `--reference`, the reference agent
  * server last, on the same conversations (reference-beside.ts): its start, a first page, every
  * conversation's first page in turn and the memory that holds, and the long conversation as
  * ours. Appended to bench/RESULTS.md.
@@ -29,6 +31,8 @@ export interface IndexStoreBenchOptions {
   conversations: number;
   eventsPerConversation: number;
   longEvents: number;
+  /** How many times each build of ours indexes the long conversation from nothing; the first index is their median. */
+  longStarts: number;
   /** Another commit to measure beside this checkout, built in a temporary worktree. */
   against?: { ref: string; repoRoot: string; logs: string };
   /** The reference agent server on the same conversations, after the builds. */
@@ -119,11 +123,12 @@ async function measureBuild(
   archives: Archives,
   work: string,
   name: string,
+  longStarts: number,
   progress: (line: string) => void,
 ): Promise<Measured> {
   const figures: Figures = archives.conversations.length === 0 ? [] : await measureArchive(projectRoot, archives, work, name, progress);
   if (!archives.long) return { label, figures };
-  const long = await measureLong(projectRoot, archives.longRoot, archives.long, work, name);
+  const long = await measureLong(projectRoot, archives.longRoot, archives.long, work, name, longStarts);
   return { label, figures: [...figures, ...long.figures], firstPage: long.firstPage };
 }
 
@@ -240,11 +245,29 @@ interface LongServer {
   textIndexBuilt?: () => Promise<void>;
 }
 
-/** The long conversation on one build of ours. */
-async function measureLong(projectRoot: string, longRoot: string, long: BenchConversation, work: string, name: string): Promise<LongFigures> {
+/**
+ * The long conversation on one build of ours: `starts - 1` starts that only time the first
+ * index, each on a new index file, then one that measures everything.
+ */
+async function measureLong(
+  projectRoot: string,
+  longRoot: string,
+  long: BenchConversation,
+  work: string,
+  name: string,
+  starts: number,
+): Promise<LongFigures> {
+  const firstIndexes: number[] = [];
+  for (let at = 1; at < starts; at++) {
+    const indexPath = path.join(work, `${name}-long-${at}.sqlite`);
+    const server = await start(projectRoot, longRoot, indexPath);
+    firstIndexes.push((await timed(firstPageUrl(server.url, long.id))).ms);
+    await server.process.stop(5000);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${indexPath}${suffix}`, { force: true });
+  }
   const server = await start(projectRoot, longRoot, path.join(work, `${name}-long.sqlite`));
   const fillsTextLater = existsSync(path.join(projectRoot, 'src/store/sqlite/text-index.ts'));
-  return measureLongServer(
+  const measured = await measureLongServer(
     {
       url: server.url,
       pid: server.process.pid,
@@ -256,7 +279,24 @@ async function measureLong(projectRoot: string, longRoot: string, long: BenchCon
     },
     long.id,
   );
+  const first = measured.figures.find((figure) => figure.name === FIRST_INDEX)!;
+  firstIndexes.push(first.value);
+  first.value = percentile(firstIndexes, 50);
+  if (starts > 1) {
+    measured.figures.push(
+      { name: 'first index, fastest start', value: Math.min(...firstIndexes), unit: 'ms', long: true },
+      { name: 'first index, slowest start', value: Math.max(...firstIndexes), unit: 'ms', long: true },
+    );
+  }
+  return measured;
 }
+
+function firstPageUrl(url: string, conversationId: string): string {
+  return `${url}/api/conversations/${conversationId}/events/search?limit=100`;
+}
+
+/** The long conversation's first index: one start for the reference, the median of the starts for a build of ours. */
+const FIRST_INDEX = "first index (start to the first page's answer, index built on demand), median of the starts";
 
 /** What a server answered for the long conversation, and the first page it gave. */
 interface LongFigures {
@@ -268,7 +308,7 @@ interface LongFigures {
 /** The long conversation: first index, pages, a `body` that matches nothing. */
 async function measureLongServer(server: LongServer, longId: string): Promise<LongFigures> {
   const figures: Figures = [];
-  const conversation = `${server.url}/api/conversations/${longId}/events/search?limit=100`;
+  const conversation = firstPageUrl(server.url, longId);
   const longStart = performance.now();
   const longFirst = await timed(conversation);
   const firstBody = longFirst.body as { items: { id: string }[]; next_page_id: string | null };
@@ -289,7 +329,7 @@ async function measureLongServer(server: LongServer, longId: string): Promise<Lo
     for (let round = 0; round < 30; round++) nothingIndexed.push((await timed(`${conversation}&body=zzzz-no-such-words`)).ms);
   }
   figures.push({ name: 'process ready', value: server.readyMs, unit: 'ms', long });
-  figures.push({ name: "first index (start to the first page's answer, index built on demand)", value: longFirst.ms, unit: 'ms', long });
+  figures.push({ name: FIRST_INDEX, value: longFirst.ms, unit: 'ms', long });
   figures.push({ name: 'first page p50', value: percentile(firstPages, 50), unit: 'ms', long });
   figures.push({ name: 'deep page p50', value: percentile(deepPages, 50), unit: 'ms', long });
   // Right after the first page, as every build is measured; a build that fills its text index later is still filling it.
@@ -325,12 +365,12 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
     options.progress(`index-store: wrote ${total} events in ${options.conversations} conversations, and one of ${options.longEvents}`);
 
     const builds: Measured[] = [];
-    builds.push(await measureBuild('this checkout', PROJECT_ROOT, archives, work, 'checkout', options.progress));
+    builds.push(await measureBuild('this checkout', PROJECT_ROOT, archives, work, 'checkout', options.longStarts, options.progress));
     let beside = '';
     if (options.against) {
       const { ref, repoRoot, logs } = options.against;
       await withRefBuild(repoRoot, ref, logs, options.progress, async (build) => {
-        builds.push(await measureBuild(build.label, build.tree, archives, work, build.label, options.progress));
+        builds.push(await measureBuild(build.label, build.tree, archives, work, build.label, options.longStarts, options.progress));
         beside = `; beside it ${build.refCommit}, built in a temporary worktree, measured after it on the same archives`;
       });
     }
@@ -369,6 +409,10 @@ export async function runIndexStoreBench(options: IndexStoreBenchOptions): Promi
     if (options.conversations > 0) table(`${options.conversations} conversations × ${options.eventsPerConversation} events (${total})`, false);
     if (options.longEvents > 0) {
       table(`one conversation of ${options.longEvents} events`, true);
+      lines.push('');
+      lines.push(
+        `The first index: ${options.longStarts} ${options.longStarts === 1 ? 'start' : 'starts'} of each build of ours, each on a new index file${options.reference ? '; one of the reference' : ''}.`,
+      );
       const ours = builds[0]!.firstPage;
       const differing = builds.slice(1).filter((build) => build.firstPage !== ours);
       lines.push('');
