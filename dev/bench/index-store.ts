@@ -261,9 +261,14 @@ async function measureLong(
   for (let at = 1; at < starts; at++) {
     const indexPath = path.join(work, `${name}-long-${at}.sqlite`);
     const server = await start(projectRoot, longRoot, indexPath);
-    firstIndexes.push((await timed(firstPageUrl(server.url, long.id))).ms);
+    const firstPage = await timed(firstPageUrl(server.url, long.id));
     await server.process.stop(5000);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${indexPath}${suffix}`, { force: true });
+    if (firstPage.status !== 200)
+      throw new Error(
+        `start ${at} answered ${firstPage.status} for the long conversation's first page: ${JSON.stringify(firstPage.body).slice(0, 300)}`,
+      );
+    firstIndexes.push(firstPage.ms);
+    for (const suffix of ['', '-wal', '-shm', '.lock']) rmSync(`${indexPath}${suffix}`, { force: true });
   }
   const server = await start(projectRoot, longRoot, path.join(work, `${name}-long.sqlite`));
   const fillsTextLater = existsSync(path.join(projectRoot, 'src/store/sqlite/text-index.ts'));
