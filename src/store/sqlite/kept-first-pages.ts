@@ -8,6 +8,12 @@
  * stored it, as without keeping. Pages after a cursor are not kept: a walk through a
  * conversation asks each once.
  *
+ * A page is kept the second time it is read unchanged, as a cache keeps what is asked
+ * for more than once (nginx's `proxy_cache_min_uses 2`): a poll asks for its page again
+ * within seconds, while a walk through every conversation asks for each first page once,
+ * and keeping those pushed out the polled ones and left every evicted page to V8's
+ * collector, which frees a page's buffer only at its next full collection.
+ *
  * Bounded by bytes: the least recently asked page goes first. A kept page's events are
  * copied into one buffer, a comma between each two, and handed out as views of it: one
  * allocation per page rather than one per event, and a page that is served as stored can
@@ -24,11 +30,15 @@ interface KeptPage {
 
 /** A page larger than this share of the bound is answered without being kept: it would push out many others. */
 const LARGEST_SHARE = 1 / 4;
+/** First pages read once and not kept, remembered so the next read keeps them; the least recent forgotten first. */
+const READ_ONCE_REMEMBERED = 4096;
 
 export class KeptFirstPages {
   /** In the order they were last asked for, least recent first. */
   private readonly pages = new Map<string, KeptPage>();
   private bytes = 0;
+  /** Pages read once and not kept, by key, with their conversation's writes when read. */
+  private readonly readOnce = new Map<string, number>();
 
   constructor(private readonly maxBytes: number) {}
 
@@ -47,13 +57,15 @@ export class KeptFirstPages {
 
   /**
    * Keeps a page read after the conversation's writes were `conversationWrites`, when it is
-   * a first page, and returns it as kept; any other page is returned as it is.
+   * a first page read before under the same writes, and returns it as kept; any other page
+   * is returned as it is.
    */
   keep(hex: string, criteria: SearchCriteria, conversationWrites: number, page: StoredPage): StoredPage {
     const key = keyOf(hex, criteria);
     if (key === undefined) return page;
     const bytes = page.itemsJson.reduce((sum, piece) => sum + piece.length + 1, 0);
     if (bytes > this.maxBytes * LARGEST_SHARE) return page;
+    if (!this.readBefore(key, conversationWrites)) return page;
     const kept: StoredPage = { itemsJson: viewsOfOneBuffer(page.itemsJson), nextPageId: page.nextPageId };
     const earlier = this.pages.get(key);
     if (earlier) this.drop(key, earlier);
@@ -64,6 +76,16 @@ export class KeptFirstPages {
       this.drop(oldestKey, oldest);
     }
     return kept;
+  }
+
+  /** Whether the page was read once before under these writes; if not, remembers that it now was. */
+  private readBefore(key: string, conversationWrites: number): boolean {
+    const before = this.readOnce.get(key);
+    this.readOnce.delete(key);
+    if (before === conversationWrites) return true;
+    this.readOnce.set(key, conversationWrites);
+    if (this.readOnce.size > READ_ONCE_REMEMBERED) this.readOnce.delete(this.readOnce.keys().next().value!);
+    return false;
   }
 
   private drop(key: string, kept: KeptPage): void {
