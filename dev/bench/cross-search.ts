@@ -17,8 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeConversation } from '../../src/fixture';
 import { createMemoryLogger } from '../../src/log';
-import { findFreePort } from '../process/free-port';
-import { type ScriptProcess, processMemory, spawnScript } from '../process/server-process';
+import { type ScriptProcess, processMemory, spawnServer } from '../process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/ingest/ingester';
 import { migrate } from '../../src/store/postgres/migrations';
@@ -229,14 +228,9 @@ interface RunningServer {
 }
 
 async function startServer(servers: ScriptProcess[], args: string[], repoRoot: string): Promise<RunningServer> {
-  const port = await findFreePort('127.0.0.1');
-  const child = spawnScript('dist/src/cli/start.js', ['--port', String(port), ...args], {
-    label: 'bench server',
-    compiled: true,
-    projectRoot: repoRoot,
-  });
+  const child = await spawnServer({ conversationsPath: undefined, args, label: 'bench server', compiled: true, projectRoot: repoRoot });
   servers.push(child);
-  const url = `http://127.0.0.1:${port}`;
+  const { url } = child;
   for (const deadline = performance.now() + 60_000; performance.now() < deadline; ) {
     try {
       await getOk(`${url}/alive`);

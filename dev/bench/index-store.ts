@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateConversation } from '../../src/fixture';
 import { writeConversation } from '../../src/fixture/layout';
-import { type ScriptProcess, spawnScript } from '../process/server-process';
+import { type ScriptProcess, spawnServer } from '../process/server-process';
 import { withRefBuild } from './against-ref';
 import { type BenchConversation, startReferenceBeside } from './reference-beside';
 import { describeCommit, describeMachine, loadAverage } from './environment';
@@ -52,10 +52,11 @@ interface Started {
 }
 
 async function start(projectRoot: string, root: string, indexPath: string): Promise<Started> {
-  const started = performance.now();
-  const child = spawnScript('dist/src/cli/start.js', ['--port', '0', '--conversations-path', root, '--index-path', indexPath], {
+  const child = await spawnServer({
     compiled: true,
     projectRoot,
+    conversationsPath: root,
+    args: ['--index-path', indexPath],
     label: 'index-store bench',
   });
   let output = '';
@@ -69,11 +70,11 @@ async function start(projectRoot: string, root: string, indexPath: string): Prom
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  for (;;) {
-    const match = /listening on (http:\/\/\S+?),/.exec(output);
-    if (match) return { process: child, url: match[1]!, readyMs: performance.now() - started, errors: () => errors, logged };
+  while (!output.includes('listening on')) {
+    if (child.child.exitCode !== null) throw new Error(`the server exited before listening:\n${errors.slice(-2000)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  return { process: child, url: child.url, readyMs: performance.now() - child.spawnedAt, errors: () => errors, logged };
 }
 
 /**

@@ -9,8 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createMemoryLogger } from '../../src/log';
-import { spawnScript, type ScriptProcess } from '../process/server-process';
-import { findFreePort } from '../process/free-port';
+import { type ScriptProcess, spawnServer } from '../process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/ingest/ingester';
 import { migrate } from '../../src/store/postgres/migrations';
@@ -124,9 +123,9 @@ function manyConversationsData(options: PostgresBenchOptions, progress: (line: s
 }
 
 async function startServer(servers: ScriptProcess[], args: string[]): Promise<string> {
-  const port = await findFreePort('127.0.0.1');
-  servers.push(spawnScript('dist/src/cli/start.js', ['--port', String(port), ...args], { label: 'bench server', compiled: true }));
-  const url = `http://127.0.0.1:${port}`;
+  const server = await spawnServer({ conversationsPath: undefined, args, label: 'bench server', compiled: true });
+  servers.push(server);
+  const { url } = server;
   for (const deadline = performance.now() + 60_000; performance.now() < deadline; ) {
     try {
       await getOk(`${url}/alive`);
