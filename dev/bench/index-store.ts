@@ -103,10 +103,8 @@ async function timed(url: string): Promise<{ ms: number; status: number; body: u
 
 /** The nearest-rank percentile of values in any order. */
 function percentileOf(values: readonly number[], fraction: number): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    fraction,
-  );
+  const sorted = [...values].sort((a, b) => a - b);
+  return percentile(sorted, fraction);
 }
 
 /** The archives every build is measured on. */
