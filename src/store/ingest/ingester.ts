@@ -482,8 +482,9 @@ class Ingester implements DirectoryIngester {
     for (const file of files) {
       const storedFile = stored.get(file.position);
       const skippedFile = skipped.get(file.name);
-      // The path is joined only for a file to compare.
-      const filePath = () => path.join(directory, file.name);
+      // The path is made only for a file to compare, and without path.join, which would
+      // normalize the whole of a path that is already normal: a file's name has no separator.
+      const filePath = () => `${directory}${path.sep}${file.name}`;
       const storedAsIs = storedFile?.name === file.name && !rewritten.has(file.name) && (!verify || !changedSince(filePath(), storedFile));
       const skippedAsIs = !storedAsIs && skippedFile !== undefined && !rewritten.has(file.name) && !changedSince(filePath(), skippedFile);
       if (!storedAsIs && !skippedAsIs) toRead.push(file);
@@ -512,6 +513,7 @@ class Ingester implements DirectoryIngester {
   }
 
   private async readStoredFiles(conversationId: number): Promise<StoredFiles> {
+    const { dialect } = this.options.database;
     const rows = await this.options.database.rows<{
       position: number | string;
       file_name: string;
@@ -520,7 +522,8 @@ class Ingester implements DirectoryIngester {
       file_modified_ms: number;
       searched: number | boolean;
     }>({
-      text: `SELECT position, file_name, event_id, file_size, file_modified_ms, search_text IS NOT NULL AS searched FROM events WHERE conversation_id = ${this.options.database.dialect.placeholder(1)}`,
+      text: `SELECT position, file_name, event_id, file_size, file_modified_ms, ${dialect.hasSearchText} AS searched
+        FROM events WHERE conversation_id = ${dialect.placeholder(1)}`,
       values: [conversationId],
     });
     const stored = new StoredFiles();

@@ -31,6 +31,12 @@ export interface SqlDialect {
   /** A payload column, read as `payload`. */
   payload(column: string, form: PayloadForm): string;
   /**
+   * Whether a row of events has its searched text: SQLite's rows always do; PostgreSQL's
+   * stored before migration 0005 do not. Read without the text: SQLite would read the
+   * row's every page for it, where the ingester's list of stored files reads an index.
+   */
+  readonly hasSearchText: string;
+  /**
    * A condition that the (already lower-cased) text column of events `e` holds `needle`:
    * where the dialect asks a trigram index, the index narrows and LIKE decides, so the
    * answer is exact whatever the index's folding. `bind` binds a value and returns its
@@ -79,6 +85,7 @@ export const SQLITE: SqlDialect = {
   listValue: (values) => JSON.stringify(values),
   inList: (column, n) => `${column} IN (SELECT value FROM json_each(?${n}))`,
   payload: (column) => `${column} AS payload`,
+  hasSearchText: '1',
   contains: (column, needle, bind, use = 'lead') => {
     const like = likeContains(`e.${column}`, needle, bind);
     // FTS5 answers a needle of three characters or more from its index; a shorter one is
@@ -118,6 +125,7 @@ export const POSTGRES: SqlDialect = {
   listValue: (values) => values,
   inList: (column, n) => `${column} = ANY($${n}::text[])`,
   payload: (column, form) => (form === 'text' ? `convert_from(${column}, 'UTF8') AS payload` : `${column} AS payload`),
+  hasSearchText: 'search_text IS NOT NULL',
   // pg_trgm's GIN index answers LIKE itself (and a needle too short for trigrams by a scan).
   contains: (column, needle, bind) => likeContains(`e.${column}`, needle, bind),
   trigramCandidates: () => undefined,

@@ -5,7 +5,7 @@
  * directory: a file of another version is not migrated but rebuilt from the directory
  * (index-file.ts), so this is the whole schema, and SCHEMA_VERSION changes with it.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 export const INDEX_SCHEMA = `
 CREATE TABLE index_facts (
@@ -133,6 +133,11 @@ CREATE INDEX catalog_children ON conversation_documents (parent_hex, hex) WHERE 
  * of it. Until it is built, the one event the ingester stores per id is its own doing (its
  * list of stored ids, ingester.ts), and a cursor or an event asked for by id is found by
  * reading the conversation's rows: the same answer, slower in a long conversation.
+ *
+ * The index of a conversation's files holds what the ingester's list of them does
+ * (ingester.ts, readStoredFiles), which it reads whole at its first look at a conversation
+ * after a start: read from the rows, whose bytes fill their pages, it took a read of every
+ * page of the conversation.
  */
 export const AFTER_FIRST_PASS_INDEXES = `
 CREATE INDEX IF NOT EXISTS events_across ON events (sort_micros, conversation_uuid, position);
@@ -141,4 +146,5 @@ CREATE INDEX IF NOT EXISTS events_across_by_source ON events (source, sort_micro
 CREATE INDEX IF NOT EXISTS events_across_messages ON events (sort_micros, conversation_uuid, position, conversation_id, kind, source, body_text)
   WHERE body_text IS NOT NULL;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_id ON events (conversation_id, event_id);
+CREATE INDEX IF NOT EXISTS events_files ON events (conversation_id, position, file_name, event_id, file_size, file_modified_ms);
 `;
