@@ -32,8 +32,9 @@ export interface SqlDialect {
   payload(column: string, form: PayloadForm): string;
   /**
    * Whether a row of events has its searched text: SQLite's rows always do; PostgreSQL's
-   * stored before migration 0005 do not. Read without the text: SQLite would read the
-   * row's every page for it, where the ingester's list of stored files reads an index.
+   * stored before migration 0005 do not. Said without reading the text, which in SQLite
+   * would take every page of the row where the ingester's list of stored files reads only
+   * an index.
    */
   readonly hasSearchText: string;
   /**
