@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeConversation } from '../../src/fixture';
 import { createMemoryLogger } from '../../src/log';
-import { type ScriptProcess, processMemory, spawnServer } from '../process/server-process';
+import { type ScriptProcess, processMemory } from '../process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/ingest/ingester';
 import { migrate } from '../../src/store/postgres/migrations';
@@ -26,6 +26,7 @@ import { startLocalCluster } from '../postgres/local-cluster';
 import { ensureDataset } from './datasets';
 import { describeCommit, describeMachine, loadAverage } from './environment';
 import { getOk, keepAliveAgent, timedGet } from './http-get';
+import { startCompiledServer } from './server-process';
 import { percentile } from './load';
 import { ensureManyConversations } from './many-conversations';
 
@@ -119,7 +120,7 @@ export async function runCrossSearchBench(options: CrossSearchBenchOptions, prog
         path.join(indexes, `budget-${budget ?? 'none'}.sqlite`),
         ...(budget === undefined ? [] : ['--memory-budget-mb', String(budget)]),
       ];
-      const server = await startServer(servers, args, options.repoRoot);
+      const server = await startCompiledServer(servers, args, options.repoRoot);
       const idleResidentBytes = processMemory(server.pid).residentBytes;
       const peakBeforeSearching = processMemory(server.pid).peakResidentBytes;
       const figures = await measureSearch(server, requests);
@@ -141,7 +142,7 @@ export async function runCrossSearchBench(options: CrossSearchBenchOptions, prog
 
     progress('cross-search: directory export');
     {
-      const server = await startServer(servers, ['--conversations-path', exportRoot], options.repoRoot);
+      const server = await startCompiledServer(servers, ['--conversations-path', exportRoot], options.repoRoot);
       exports.push(...(await measureExports(server, exportDataset.conversationIdHex, 'directory', progress)));
       await stopLast(servers);
     }
@@ -165,7 +166,7 @@ export async function runCrossSearchBench(options: CrossSearchBenchOptions, prog
       progress(`cross-search: ingested in ${((performance.now() - ingestStarted) / 1000).toFixed(0)} s`);
       await pool.query('VACUUM ANALYZE events');
       await pool.end();
-      const server = await startServer(servers, ['--database-url', cluster.url], options.repoRoot);
+      const server = await startCompiledServer(servers, ['--database-url', cluster.url], options.repoRoot);
       const events = postgresSpec.count * postgresSpec.eventsEach + exportDataset.spec.events + FEW_CONVERSATIONS;
       progress('cross-search: PostgreSQL search');
       search.push({
@@ -225,21 +226,6 @@ function addFewMatches(root: string): void {
 interface RunningServer {
   url: string;
   pid: number;
-}
-
-async function startServer(servers: ScriptProcess[], args: string[], repoRoot: string): Promise<RunningServer> {
-  const child = await spawnServer({ conversationsPath: undefined, args, label: 'bench server', compiled: true, projectRoot: repoRoot });
-  servers.push(child);
-  const { url } = child;
-  for (const deadline = performance.now() + 60_000; performance.now() < deadline; ) {
-    try {
-      await getOk(`${url}/alive`);
-      return { url, pid: child.pid };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`The bench server ${args.join(' ')} did not answer within 60 s`);
 }
 
 async function stopLast(servers: ScriptProcess[]): Promise<void> {

@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createMemoryLogger } from '../../src/log';
-import { type ScriptProcess, spawnServer } from '../process/server-process';
+import type { ScriptProcess } from '../process/server-process';
 import { createPool } from '../../src/store/postgres/connection';
 import { ingestConversations } from '../../src/store/ingest/ingester';
 import { migrate } from '../../src/store/postgres/migrations';
@@ -18,6 +18,7 @@ import { startLocalCluster } from '../postgres/local-cluster';
 import { ensureDataset } from './datasets';
 import { ensureManyConversations, manyConversationHex } from './many-conversations';
 import { getOk, keepAliveAgent } from './http-get';
+import { startCompiledServer } from './server-process';
 import { percentile, runLoad } from './load';
 
 export interface PostgresBenchOptions {
@@ -76,8 +77,8 @@ export async function runPostgresBench(options: PostgresBenchOptions, progress: 
     await pool.end();
     progress(`postgres: ingested ${summary.eventsStored} events in ${ingestSeconds.toFixed(1)} s`);
 
-    const directoryUrl = await startServer(servers, ['--conversations-path', root]);
-    const postgresUrl = await startServer(servers, ['--database-url', cluster.url]);
+    const directoryUrl = (await startCompiledServer(servers, ['--conversations-path', root])).url;
+    const postgresUrl = (await startCompiledServer(servers, ['--database-url', cluster.url])).url;
     progress('postgres: directory server loading the conversation');
     await getOk(`${directoryUrl}${searchPath(measured, 'limit=1')}`);
     return {
@@ -120,21 +121,6 @@ function manyConversationsData(options: PostgresBenchOptions, progress: (line: s
     measured: { hex, deepPageId: ids[ids.length - DEEP_PAGE_FROM_END]! },
     data: `${MANY.count * MANY.eventsEach} events over ${MANY.count} conversations`,
   };
-}
-
-async function startServer(servers: ScriptProcess[], args: string[]): Promise<string> {
-  const server = await spawnServer({ conversationsPath: undefined, args, label: 'bench server', compiled: true });
-  servers.push(server);
-  const { url } = server;
-  for (const deadline = performance.now() + 60_000; performance.now() < deadline; ) {
-    try {
-      await getOk(`${url}/alive`);
-      return url;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`The bench server ${args.join(' ')} did not answer within 60 s`);
 }
 
 function searchPath(measured: Measured, query: string): string {

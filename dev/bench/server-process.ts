@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags';
-import { type ScriptProcess, spawnScript, spawnServer } from '../process/server-process';
-import { timedGet } from './http-get';
+import { type ScriptProcess, type SpawnedServer, spawnScript, spawnServer } from '../process/server-process';
+import { getOk, timedGet } from './http-get';
 import type { ListeningMessage, PrecomputedRoute, RoutesMessage } from './precomputed-server';
 
 export const BENCH_HOST = '127.0.0.1';
@@ -118,6 +118,24 @@ export async function waitUntilAnswering(server: ServerProcess, urlPath = '/aliv
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error(`The ${server.label} server did not answer ${urlPath} within ${timeoutMs} ms. Its log ends:\n${logTail(server.logFile)}`);
+}
+
+/**
+ * Our compiled server started with `args` (from `projectRoot`, default this checkout),
+ * pushed onto `servers` for the caller to stop, once it answers /alive.
+ */
+export async function startCompiledServer(servers: ScriptProcess[], args: string[], projectRoot?: string): Promise<SpawnedServer> {
+  const server = await spawnServer({ conversationsPath: undefined, args, label: 'bench server', compiled: true, projectRoot });
+  servers.push(server);
+  for (const deadline = performance.now() + 60_000; performance.now() < deadline; ) {
+    try {
+      await getOk(`${server.url}/alive`);
+      return server;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`The bench server ${args.join(' ')} did not answer within 60 s`);
 }
 
 /** The last lines of a server's log, for error messages. */
